@@ -1,0 +1,103 @@
+/** Building blocks shared by the request schemas (API.md §2.3–2.5). */
+import { z } from 'zod';
+import { currencyDigits, isKnownCurrency } from '../money.js';
+
+export const STATE_REQUIRED_COUNTRIES = new Set(['US', 'CA', 'IN']);
+
+export const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code (e.g. US)');
+
+export const currencyCode = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'must be a three-letter ISO 4217 currency code (e.g. USD)')
+  .refine(isKnownCurrency, 'is not an ISO 4217 currency code');
+
+/** 1–16 chars, at most two decimals; checked against the currency by `refineOrderAmount`. */
+export const orderAmount = z
+  .string()
+  .min(1)
+  .max(16)
+  .regex(/^\d+(\.\d{1,2})?$/, 'must be a decimal with at most two decimals, e.g. 10.00');
+
+export const isMobile = z.enum(['0', '1', '2', '3'], { message: 'must be 0 (web), 1 (h5), 2 (app SDK) or 3 (mini app)' });
+
+export const goodsDetails = z
+  .array(
+    z.object({
+      goodsTitle: z.string().max(100),
+      goodsCount: z.string().max(30),
+      goodsPrice: z.string().max(30),
+    }),
+  )
+  .max(10, 'at most 10 items are allowed');
+
+/** Billing/shipping address of the charge request. */
+export const address = z
+  .object({
+    city: z.string().min(2).max(100),
+    country: countryCode,
+    line1: z.string().min(2).max(500),
+    // line2 is not constrained by API.md; line1's limit is the safe bound.
+    line2: z.string().max(500).optional(),
+    postalCode: z.string().max(30).optional(),
+    state: z.string().max(50).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (STATE_REQUIRED_COUNTRIES.has(value.country) && !/^[A-Za-z]{2}$/.test(value.state ?? '')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['state'],
+        message: `a two-letter state code is required for ${value.country}`,
+      });
+    }
+  });
+
+export const billingDetail = z.object({
+  firstName: z.string().min(1).max(100),
+  // API.md gives lastName both 100 (schema) and 50 (description); 50 is the safe rule: the gateway accepts it either way.
+  lastName: z.string().min(1).max(50),
+  email: z.string().min(2).max(200),
+  phone: z.string().min(2).max(50),
+  address,
+});
+
+/** Raw card data. Messages never echo the values: they are card data. */
+export const card = z.object({
+  cardNo: z.string().regex(/^\d{13,19}$/, 'must be 13 to 19 digits'),
+  cardExpireMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be two digits, 01 to 12'),
+  cardExpireYear: z.string().regex(/^\d{4}$/, 'must be four digits'),
+  cardSecurityCode: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
+  brand: z.string().max(100).optional(),
+  last4: z.string().max(4).optional(),
+});
+
+/** Adds an issue on `orderAmount` when its decimals do not fit the currency's minor unit. */
+export function refineOrderAmount(
+  value: { orderAmount?: string | undefined; orderCurrency?: string | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  if (!value.orderAmount || !value.orderCurrency || !isKnownCurrency(value.orderCurrency)) return;
+  let digits: number;
+  try {
+    digits = currencyDigits(value.orderCurrency);
+  } catch {
+    ctx.addIssue({ code: 'custom', path: ['orderCurrency'], message: 'has more than two minor digits; not supported' });
+    return;
+  }
+  const decimals = value.orderAmount.split('.')[1]?.length ?? 0;
+  if (decimals > digits) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['orderAmount'],
+      message: digits === 0 ? `${value.orderCurrency} amounts must be whole numbers` : `at most ${digits} decimals`,
+    });
+  }
+  if (/^0+(\.0+)?$/.test(value.orderAmount)) {
+    ctx.addIssue({ code: 'custom', path: ['orderAmount'], message: 'must be greater than zero' });
+  }
+}
+
+/** Optional string in a response: the gateway may send null, a number or omit it. */
+export const looseString = z
+  .union([z.string(), z.number()])
+  .nullish()
+  .transform((value) => (value === null || value === undefined ? undefined : String(value)));
