@@ -1,0 +1,205 @@
+/**
+ * GatewayClient: the typed, signed client for the 13 operations of API V2022-03. Input is validated
+ * against API.md's constraints before anything is sent; answers are parsed into typed `data`.
+ */
+import { type Dispatcher, Pool } from 'undici';
+import { GATEWAY_HOSTS } from './codes.js';
+import { GatewayValidationError, UnknownOutcomeError, type ValidationIssue } from './errors.js';
+import type { GatewayLogger } from './logger.js';
+import { getOperation, type OperationName } from './operations.js';
+import type { ChargeResult, ConfirmChargeRequest } from './schemas/charges.js';
+import type { CreateCustomerRequest, Customer, CustomerList, ListCustomersQuery } from './schemas/customers.js';
+import type { CheckoutPaymentRequest, LocalPaymentRequest, PreOrderResult } from './schemas/hosted-payments.js';
+import type { CreatePaymentMethodRequest, PaymentMethod, UpdatePaymentMethodRequest } from './schemas/payment-methods.js';
+import { SignedTransport } from './transport.js';
+import { formatIssues, parseRequest, parseResponse } from './validation.js';
+
+export type GatewayEnvironment = keyof typeof GATEWAY_HOSTS;
+
+interface CommonOptions {
+  gatewayNo: string;
+  signKey: string;
+  /** Per-attempt timeout (default 30 s). */
+  timeoutMs?: number;
+  /** Overall time for one call including retries (default 60 s). */
+  deadlineMs?: number;
+  /** Retries for reads and for calls that never reached the gateway (default 2). */
+  maxRetries?: number;
+  /** First backoff delay; doubled per retry with jitter (default 250 ms). */
+  retryBaseDelayMs?: number;
+  logger?: GatewayLogger;
+  /** Custom undici dispatcher; by default the client owns a keep-alive pool. */
+  dispatcher?: Dispatcher;
+  /** Keep-alive connections of the client's own pool (default 16). */
+  connections?: number;
+}
+
+export type GatewayClientOptions =
+  | (CommonOptions & { environment: GatewayEnvironment; baseUrl?: undefined })
+  | (CommonOptions & { baseUrl: string; environment?: undefined });
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+function configIssues(options: GatewayClientOptions): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  const raw = options as Partial<GatewayClientOptions> & { environment?: unknown; baseUrl?: unknown };
+  if (typeof raw.gatewayNo !== 'string' || !/^[0-9A-Za-z]{1,16}$/.test(raw.gatewayNo)) {
+    issues.push({ path: 'gatewayNo', message: 'must be the gateway number: 1 to 16 letters or digits (8 digits as issued)' });
+  }
+  if (typeof raw.signKey !== 'string' || raw.signKey.trim().length === 0) {
+    issues.push({ path: 'signKey', message: 'is required (the sign key issued with the gateway number)' });
+  }
+  if (raw.environment !== undefined && raw.baseUrl !== undefined) {
+    issues.push({ path: 'environment', message: 'give either environment or baseUrl, not both' });
+  } else if (raw.environment === undefined && raw.baseUrl === undefined) {
+    issues.push({ path: 'environment', message: "is required: 'test' or 'live' (or give baseUrl)" });
+  } else if (raw.environment !== undefined && !(typeof raw.environment === 'string' && raw.environment in GATEWAY_HOSTS)) {
+    issues.push({ path: 'environment', message: "must be 'test' or 'live'" });
+  } else if (raw.baseUrl !== undefined && (typeof raw.baseUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(raw.baseUrl))) {
+    issues.push({ path: 'baseUrl', message: 'must be an http(s) URL such as https://testpay.asiabill.com' });
+  }
+  return issues;
+}
+
+/** Base URL without a trailing slash or version segment (the client adds `/V2022-03`). */
+function normalizeBaseUrl(options: GatewayClientOptions): string {
+  const base = options.baseUrl ?? GATEWAY_HOSTS[options.environment as GatewayEnvironment];
+  return base.replace(/\/+$/, '').replace(/\/V2022-03$/i, '');
+}
+
+function requireId(value: unknown, path: string): string {
+  if (typeof value !== 'string' || value.length === 0 || value.length > 100) {
+    const issues = [{ path, message: 'must be a non-empty string of at most 100 characters' }];
+    throw new GatewayValidationError(`Invalid ${path}: ${formatIssues(issues)}`, issues);
+  }
+  return value;
+}
+
+export class GatewayClient {
+  readonly gatewayNo: string;
+  readonly baseUrl: string;
+  private readonly transport: SignedTransport;
+  private readonly ownedPool: Pool | undefined;
+
+  readonly customers = {
+    create: (body: CreateCustomerRequest, options?: CallOptions) =>
+      this.call<Customer>('createCustomer', { body }, options),
+    retrieve: (customerId: string, options?: CallOptions) =>
+      this.call<Customer>('retrieveCustomer', { pathParams: { customerId: requireId(customerId, 'customerId') } }, options),
+    list: (query: ListCustomersQuery = {}, options?: CallOptions) =>
+      this.call<CustomerList>('listCustomers', { query }, options),
+    delete: (customerId: string, options?: CallOptions) =>
+      this.call<null>('deleteCustomer', { pathParams: { customerId: requireId(customerId, 'customerId') } }, options),
+  };
+
+  readonly paymentMethods = {
+    create: (body: CreatePaymentMethodRequest, options?: CallOptions) =>
+      this.call<PaymentMethod>('createPaymentMethod', { body }, options),
+    update: (body: UpdatePaymentMethodRequest, options?: CallOptions) =>
+      this.call<PaymentMethod>('updatePaymentMethod', { body }, options),
+    retrieve: (customerPaymentMethodId: string, options?: CallOptions) =>
+      this.call<PaymentMethod>(
+        'retrievePaymentMethod',
+        { pathParams: { customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId') } },
+        options,
+      ),
+    list: (customerId: string, options?: CallOptions) =>
+      this.call<PaymentMethod[]>('listPaymentMethods', { pathParams: { customerId: requireId(customerId, 'customerId') } }, options),
+    attach: (customerPaymentMethodId: string, customerId: string, options?: CallOptions) =>
+      this.call<PaymentMethod | null>(
+        'attachPaymentMethod',
+        {
+          pathParams: {
+            customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId'),
+            customerId: requireId(customerId, 'customerId'),
+          },
+        },
+        options,
+      ),
+    detach: (customerPaymentMethodId: string, options?: CallOptions) =>
+      this.call<PaymentMethod | null>(
+        'detachPaymentMethod',
+        { pathParams: { customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId') } },
+        options,
+      ),
+  };
+
+  readonly charges = {
+    confirm: (body: ConfirmChargeRequest, options?: CallOptions) => this.call<ChargeResult>('confirmCharge', { body }, options),
+  };
+
+  readonly checkout = {
+    createPayment: (body: CheckoutPaymentRequest, options?: CallOptions) =>
+      this.call<PreOrderResult>('checkoutPayment', { body }, options),
+  };
+
+  readonly localPayments = {
+    create: (body: LocalPaymentRequest, options?: CallOptions) => this.call<PreOrderResult>('localPayment', { body }, options),
+  };
+
+  constructor(options: GatewayClientOptions) {
+    const issues = configIssues(options);
+    if (issues.length > 0) {
+      throw new GatewayValidationError(`Invalid GatewayClient options: ${formatIssues(issues)}`, issues);
+    }
+    this.gatewayNo = options.gatewayNo;
+    this.baseUrl = normalizeBaseUrl(options);
+    this.ownedPool = options.dispatcher
+      ? undefined
+      : new Pool(new URL(this.baseUrl).origin, { connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
+    this.transport = new SignedTransport({
+      baseUrl: this.baseUrl,
+      gatewayNo: options.gatewayNo,
+      signKey: options.signKey,
+      dispatcher: options.dispatcher ?? (this.ownedPool as Pool),
+      timeoutMs: options.timeoutMs ?? 30_000,
+      deadlineMs: options.deadlineMs ?? 60_000,
+      maxRetries: options.maxRetries ?? 2,
+      retryBaseDelayMs: options.retryBaseDelayMs ?? 250,
+      logger: options.logger,
+      now: Date.now,
+    });
+  }
+
+  /** Closes the client's own keep-alive connections. */
+  async close(): Promise<void> {
+    await this.ownedPool?.close();
+  }
+
+  private async call<T>(
+    name: OperationName,
+    input: { body?: unknown; pathParams?: Record<string, string>; query?: unknown },
+    options: CallOptions = {},
+  ): Promise<T> {
+    const operation = getOperation(name);
+    let body: string | undefined;
+    if (operation.request) {
+      // Serialized once: this exact string is signed and sent.
+      body = JSON.stringify(parseRequest(operation.request, input.body, `${name} request`));
+    }
+    const query = operation.query
+      ? (parseRequest(operation.query, input.query, `${name} query`) as Record<string, string | number>)
+      : undefined;
+    const result = await this.transport.send({
+      operation,
+      pathParams: input.pathParams,
+      query,
+      body,
+      signal: options.signal,
+      timeoutMs: options.timeoutMs,
+    });
+    const parsed = parseResponse(operation.result, result.data, name, result.requestId);
+    if (parsed.ok) return parsed.value as T;
+    if (operation.moneyMoving) {
+      throw new UnknownOutcomeError(
+        `${name}: the gateway accepted the request but its answer could not be read; the outcome is unknown`,
+        name,
+        { requestId: result.requestId, cause: parsed.error },
+      );
+    }
+    throw parsed.error;
+  }
+}

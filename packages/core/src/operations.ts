@@ -1,0 +1,76 @@
+/**
+ * The 13 operations of API.md §4 as data: the client sends from this table and the sandbox routes from it,
+ * so both always agree on method, path, path parameters, schemas and which calls move money.
+ */
+import { z } from 'zod';
+import { chargeResultSchema, confirmChargeRequestSchema } from './schemas/charges.js';
+import {
+  createCustomerRequestSchema,
+  customerListSchema,
+  customerSchema,
+  listCustomersQuerySchema,
+} from './schemas/customers.js';
+import {
+  checkoutPaymentRequestSchema,
+  localPaymentRequestSchema,
+  preOrderResultSchema,
+} from './schemas/hosted-payments.js';
+import {
+  createPaymentMethodRequestSchema,
+  paymentMethodListSchema,
+  paymentMethodOrNothingSchema,
+  paymentMethodSchema,
+  updatePaymentMethodRequestSchema,
+} from './schemas/payment-methods.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface OperationDefinition {
+  name: string;
+  method: HttpMethod;
+  /** Path below `/V2022-03`, with `{param}` placeholders. */
+  path: string;
+  pathParams: readonly string[];
+  request?: z.ZodType | undefined;
+  query?: z.ZodType | undefined;
+  result: z.ZodType;
+  /** Money-moving calls are never retried once the request may have reached the gateway. */
+  moneyMoving: boolean;
+}
+
+const nothing = z.unknown().transform(() => null);
+
+function op<const T extends OperationDefinition>(definition: T): T {
+  return definition;
+}
+
+export const OPERATIONS = [
+  op({ name: 'confirmCharge', method: 'POST', path: '/confirmCharge', pathParams: [], request: confirmChargeRequestSchema, result: chargeResultSchema, moneyMoving: true }),
+  op({ name: 'createPaymentMethod', method: 'POST', path: '/payment_methods', pathParams: [], request: createPaymentMethodRequestSchema, result: paymentMethodSchema, moneyMoving: true }),
+  op({ name: 'updatePaymentMethod', method: 'POST', path: '/payment_methods/update', pathParams: [], request: updatePaymentMethodRequestSchema, result: paymentMethodSchema, moneyMoving: false }),
+  op({ name: 'retrievePaymentMethod', method: 'GET', path: '/payment_methods/{customerPaymentMethodId}', pathParams: ['customerPaymentMethodId'], result: paymentMethodSchema, moneyMoving: false }),
+  op({ name: 'listPaymentMethods', method: 'GET', path: '/payment_methods/list/{customerId}', pathParams: ['customerId'], result: paymentMethodListSchema, moneyMoving: false }),
+  op({ name: 'attachPaymentMethod', method: 'GET', path: '/payment_methods/{customerPaymentMethodId}/{customerId}/attach', pathParams: ['customerPaymentMethodId', 'customerId'], result: paymentMethodOrNothingSchema, moneyMoving: false }),
+  op({ name: 'detachPaymentMethod', method: 'GET', path: '/payment_methods/{customerPaymentMethodId}/detach', pathParams: ['customerPaymentMethodId'], result: paymentMethodOrNothingSchema, moneyMoving: false }),
+  op({ name: 'createCustomer', method: 'POST', path: '/customers', pathParams: [], request: createCustomerRequestSchema, result: customerSchema, moneyMoving: false }),
+  op({ name: 'retrieveCustomer', method: 'GET', path: '/customers/{customerId}', pathParams: ['customerId'], result: customerSchema, moneyMoving: false }),
+  op({ name: 'listCustomers', method: 'GET', path: '/customers', pathParams: [], query: listCustomersQuerySchema, result: customerListSchema, moneyMoving: false }),
+  op({ name: 'deleteCustomer', method: 'DELETE', path: '/customers/{customerId}', pathParams: ['customerId'], result: nothing, moneyMoving: false }),
+  op({ name: 'checkoutPayment', method: 'POST', path: '/checkout/payment', pathParams: [], request: checkoutPaymentRequestSchema, result: preOrderResultSchema, moneyMoving: true }),
+  op({ name: 'localPayment', method: 'POST', path: '/local_payment', pathParams: [], request: localPaymentRequestSchema, result: preOrderResultSchema, moneyMoving: true }),
+] as const;
+
+export type OperationName = (typeof OPERATIONS)[number]['name'];
+
+const BY_NAME = new Map<string, OperationDefinition>(OPERATIONS.map((operation) => [operation.name, operation]));
+
+export function getOperation(name: OperationName): OperationDefinition {
+  const operation = BY_NAME.get(name);
+  if (!operation) throw new Error(`Unknown gateway operation ${name}`);
+  return operation;
+}
+
+/** Fills `{param}` placeholders with URL-encoded values. */
+export function buildOperationPath(operation: OperationDefinition, pathParams: Readonly<Record<string, string>>): string {
+  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+}

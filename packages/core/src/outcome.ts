@@ -1,0 +1,117 @@
+/**
+ * PaymentOutcome: the one platform-neutral view of a payment attempt, produced from a gateway result,
+ * a callback or a return, and merged monotonically (DESIGN §4: state never moves backwards).
+ */
+import { GatewayError } from './errors.js';
+import { sameOrderAmount } from './money.js';
+import type { CallbackEvent } from './schemas/callbacks.js';
+import type { ReturnFields } from './schemas/returns.js';
+
+interface OutcomeBase {
+  orderNo: string;
+  tradeNo?: string | undefined;
+  orderInfo?: string | undefined;
+  maskCardNo?: string | undefined;
+  /** Gateway orderAmount and currency the outcome is about, when the gateway told us. */
+  amount?: string | undefined;
+  currency?: string | undefined;
+}
+
+export type PaymentOutcome =
+  | (OutcomeBase & { status: 'succeeded' })
+  | (OutcomeBase & { status: 'redirect'; redirectUrl: string })
+  | (OutcomeBase & { status: 'pending' })
+  | (OutcomeBase & { status: 'failed'; reason: string; code?: string | undefined })
+  | (OutcomeBase & { status: 'unknown'; reason: string });
+
+export type PaymentOutcomeStatus = PaymentOutcome['status'];
+
+/** How far along a payment is; an outcome only replaces one of strictly lower rank. */
+const RANK: Record<PaymentOutcomeStatus, number> = { unknown: 0, redirect: 1, pending: 2, failed: 3, succeeded: 4 };
+
+interface OrderFields {
+  orderNo?: string | undefined;
+  tradeNo?: string | undefined;
+  orderStatus?: string | undefined;
+  orderInfo?: string | undefined;
+  maskCardNo?: string | undefined;
+  orderAmount?: string | undefined;
+  orderCurrency?: string | undefined;
+  redirectUrl?: string | undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Reads the fields every gateway answer shares (charge result, pre-order, callback data, return). */
+export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''): PaymentOutcome {
+  const base: OutcomeBase = {
+    orderNo: nonEmpty(fields.orderNo) ?? fallbackOrderNo,
+    tradeNo: nonEmpty(fields.tradeNo),
+    orderInfo: nonEmpty(fields.orderInfo),
+    maskCardNo: nonEmpty(fields.maskCardNo),
+    amount: nonEmpty(fields.orderAmount),
+    currency: nonEmpty(fields.orderCurrency),
+  };
+  const status = fields.orderStatus?.toLowerCase();
+  if (status === 'success') return { ...base, status: 'succeeded' };
+  if (status === 'fail') return { ...base, status: 'failed', reason: base.orderInfo ?? 'The payment was declined' };
+  const redirectUrl = nonEmpty(fields.redirectUrl);
+  if (redirectUrl) return { ...base, status: 'redirect', redirectUrl };
+  if (status === 'pending') return { ...base, status: 'pending' };
+  return { ...base, status: 'unknown', reason: `unrecognised orderStatus ${fields.orderStatus ?? '(none)'}` };
+}
+
+/** Payment outcome of a verified callback; undefined for events that are not about the payment's status. */
+export function outcomeFromCallback(event: CallbackEvent): PaymentOutcome | undefined {
+  if (!/^(transaction|pre-authorized)\./.test(event.type) || event.type === 'pre-authorized.void') return undefined;
+  const byType = event.type.endsWith('.success') || event.type.endsWith('.captured') ? 'success' : undefined;
+  const status =
+    event.data.orderStatus ?? byType ?? (event.type === 'transaction.fail' ? 'fail' : event.type === 'transaction.pending' ? 'pending' : undefined);
+  const outcome = outcomeFromOrderFields({ ...event.data, orderStatus: status, redirectUrl: undefined });
+  return outcome.status === 'unknown' ? undefined : outcome;
+}
+
+/** Payment outcome of a verified return. */
+export function outcomeFromReturn(fields: ReturnFields): PaymentOutcome {
+  return outcomeFromOrderFields({ ...fields, orderInfo: fields.orderInfo || fields.message });
+}
+
+/**
+ * Monotonic merge: a success is never replaced, a failure only by a success (money was taken after all),
+ * and an equal-rank outcome (a duplicate) changes nothing.
+ */
+export function mergeOutcome(
+  current: PaymentOutcome | undefined,
+  incoming: PaymentOutcome,
+): { next: PaymentOutcome; changed: boolean } {
+  if (!current) return { next: incoming, changed: true };
+  if (RANK[incoming.status] > RANK[current.status]) return { next: incoming, changed: true };
+  return { next: current, changed: false };
+}
+
+export function isFinalOutcome(outcome: PaymentOutcome | undefined): boolean {
+  return outcome?.status === 'succeeded' || outcome?.status === 'failed';
+}
+
+/** Throws when a callback/return is about a different amount or currency than the platform expects. */
+export function assertAmountMatches(
+  received: { amount?: string | undefined; currency?: string | undefined } | { orderAmount?: string; orderCurrency?: string },
+  expectedOrderAmount: string,
+  expectedCurrency: string,
+): void {
+  const amount = 'amount' in received ? received.amount : (received as { orderAmount?: string }).orderAmount;
+  const currency = 'currency' in received ? received.currency : (received as { orderCurrency?: string }).orderCurrency;
+  const ok =
+    amount !== undefined &&
+    currency !== undefined &&
+    currency.toUpperCase() === expectedCurrency.toUpperCase() &&
+    sameOrderAmount(amount, expectedOrderAmount, expectedCurrency.toUpperCase());
+  if (!ok) {
+    throw new GatewayError(
+      `Amount mismatch: the gateway reported ${amount ?? '?'} ${currency ?? '?'} but ${expectedOrderAmount} ${expectedCurrency.toUpperCase()} was expected`,
+      { code: 'AMOUNT_MISMATCH' },
+    );
+  }
+}

@@ -1,0 +1,31 @@
+/** Maps a non-success envelope code to the matching error class (reference/gateway.md §5). */
+import { ERROR_CODES } from './codes.js';
+import {
+  GatewayApiError,
+  GatewayAuthenticationError,
+  GatewayBadRequestError,
+  GatewayClockSkewError,
+  GatewayDuplicateRequestError,
+  type GatewayError,
+  type GatewayErrorOptions,
+} from './errors.js';
+
+export function errorForCode(code: string, message: string, options: GatewayErrorOptions): GatewayError {
+  const text = `Gateway refused the request: ${code} ${message}`.trim();
+  const withCode = { ...options, code };
+  switch (code) {
+    case ERROR_CODES.MERCHANT:
+    case ERROR_CODES.SIGN:
+      return new GatewayAuthenticationError(text, withCode);
+    case ERROR_CODES.TIME:
+      return new GatewayClockSkewError(`${text} (check the server clock: request-time must be within 10 minutes)`, withCode);
+    case ERROR_CODES.DUPLICATE:
+      return new GatewayDuplicateRequestError(text, withCode);
+    case ERROR_CODES.URL:
+    case ERROR_CODES.PARAM:
+    case ERROR_CODES.PARAM_NULL:
+      return new GatewayBadRequestError(text, withCode);
+    default:
+      return new GatewayApiError(text, withCode);
+  }
+}

@@ -1,0 +1,250 @@
+/**
+ * Signed HTTP transport over an undici keep-alive pool, with the retry policy of DESIGN §4:
+ * reads retry network errors and 5xx (jittered backoff, overall deadline); money-moving POSTs are
+ * retried only when the request provably never left; anything else after sending is an unknown outcome.
+ * Every attempt gets a fresh request-id and request-time and is signed again.
+ */
+import { type Dispatcher, request } from 'undici';
+import { GATEWAY_API_VERSION, isSuccessCode } from './codes.js';
+import {
+  GatewayApiError,
+  GatewayConnectionError,
+  GatewayError,
+  GatewayTimeoutError,
+  ResponseValidationError,
+  UnknownOutcomeError,
+} from './errors.js';
+import type { GatewayLogger } from './logger.js';
+import { describeNetworkError, neverReachedGateway } from './network-errors.js';
+import { buildOperationPath, type OperationDefinition } from './operations.js';
+import { newRequestId } from './request-id.js';
+import { errorForCode } from './response-errors.js';
+import { envelopeSchema } from './schemas/envelope.js';
+import { signRequest } from './signing.js';
+
+export interface TransportConfig {
+  baseUrl: string;
+  gatewayNo: string;
+  signKey: string;
+  dispatcher: Dispatcher;
+  /** Per attempt. */
+  timeoutMs: number;
+  /** Over all attempts of one call. */
+  deadlineMs: number;
+  maxRetries: number;
+  retryBaseDelayMs: number;
+  logger?: GatewayLogger | undefined;
+  now: () => number;
+}
+
+export interface TransportCall {
+  operation: OperationDefinition;
+  pathParams?: Readonly<Record<string, string>> | undefined;
+  query?: Readonly<Record<string, string | number>> | undefined;
+  body?: string | undefined;
+  signal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+}
+
+export interface TransportResult {
+  data: unknown;
+  code: string;
+  requestId: string;
+}
+
+/** What one attempt ended with; `retry` says whether another attempt is allowed by the policy. */
+type AttemptFailure = { error: GatewayError; retry: boolean };
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export class SignedTransport {
+  constructor(private readonly config: TransportConfig) {}
+
+  async send(call: TransportCall): Promise<TransportResult> {
+    const { config } = this;
+    const started = config.now();
+    const deadline = started + config.deadlineMs;
+    let attempt = 0;
+    for (;;) {
+      attempt += 1;
+      const remaining = deadline - config.now();
+      const outcome = await this.attempt(call, attempt, Math.max(1, Math.min(call.timeoutMs ?? config.timeoutMs, remaining)));
+      if (!('error' in outcome)) return outcome;
+      const delay = config.retryBaseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
+      const canRetry = outcome.retry && attempt <= config.maxRetries && config.now() + delay < deadline;
+      if (!canRetry) throw outcome.error;
+      config.logger?.({
+        type: 'retry',
+        operation: call.operation.name,
+        requestId: outcome.error.requestId ?? '',
+        attempt,
+        delayMs: Math.round(delay),
+        reason: outcome.error.message,
+      });
+      await sleep(delay, call.signal);
+    }
+  }
+
+  private async attempt(call: TransportCall, attempt: number, timeoutMs: number): Promise<TransportResult | AttemptFailure> {
+    const { config } = this;
+    const { operation } = call;
+    const requestId = newRequestId();
+    const requestTime = String(config.now());
+    const pathParams = call.pathParams ?? {};
+    const path = `/${GATEWAY_API_VERSION}${buildOperationPath(operation, pathParams)}`;
+    const queryString = call.query
+      ? `?${new URLSearchParams(Object.entries(call.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`
+      : '';
+    const signInfo = signRequest({
+      signKey: config.signKey,
+      gatewayNo: config.gatewayNo,
+      requestId,
+      requestTime,
+      pathParams,
+      query: call.query,
+      body: call.body,
+    });
+    const headers: Record<string, string> = {
+      'gateway-no': config.gatewayNo,
+      'request-id': requestId,
+      'request-time': requestTime,
+      'sign-info': signInfo,
+      'content-type': 'application/json;charset=UTF-8',
+      accept: 'application/json',
+    };
+    const errorOptions = { requestId };
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
+    const begin = performance.now();
+    config.logger?.({ type: 'request', operation: operation.name, method: operation.method, path, requestId, attempt });
+
+    const failure = (error: GatewayError, retry: boolean): AttemptFailure => {
+      config.logger?.({
+        type: 'error',
+        operation: operation.name,
+        requestId,
+        attempt,
+        error: error.message,
+        durationMs: performance.now() - begin,
+      });
+      return { error, retry };
+    };
+    // After the request may have been written, a money-moving call must not be repeated.
+    const unknownOutcome = (reason: string, cause: unknown) =>
+      failure(
+        new UnknownOutcomeError(
+          `${operation.name}: the outcome is unknown (${reason}); the charge may exist. Do not retry it as a new payment: wait for the signed callback or return.`,
+          operation.name,
+          { ...errorOptions, cause },
+        ),
+        false,
+      );
+
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(`${config.baseUrl}${path}${queryString}`, {
+        dispatcher: config.dispatcher,
+        method: operation.method,
+        headers,
+        body: call.body,
+        signal,
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      if (call.signal?.aborted && !timeout.aborted) {
+        if (operation.moneyMoving) return unknownOutcome('aborted by the caller after sending', error);
+        return failure(new GatewayError(`${operation.name}: aborted by the caller`, { ...errorOptions, code: 'ABORTED', cause: error }), false);
+      }
+      if (neverReachedGateway(error)) {
+        return failure(
+          new GatewayConnectionError(`${operation.name}: could not reach the gateway (${describeNetworkError(error)})`, {
+            ...errorOptions,
+            cause: error,
+            retryable: true,
+          }),
+          true,
+        );
+      }
+      if (timeout.aborted) {
+        if (operation.moneyMoving) return unknownOutcome(`no answer within ${timeoutMs} ms`, error);
+        return failure(
+          new GatewayTimeoutError(`${operation.name}: no answer within ${timeoutMs} ms`, { ...errorOptions, cause: error, retryable: true }),
+          true,
+        );
+      }
+      if (operation.moneyMoving) return unknownOutcome(`connection failed after sending: ${describeNetworkError(error)}`, error);
+      return failure(
+        new GatewayConnectionError(`${operation.name}: connection failed (${describeNetworkError(error)})`, {
+          ...errorOptions,
+          cause: error,
+          retryable: true,
+        }),
+        true,
+      );
+    }
+
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      if (status >= 500 && !operation.moneyMoving) {
+        return failure(new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, { ...errorOptions, httpStatus: status, retryable: true }), true);
+      }
+      if (operation.moneyMoving) return unknownOutcome(`unreadable answer, HTTP ${status}`, error);
+      return failure(
+        new ResponseValidationError(`${operation.name}: the gateway's answer is not JSON (HTTP ${status})`, [], {
+          ...errorOptions,
+          httpStatus: status,
+          cause: error,
+          retryable: true,
+        }),
+        true,
+      );
+    }
+    const envelope = envelopeSchema.safeParse(json);
+    if (!envelope.success) {
+      if (operation.moneyMoving) return unknownOutcome(`answer without the {code, message, data} envelope, HTTP ${status}`, envelope.error);
+      if (status >= 500) {
+        return failure(new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, { ...errorOptions, httpStatus: status, retryable: true }), true);
+      }
+      return failure(
+        new ResponseValidationError(`${operation.name}: the gateway's answer has no {code, message, data} envelope`, [], {
+          ...errorOptions,
+          httpStatus: status,
+        }),
+        false,
+      );
+    }
+    const { code, message, data } = envelope.data;
+    config.logger?.({
+      type: 'response',
+      operation: operation.name,
+      requestId,
+      attempt,
+      httpStatus: status,
+      code,
+      durationMs: performance.now() - begin,
+    });
+    if (status >= 500 && !isSuccessCode(code)) {
+      if (operation.moneyMoving) return unknownOutcome(`HTTP ${status} ${code}`, undefined);
+      return failure(errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status, retryable: true }), true);
+    }
+    if (!isSuccessCode(code)) return failure(errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status }), false);
+    return { data, code, requestId };
+  }
+}

@@ -1,0 +1,44 @@
+/** Turns zod failures into errors that name every bad field path and never echo the values. */
+import type { z } from 'zod';
+import { GatewayValidationError, ResponseValidationError, type ValidationIssue } from './errors.js';
+
+export function issuesOf(error: z.ZodError): ValidationIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)',
+    message: issue.message,
+  }));
+}
+
+function summary(issues: ValidationIssue[]): string {
+  return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+}
+
+/** Parses caller input; throws GatewayValidationError before anything is sent. */
+export function parseRequest<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = issuesOf(parsed.error);
+  throw new GatewayValidationError(`Invalid ${what}: ${summary(issues)}`, issues);
+}
+
+/** Parses gateway output; returns the error instead of throwing so the caller can decide its class. */
+export function parseResponse<S extends z.ZodType>(
+  schema: S,
+  data: unknown,
+  what: string,
+  requestId: string,
+): { ok: true; value: z.output<S> } | { ok: false; error: ResponseValidationError } {
+  const parsed = schema.safeParse(data);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = issuesOf(parsed.error);
+  return {
+    ok: false,
+    error: new ResponseValidationError(`Unexpected ${what} answer from the gateway: ${summary(issues)}`, issues, {
+      requestId,
+    }),
+  };
+}
+
+export function formatIssues(issues: ValidationIssue[]): string {
+  return summary(issues);
+}

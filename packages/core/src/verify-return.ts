@@ -1,0 +1,43 @@
+/**
+ * Verifies the signed query the gateway appends to returnUrl (reference/gateway.md §7): HMAC over the
+ * decoded values of the 11 fields sorted by name, no header part; case-insensitive, constant-time.
+ */
+import { SignatureVerificationError } from './errors.js';
+import { type ReturnFields, returnFieldsSchema } from './schemas/returns.js';
+import { RETURN_FIELD_NAMES, type ReturnFieldName, safeEqualHex, signReturn } from './signing.js';
+
+export type ReturnQuery = URLSearchParams | string | Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface VerifyReturnInput {
+  query: ReturnQuery;
+  signKey: string;
+}
+
+function toParams(query: ReturnQuery): URLSearchParams {
+  if (query instanceof URLSearchParams) return query;
+  if (typeof query === 'string') return new URLSearchParams(query.startsWith('?') ? query.slice(1) : query);
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (typeof first === 'string') params.set(key, first);
+  }
+  return params;
+}
+
+export function verifyReturn(input: VerifyReturnInput): ReturnFields {
+  const params = toParams(input.query);
+  const signInfo = params.get('signInfo');
+  if (!signInfo) throw new SignatureVerificationError('Return rejected: signInfo is missing', { code: 'RETURN_UNSIGNED' });
+  const fields: Partial<Record<ReturnFieldName, string>> = {};
+  for (const name of RETURN_FIELD_NAMES) fields[name] = params.get(name) ?? '';
+  if (!safeEqualHex(signReturn(fields, input.signKey), signInfo)) {
+    throw new SignatureVerificationError('Return rejected: signInfo does not match (wrong sign key or edited query)');
+  }
+  const parsed = returnFieldsSchema.safeParse(fields);
+  if (!parsed.success) {
+    throw new SignatureVerificationError('Return rejected: the signed fields are incomplete or malformed', {
+      code: 'RETURN_MALFORMED',
+    });
+  }
+  return parsed.data;
+}
