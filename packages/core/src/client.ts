@@ -8,9 +8,22 @@ import { GatewayValidationError, UnknownOutcomeError, type ValidationIssue } fro
 import type { GatewayLogger } from './logger.js';
 import { getOperation, type OperationName } from './operations.js';
 import type { ChargeResult, ConfirmChargeRequest } from './schemas/charges.js';
-import type { CreateCustomerRequest, Customer, CustomerList, ListCustomersQuery } from './schemas/customers.js';
-import type { CheckoutPaymentRequest, LocalPaymentRequest, PreOrderResult } from './schemas/hosted-payments.js';
-import type { CreatePaymentMethodRequest, PaymentMethod, UpdatePaymentMethodRequest } from './schemas/payment-methods.js';
+import type {
+  CreateCustomerRequest,
+  Customer,
+  CustomerList,
+  ListCustomersQuery,
+} from './schemas/customers.js';
+import type {
+  CheckoutPaymentRequest,
+  LocalPaymentRequest,
+  PreOrderResult,
+} from './schemas/hosted-payments.js';
+import type {
+  CreatePaymentMethodRequest,
+  PaymentMethod,
+  UpdatePaymentMethodRequest,
+} from './schemas/payment-methods.js';
 import { SignedTransport } from './transport.js';
 import { formatIssues, parseRequest, parseResponse } from './validation.js';
 
@@ -47,7 +60,10 @@ function configIssues(options: GatewayClientOptions): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const raw = options as Partial<GatewayClientOptions> & { environment?: unknown; baseUrl?: unknown };
   if (typeof raw.gatewayNo !== 'string' || !/^[0-9A-Za-z]{1,16}$/.test(raw.gatewayNo)) {
-    issues.push({ path: 'gatewayNo', message: 'must be the gateway number: 1 to 16 letters or digits (8 digits as issued)' });
+    issues.push({
+      path: 'gatewayNo',
+      message: 'must be the gateway number: 1 to 16 letters or digits (8 digits as issued)',
+    });
   }
   if (typeof raw.signKey !== 'string' || raw.signKey.trim().length === 0) {
     issues.push({ path: 'signKey', message: 'is required (the sign key issued with the gateway number)' });
@@ -56,9 +72,15 @@ function configIssues(options: GatewayClientOptions): ValidationIssue[] {
     issues.push({ path: 'environment', message: 'give either environment or baseUrl, not both' });
   } else if (raw.environment === undefined && raw.baseUrl === undefined) {
     issues.push({ path: 'environment', message: "is required: 'test' or 'live' (or give baseUrl)" });
-  } else if (raw.environment !== undefined && !(typeof raw.environment === 'string' && raw.environment in GATEWAY_HOSTS)) {
+  } else if (
+    raw.environment !== undefined &&
+    !(typeof raw.environment === 'string' && raw.environment in GATEWAY_HOSTS)
+  ) {
     issues.push({ path: 'environment', message: "must be 'test' or 'live'" });
-  } else if (raw.baseUrl !== undefined && (typeof raw.baseUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(raw.baseUrl))) {
+  } else if (
+    raw.baseUrl !== undefined &&
+    (typeof raw.baseUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(raw.baseUrl))
+  ) {
     issues.push({ path: 'baseUrl', message: 'must be an http(s) URL such as https://testpay.asiabill.com' });
   }
   return issues;
@@ -85,30 +107,46 @@ export class GatewayClient {
   private readonly ownedPool: Pool | undefined;
 
   readonly customers = {
-    create: (body: CreateCustomerRequest, options?: CallOptions) =>
+    create: async (body: CreateCustomerRequest, options?: CallOptions) =>
       this.call<Customer>('createCustomer', { body }, options),
-    retrieve: (customerId: string, options?: CallOptions) =>
-      this.call<Customer>('retrieveCustomer', { pathParams: { customerId: requireId(customerId, 'customerId') } }, options),
-    list: (query: ListCustomersQuery = {}, options?: CallOptions) =>
+    retrieve: async (customerId: string, options?: CallOptions) =>
+      this.call<Customer>(
+        'retrieveCustomer',
+        { pathParams: { customerId: requireId(customerId, 'customerId') } },
+        options,
+      ),
+    list: async (query: ListCustomersQuery = {}, options?: CallOptions) =>
       this.call<CustomerList>('listCustomers', { query }, options),
-    delete: (customerId: string, options?: CallOptions) =>
-      this.call<null>('deleteCustomer', { pathParams: { customerId: requireId(customerId, 'customerId') } }, options),
+    delete: async (customerId: string, options?: CallOptions) =>
+      this.call<null>(
+        'deleteCustomer',
+        { pathParams: { customerId: requireId(customerId, 'customerId') } },
+        options,
+      ),
   };
 
   readonly paymentMethods = {
-    create: (body: CreatePaymentMethodRequest, options?: CallOptions) =>
+    create: async (body: CreatePaymentMethodRequest, options?: CallOptions) =>
       this.call<PaymentMethod>('createPaymentMethod', { body }, options),
-    update: (body: UpdatePaymentMethodRequest, options?: CallOptions) =>
+    update: async (body: UpdatePaymentMethodRequest, options?: CallOptions) =>
       this.call<PaymentMethod>('updatePaymentMethod', { body }, options),
-    retrieve: (customerPaymentMethodId: string, options?: CallOptions) =>
+    retrieve: async (customerPaymentMethodId: string, options?: CallOptions) =>
       this.call<PaymentMethod>(
         'retrievePaymentMethod',
-        { pathParams: { customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId') } },
+        {
+          pathParams: {
+            customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId'),
+          },
+        },
         options,
       ),
-    list: (customerId: string, options?: CallOptions) =>
-      this.call<PaymentMethod[]>('listPaymentMethods', { pathParams: { customerId: requireId(customerId, 'customerId') } }, options),
-    attach: (customerPaymentMethodId: string, customerId: string, options?: CallOptions) =>
+    list: async (customerId: string, options?: CallOptions) =>
+      this.call<PaymentMethod[]>(
+        'listPaymentMethods',
+        { pathParams: { customerId: requireId(customerId, 'customerId') } },
+        options,
+      ),
+    attach: async (customerPaymentMethodId: string, customerId: string, options?: CallOptions) =>
       this.call<PaymentMethod | null>(
         'attachPaymentMethod',
         {
@@ -119,25 +157,31 @@ export class GatewayClient {
         },
         options,
       ),
-    detach: (customerPaymentMethodId: string, options?: CallOptions) =>
+    detach: async (customerPaymentMethodId: string, options?: CallOptions) =>
       this.call<PaymentMethod | null>(
         'detachPaymentMethod',
-        { pathParams: { customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId') } },
+        {
+          pathParams: {
+            customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId'),
+          },
+        },
         options,
       ),
   };
 
   readonly charges = {
-    confirm: (body: ConfirmChargeRequest, options?: CallOptions) => this.call<ChargeResult>('confirmCharge', { body }, options),
+    confirm: async (body: ConfirmChargeRequest, options?: CallOptions) =>
+      this.call<ChargeResult>('confirmCharge', { body }, options),
   };
 
   readonly checkout = {
-    createPayment: (body: CheckoutPaymentRequest, options?: CallOptions) =>
+    createPayment: async (body: CheckoutPaymentRequest, options?: CallOptions) =>
       this.call<PreOrderResult>('checkoutPayment', { body }, options),
   };
 
   readonly localPayments = {
-    create: (body: LocalPaymentRequest, options?: CallOptions) => this.call<PreOrderResult>('localPayment', { body }, options),
+    create: async (body: LocalPaymentRequest, options?: CallOptions) =>
+      this.call<PreOrderResult>('localPayment', { body }, options),
   };
 
   constructor(options: GatewayClientOptions) {
@@ -149,7 +193,10 @@ export class GatewayClient {
     this.baseUrl = normalizeBaseUrl(options);
     this.ownedPool = options.dispatcher
       ? undefined
-      : new Pool(new URL(this.baseUrl).origin, { connections: options.connections ?? 16, keepAliveTimeout: 10_000 });
+      : new Pool(new URL(this.baseUrl).origin, {
+          connections: options.connections ?? 16,
+          keepAliveTimeout: 10_000,
+        });
     this.transport = new SignedTransport({
       baseUrl: this.baseUrl,
       gatewayNo: options.gatewayNo,

@@ -1,14 +1,21 @@
-export { GatewayClient, type CallOptions, type GatewayClientOptions, type GatewayEnvironment } from './client.js';
+export {
+  type CallOptions,
+  GatewayClient,
+  type GatewayClientOptions,
+  type GatewayEnvironment,
+} from './client.js';
 export { ERROR_CODES, GATEWAY_API_VERSION, GATEWAY_HOSTS, isSuccessCode } from './codes.js';
 export * from './errors.js';
+export { type HeaderSource, readHeader } from './headers.js';
+export {
+  CHECKOUT_CARD_METHOD,
+  LOCAL_PAYMENT_METHODS,
+  type LocalPaymentMethod,
+  normalizeLocalPaymentMethod,
+} from './local-methods.js';
 export type { GatewayLogEvent, GatewayLogger } from './logger.js';
 export {
-  LOCAL_PAYMENT_METHODS,
-  CHECKOUT_CARD_METHOD,
-  normalizeLocalPaymentMethod,
-  type LocalPaymentMethod,
-} from './local-methods.js';
-export {
+  type CurrencyDigits,
   currencyDigits,
   fromOrderAmount,
   isKnownCurrency,
@@ -16,9 +23,15 @@ export {
   orderAmountToMinor,
   sameOrderAmount,
   toOrderAmount,
-  type CurrencyDigits,
 } from './money.js';
-export { buildOperationPath, getOperation, OPERATIONS, type HttpMethod, type OperationDefinition, type OperationName } from './operations.js';
+export {
+  buildOperationPath,
+  getOperation,
+  type HttpMethod,
+  OPERATIONS,
+  type OperationDefinition,
+  type OperationName,
+} from './operations.js';
 export { attemptOrderNo, parseAttemptOrderNo, withQuery } from './order-numbers.js';
 export {
   assertAmountMatches,
@@ -32,11 +45,11 @@ export {
 } from './outcome.js';
 export {
   DUPLICATE_ORDER_CODE,
-  startPayment,
   type PaymentAddress,
   type PaymentAttempt,
   type PaymentMode,
   type RawCard,
+  startPayment,
 } from './payment-flow.js';
 export { redact, redactCardNumber } from './redact.js';
 export { newRequestId } from './request-id.js';
@@ -51,19 +64,29 @@ export {
   buildCallbackSignString,
   buildRequestSignString,
   buildReturnSignString,
+  type CallbackSignInput,
   hmacSha256Hex,
   phpJsonEncode,
   RETURN_FIELD_NAMES,
+  type RequestSignInput,
+  type ReturnFieldName,
   safeEqualHex,
   signCallback,
   signRequest,
   signReturn,
-  type CallbackSignInput,
-  type RequestSignInput,
-  type ReturnFieldName,
 } from './signing.js';
-export { medusaStatusFor, STATUS_TABLE, vendureStateFor, type MedusaSessionStatus, type VendurePaymentState } from './status.js';
-export { CALLBACK_TOLERANCE_MS, verifyCallback, type VerifiedCallback, type VerifyCallbackInput } from './verify-callback.js';
-export { verifyReturn, type ReturnQuery, type VerifyReturnInput } from './verify-return.js';
-export { type HeaderSource, readHeader } from './headers.js';
+export {
+  type MedusaSessionStatus,
+  medusaStatusFor,
+  STATUS_TABLE,
+  type VendurePaymentState,
+  vendureStateFor,
+} from './status.js';
 export { issuesOf } from './validation.js';
+export {
+  CALLBACK_TOLERANCE_MS,
+  type VerifiedCallback,
+  type VerifyCallbackInput,
+  verifyCallback,
+} from './verify-callback.js';
+export { type ReturnQuery, type VerifyReturnInput, verifyReturn } from './verify-return.js';

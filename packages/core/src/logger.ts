@@ -14,6 +14,13 @@ export type GatewayLogEvent =
       durationMs: number;
     }
   | { type: 'retry'; operation: string; requestId: string; attempt: number; delayMs: number; reason: string }
-  | { type: 'error'; operation: string; requestId: string; attempt: number; error: string; durationMs: number };
+  | {
+      type: 'error';
+      operation: string;
+      requestId: string;
+      attempt: number;
+      error: string;
+      durationMs: number;
+    };
 
 export type GatewayLogger = (event: GatewayLogEvent) => void;

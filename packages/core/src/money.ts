@@ -7,9 +7,7 @@
 import { GatewayValidationError } from './errors.js';
 
 /** ISO 4217 currencies with no minor unit. */
-const ZERO_DIGIT = new Set(
-  'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '),
-);
+const ZERO_DIGIT = new Set('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '));
 
 /** ISO 4217 currencies with three or four minor digits: the gateway cannot express them. */
 const OVER_TWO_DIGITS = new Set('BHD IQD JOD KWD LYD OMR TND CLF UYW'.split(' '));
@@ -73,7 +71,8 @@ function formatAmount(int: string, frac: string, digits: CurrencyDigits, currenc
 }
 
 function amountText(amount: number | string | bigint, path: string): string {
-  if (typeof amount === 'number' && !Number.isFinite(amount)) throw moneyError(path, 'must be a finite number');
+  if (typeof amount === 'number' && !Number.isFinite(amount))
+    throw moneyError(path, 'must be a finite number');
   return String(amount);
 }
 
@@ -88,7 +87,8 @@ export function toOrderAmount(amountMajor: number | string, currency: string): s
 export function minorToOrderAmount(minorUnits: number | bigint, currency: string): string {
   const digits = currencyDigits(currency);
   const text = amountText(minorUnits, 'orderAmount');
-  if (!/^\d+$/.test(text)) throw moneyError('orderAmount', `minor units must be a non-negative integer, got ${text}`);
+  if (!/^\d+$/.test(text))
+    throw moneyError('orderAmount', `minor units must be a non-negative integer, got ${text}`);
   const padded = text.padStart(digits + 1, '0');
   const int = padded.slice(0, padded.length - digits);
   const frac = padded.slice(padded.length - digits).replace(/0+$/, '');
@@ -99,7 +99,8 @@ export function minorToOrderAmount(minorUnits: number | bigint, currency: string
 export function fromOrderAmount(orderAmount: string, currency: string): number {
   const digits = currencyDigits(currency);
   const { int, frac } = parseDecimal(orderAmount, 'orderAmount');
-  if (frac.length > digits) throw moneyError('orderAmount', `${orderAmount} has more decimals than ${currency}`);
+  if (frac.length > digits)
+    throw moneyError('orderAmount', `${orderAmount} has more decimals than ${currency}`);
   return Number(frac ? `${int}.${frac}` : int);
 }
 
@@ -107,7 +108,8 @@ export function fromOrderAmount(orderAmount: string, currency: string): number {
 export function orderAmountToMinor(orderAmount: string, currency: string): number {
   const digits = currencyDigits(currency);
   const { int, frac } = parseDecimal(orderAmount, 'orderAmount');
-  if (frac.length > digits) throw moneyError('orderAmount', `${orderAmount} has more decimals than ${currency}`);
+  if (frac.length > digits)
+    throw moneyError('orderAmount', `${orderAmount} has more decimals than ${currency}`);
   return Number(int + frac.padEnd(digits, '0'));
 }
 

@@ -45,24 +45,124 @@ function op<const T extends OperationDefinition>(definition: T): T {
 }
 
 export const OPERATIONS = [
-  op({ name: 'confirmCharge', method: 'POST', path: '/confirmCharge', pathParams: [], request: confirmChargeRequestSchema, result: chargeResultSchema, moneyMoving: true }),
-  op({ name: 'createPaymentMethod', method: 'POST', path: '/payment_methods', pathParams: [], request: createPaymentMethodRequestSchema, result: paymentMethodSchema, moneyMoving: true }),
-  op({ name: 'updatePaymentMethod', method: 'POST', path: '/payment_methods/update', pathParams: [], request: updatePaymentMethodRequestSchema, result: paymentMethodSchema, moneyMoving: false }),
-  op({ name: 'retrievePaymentMethod', method: 'GET', path: '/payment_methods/{customerPaymentMethodId}', pathParams: ['customerPaymentMethodId'], result: paymentMethodSchema, moneyMoving: false }),
-  op({ name: 'listPaymentMethods', method: 'GET', path: '/payment_methods/list/{customerId}', pathParams: ['customerId'], result: paymentMethodListSchema, moneyMoving: false }),
-  op({ name: 'attachPaymentMethod', method: 'GET', path: '/payment_methods/{customerPaymentMethodId}/{customerId}/attach', pathParams: ['customerPaymentMethodId', 'customerId'], result: paymentMethodOrNothingSchema, moneyMoving: false }),
-  op({ name: 'detachPaymentMethod', method: 'GET', path: '/payment_methods/{customerPaymentMethodId}/detach', pathParams: ['customerPaymentMethodId'], result: paymentMethodOrNothingSchema, moneyMoving: false }),
-  op({ name: 'createCustomer', method: 'POST', path: '/customers', pathParams: [], request: createCustomerRequestSchema, result: customerSchema, moneyMoving: false }),
-  op({ name: 'retrieveCustomer', method: 'GET', path: '/customers/{customerId}', pathParams: ['customerId'], result: customerSchema, moneyMoving: false }),
-  op({ name: 'listCustomers', method: 'GET', path: '/customers', pathParams: [], query: listCustomersQuerySchema, result: customerListSchema, moneyMoving: false }),
-  op({ name: 'deleteCustomer', method: 'DELETE', path: '/customers/{customerId}', pathParams: ['customerId'], result: nothing, moneyMoving: false }),
-  op({ name: 'checkoutPayment', method: 'POST', path: '/checkout/payment', pathParams: [], request: checkoutPaymentRequestSchema, result: preOrderResultSchema, moneyMoving: true }),
-  op({ name: 'localPayment', method: 'POST', path: '/local_payment', pathParams: [], request: localPaymentRequestSchema, result: preOrderResultSchema, moneyMoving: true }),
+  op({
+    name: 'confirmCharge',
+    method: 'POST',
+    path: '/confirmCharge',
+    pathParams: [],
+    request: confirmChargeRequestSchema,
+    result: chargeResultSchema,
+    moneyMoving: true,
+  }),
+  op({
+    name: 'createPaymentMethod',
+    method: 'POST',
+    path: '/payment_methods',
+    pathParams: [],
+    request: createPaymentMethodRequestSchema,
+    result: paymentMethodSchema,
+    moneyMoving: true,
+  }),
+  op({
+    name: 'updatePaymentMethod',
+    method: 'POST',
+    path: '/payment_methods/update',
+    pathParams: [],
+    request: updatePaymentMethodRequestSchema,
+    result: paymentMethodSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'retrievePaymentMethod',
+    method: 'GET',
+    path: '/payment_methods/{customerPaymentMethodId}',
+    pathParams: ['customerPaymentMethodId'],
+    result: paymentMethodSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'listPaymentMethods',
+    method: 'GET',
+    path: '/payment_methods/list/{customerId}',
+    pathParams: ['customerId'],
+    result: paymentMethodListSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'attachPaymentMethod',
+    method: 'GET',
+    path: '/payment_methods/{customerPaymentMethodId}/{customerId}/attach',
+    pathParams: ['customerPaymentMethodId', 'customerId'],
+    result: paymentMethodOrNothingSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'detachPaymentMethod',
+    method: 'GET',
+    path: '/payment_methods/{customerPaymentMethodId}/detach',
+    pathParams: ['customerPaymentMethodId'],
+    result: paymentMethodOrNothingSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'createCustomer',
+    method: 'POST',
+    path: '/customers',
+    pathParams: [],
+    request: createCustomerRequestSchema,
+    result: customerSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'retrieveCustomer',
+    method: 'GET',
+    path: '/customers/{customerId}',
+    pathParams: ['customerId'],
+    result: customerSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'listCustomers',
+    method: 'GET',
+    path: '/customers',
+    pathParams: [],
+    query: listCustomersQuerySchema,
+    result: customerListSchema,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'deleteCustomer',
+    method: 'DELETE',
+    path: '/customers/{customerId}',
+    pathParams: ['customerId'],
+    result: nothing,
+    moneyMoving: false,
+  }),
+  op({
+    name: 'checkoutPayment',
+    method: 'POST',
+    path: '/checkout/payment',
+    pathParams: [],
+    request: checkoutPaymentRequestSchema,
+    result: preOrderResultSchema,
+    moneyMoving: true,
+  }),
+  op({
+    name: 'localPayment',
+    method: 'POST',
+    path: '/local_payment',
+    pathParams: [],
+    request: localPaymentRequestSchema,
+    result: preOrderResultSchema,
+    moneyMoving: true,
+  }),
 ] as const;
 
 export type OperationName = (typeof OPERATIONS)[number]['name'];
 
-const BY_NAME = new Map<string, OperationDefinition>(OPERATIONS.map((operation) => [operation.name, operation]));
+const BY_NAME = new Map<string, OperationDefinition>(
+  OPERATIONS.map((operation) => [operation.name, operation]),
+);
 
 export function getOperation(name: OperationName): OperationDefinition {
   const operation = BY_NAME.get(name);
@@ -71,6 +171,11 @@ export function getOperation(name: OperationName): OperationDefinition {
 }
 
 /** Fills `{param}` placeholders with URL-encoded values. */
-export function buildOperationPath(operation: OperationDefinition, pathParams: Readonly<Record<string, string>>): string {
-  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(pathParams[name] ?? ''));
+export function buildOperationPath(
+  operation: OperationDefinition,
+  pathParams: Readonly<Record<string, string>>,
+): string {
+  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
+    encodeURIComponent(pathParams[name] ?? ''),
+  );
 }

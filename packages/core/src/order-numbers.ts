@@ -7,7 +7,9 @@ const MAX_ORDER_NO = 50;
 export function attemptOrderNo(reference: string, attempt: number): string {
   const orderNo = `${reference}-${attempt}`;
   if (reference.length === 0 || orderNo.length > MAX_ORDER_NO || !Number.isInteger(attempt) || attempt < 1) {
-    const issues = [{ path: 'orderNo', message: `must be 1–${MAX_ORDER_NO} characters; got ${orderNo.length}` }];
+    const issues = [
+      { path: 'orderNo', message: `must be 1–${MAX_ORDER_NO} characters; got ${orderNo.length}` },
+    ];
     throw new GatewayValidationError(`Invalid orderNo ${orderNo}`, issues);
   }
   return orderNo;

@@ -27,7 +27,13 @@ export type PaymentOutcome =
 export type PaymentOutcomeStatus = PaymentOutcome['status'];
 
 /** How far along a payment is; an outcome only replaces one of strictly lower rank. */
-const RANK: Record<PaymentOutcomeStatus, number> = { unknown: 0, redirect: 1, pending: 2, failed: 3, succeeded: 4 };
+const RANK: Record<PaymentOutcomeStatus, number> = {
+  unknown: 0,
+  redirect: 1,
+  pending: 2,
+  failed: 3,
+  succeeded: 4,
+};
 
 interface OrderFields {
   orderNo?: string | undefined;
@@ -56,7 +62,8 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
   };
   const status = fields.orderStatus?.toLowerCase();
   if (status === 'success') return { ...base, status: 'succeeded' };
-  if (status === 'fail') return { ...base, status: 'failed', reason: base.orderInfo ?? 'The payment was declined' };
+  if (status === 'fail')
+    return { ...base, status: 'failed', reason: base.orderInfo ?? 'The payment was declined' };
   const redirectUrl = nonEmpty(fields.redirectUrl);
   if (redirectUrl) return { ...base, status: 'redirect', redirectUrl };
   if (status === 'pending') return { ...base, status: 'pending' };
@@ -65,10 +72,17 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
 
 /** Payment outcome of a verified callback; undefined for events that are not about the payment's status. */
 export function outcomeFromCallback(event: CallbackEvent): PaymentOutcome | undefined {
-  if (!/^(transaction|pre-authorized)\./.test(event.type) || event.type === 'pre-authorized.void') return undefined;
+  if (!/^(transaction|pre-authorized)\./.test(event.type) || event.type === 'pre-authorized.void')
+    return undefined;
   const byType = event.type.endsWith('.success') || event.type.endsWith('.captured') ? 'success' : undefined;
   const status =
-    event.data.orderStatus ?? byType ?? (event.type === 'transaction.fail' ? 'fail' : event.type === 'transaction.pending' ? 'pending' : undefined);
+    event.data.orderStatus ??
+    byType ??
+    (event.type === 'transaction.fail'
+      ? 'fail'
+      : event.type === 'transaction.pending'
+        ? 'pending'
+        : undefined);
   const outcome = outcomeFromOrderFields({ ...event.data, orderStatus: status, redirectUrl: undefined });
   return outcome.status === 'unknown' ? undefined : outcome;
 }
@@ -97,12 +111,15 @@ export function isFinalOutcome(outcome: PaymentOutcome | undefined): boolean {
 
 /** Throws when a callback/return is about a different amount or currency than the platform expects. */
 export function assertAmountMatches(
-  received: { amount?: string | undefined; currency?: string | undefined } | { orderAmount?: string; orderCurrency?: string },
+  received:
+    | { amount?: string | undefined; currency?: string | undefined }
+    | { orderAmount?: string; orderCurrency?: string },
   expectedOrderAmount: string,
   expectedCurrency: string,
 ): void {
   const amount = 'amount' in received ? received.amount : (received as { orderAmount?: string }).orderAmount;
-  const currency = 'currency' in received ? received.currency : (received as { orderCurrency?: string }).orderCurrency;
+  const currency =
+    'currency' in received ? received.currency : (received as { orderCurrency?: string }).orderCurrency;
   const ok =
     amount !== undefined &&
     currency !== undefined &&

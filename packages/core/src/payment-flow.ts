@@ -3,12 +3,17 @@
  * The one place both platform adapters start a payment, so they cannot drift apart.
  */
 import type { GatewayClient } from './client.js';
-import { GatewayApiError, GatewayConnectionError, isGatewayError, UnknownOutcomeError } from './errors.js';
+import {
+  GatewayApiError,
+  GatewayConnectionError,
+  GatewayValidationError,
+  isGatewayError,
+  UnknownOutcomeError,
+} from './errors.js';
 import { CHECKOUT_CARD_METHOD, normalizeLocalPaymentMethod } from './local-methods.js';
 import { outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
 import type { ConfirmChargeRequest } from './schemas/charges.js';
 import type { CheckoutPaymentRequest } from './schemas/hosted-payments.js';
-import { GatewayValidationError } from './errors.js';
 
 /** Code the sandbox (and the legacy gateway) use for "this orderNo was already paid". */
 export const DUPLICATE_ORDER_CODE = 'I0061';
@@ -72,7 +77,10 @@ function goods(attempt: PaymentAttempt) {
   }));
   if (lines.length <= 10) return lines;
   const rest = lines.slice(9);
-  return [...lines.slice(0, 9), { goodsTitle: `${rest.length} more items`.slice(0, 100), goodsCount: '1', goodsPrice: '0' }];
+  return [
+    ...lines.slice(0, 9),
+    { goodsTitle: `${rest.length} more items`.slice(0, 100), goodsCount: '1', goodsPrice: '0' },
+  ];
 }
 
 function phoneOf(attempt: PaymentAttempt): string {
@@ -81,7 +89,10 @@ function phoneOf(attempt: PaymentAttempt): string {
   return phone && phone.length >= 2 ? phone : '00';
 }
 
-function chargeRequest(attempt: PaymentAttempt, mode: Extract<PaymentMode, { kind: 'saved-card' | 'card-data' }>): ConfirmChargeRequest {
+function chargeRequest(
+  attempt: PaymentAttempt,
+  mode: Extract<PaymentMode, { kind: 'saved-card' | 'card-data' }>,
+): ConfirmChargeRequest {
   const address = (a: PaymentAddress) => ({
     line1: a.line1,
     ...(a.line2 ? { line2: a.line2 } : {}),
@@ -186,8 +197,13 @@ async function callFor(client: GatewayClient, attempt: PaymentAttempt) {
     case 'local': {
       const method = normalizeLocalPaymentMethod(mode.method);
       if (!method) {
-        const issues = [{ path: 'paymentMethod', message: `${mode.method} is not a local payment method of the gateway` }];
-        throw new GatewayValidationError(`Invalid local payment: paymentMethod: ${issues[0]!.message}`, issues);
+        const issues = [
+          { path: 'paymentMethod', message: `${mode.method} is not a local payment method of the gateway` },
+        ];
+        throw new GatewayValidationError(
+          `Invalid local payment: paymentMethod: ${issues[0]!.message}`,
+          issues,
+        );
       }
       return client.localPayments.create(hostedRequest(attempt, method));
     }
@@ -209,7 +225,11 @@ export async function startPayment(client: GatewayClient, attempt: PaymentAttemp
     if (error instanceof UnknownOutcomeError) return { status: 'unknown', orderNo: attempt.orderNo, reason };
     if (isGatewayError(error) && error.code === DUPLICATE_ORDER_CODE) {
       // The gateway already holds a paid charge for this orderNo: its callback/return settles it.
-      return { status: 'unknown', orderNo: attempt.orderNo, reason: 'the gateway reports this order was already paid' };
+      return {
+        status: 'unknown',
+        orderNo: attempt.orderNo,
+        reason: 'the gateway reports this order was already paid',
+      };
     }
     if (error instanceof GatewayApiError || error instanceof GatewayConnectionError) {
       return { status: 'failed', orderNo: attempt.orderNo, reason, code: error.code };

@@ -20,7 +20,8 @@ export function redact<T>(value: T): T {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
       if (SECRET_KEYS.test(key)) out[key] = '[redacted]';
-      else if (PAN_KEYS.test(key) && typeof item === 'string') out[key] = redactCardNumber(item.replace(/\D/g, ''));
+      else if (PAN_KEYS.test(key) && typeof item === 'string')
+        out[key] = redactCardNumber(item.replace(/\D/g, ''));
       else out[key] = redact(item);
     }
     return out as T;

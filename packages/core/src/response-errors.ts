@@ -18,7 +18,10 @@ export function errorForCode(code: string, message: string, options: GatewayErro
     case ERROR_CODES.SIGN:
       return new GatewayAuthenticationError(text, withCode);
     case ERROR_CODES.TIME:
-      return new GatewayClockSkewError(`${text} (check the server clock: request-time must be within 10 minutes)`, withCode);
+      return new GatewayClockSkewError(
+        `${text} (check the server clock: request-time must be within 10 minutes)`,
+        withCode,
+      );
     case ERROR_CODES.DUPLICATE:
       return new GatewayDuplicateRequestError(text, withCode);
     case ERROR_CODES.URL:

@@ -1,10 +1,18 @@
 /** DESIGN §5: what a payment outcome means on each platform. One table, used by both adapters. */
 import type { PaymentOutcome, PaymentOutcomeStatus } from './outcome.js';
 
-export type MedusaSessionStatus = 'captured' | 'requires_more' | 'pending_authorization' | 'error' | 'pending';
+export type MedusaSessionStatus =
+  | 'captured'
+  | 'requires_more'
+  | 'pending_authorization'
+  | 'error'
+  | 'pending';
 export type VendurePaymentState = 'Settled' | 'Declined' | undefined;
 
-export const STATUS_TABLE: Record<PaymentOutcomeStatus, { medusa: MedusaSessionStatus; vendure: VendurePaymentState }> = {
+export const STATUS_TABLE: Record<
+  PaymentOutcomeStatus,
+  { medusa: MedusaSessionStatus; vendure: VendurePaymentState }
+> = {
   // The gateway sells (no separate capture), so success is captured / Settled at once.
   succeeded: { medusa: 'captured', vendure: 'Settled' },
   redirect: { medusa: 'requires_more', vendure: undefined },

@@ -81,7 +81,11 @@ export class SignedTransport {
     for (;;) {
       attempt += 1;
       const remaining = deadline - config.now();
-      const outcome = await this.attempt(call, attempt, Math.max(1, Math.min(call.timeoutMs ?? config.timeoutMs, remaining)));
+      const outcome = await this.attempt(
+        call,
+        attempt,
+        Math.max(1, Math.min(call.timeoutMs ?? config.timeoutMs, remaining)),
+      );
       if (!('error' in outcome)) return outcome;
       const delay = config.retryBaseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
       const canRetry = outcome.retry && attempt <= config.maxRetries && config.now() + delay < deadline;
@@ -98,7 +102,11 @@ export class SignedTransport {
     }
   }
 
-  private async attempt(call: TransportCall, attempt: number, timeoutMs: number): Promise<TransportResult | AttemptFailure> {
+  private async attempt(
+    call: TransportCall,
+    attempt: number,
+    timeoutMs: number,
+  ): Promise<TransportResult | AttemptFailure> {
     const { config } = this;
     const { operation } = call;
     const requestId = newRequestId();
@@ -129,7 +137,14 @@ export class SignedTransport {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
     const begin = performance.now();
-    config.logger?.({ type: 'request', operation: operation.name, method: operation.method, path, requestId, attempt });
+    config.logger?.({
+      type: 'request',
+      operation: operation.name,
+      method: operation.method,
+      path,
+      requestId,
+      attempt,
+    });
 
     const failure = (error: GatewayError, retry: boolean): AttemptFailure => {
       config.logger?.({
@@ -168,11 +183,32 @@ export class SignedTransport {
     } catch (error) {
       if (call.signal?.aborted && !timeout.aborted) {
         if (operation.moneyMoving) return unknownOutcome('aborted by the caller after sending', error);
-        return failure(new GatewayError(`${operation.name}: aborted by the caller`, { ...errorOptions, code: 'ABORTED', cause: error }), false);
+        return failure(
+          new GatewayError(`${operation.name}: aborted by the caller`, {
+            ...errorOptions,
+            code: 'ABORTED',
+            cause: error,
+          }),
+          false,
+        );
       }
       if (neverReachedGateway(error)) {
         return failure(
-          new GatewayConnectionError(`${operation.name}: could not reach the gateway (${describeNetworkError(error)})`, {
+          new GatewayConnectionError(
+            `${operation.name}: could not reach the gateway (${describeNetworkError(error)})`,
+            {
+              ...errorOptions,
+              cause: error,
+              retryable: true,
+            },
+          ),
+          true,
+        );
+      }
+      if (timeout.aborted) {
+        if (operation.moneyMoving) return unknownOutcome(`no answer within ${timeoutMs} ms`, error);
+        return failure(
+          new GatewayTimeoutError(`${operation.name}: no answer within ${timeoutMs} ms`, {
             ...errorOptions,
             cause: error,
             retryable: true,
@@ -180,14 +216,8 @@ export class SignedTransport {
           true,
         );
       }
-      if (timeout.aborted) {
-        if (operation.moneyMoving) return unknownOutcome(`no answer within ${timeoutMs} ms`, error);
-        return failure(
-          new GatewayTimeoutError(`${operation.name}: no answer within ${timeoutMs} ms`, { ...errorOptions, cause: error, retryable: true }),
-          true,
-        );
-      }
-      if (operation.moneyMoving) return unknownOutcome(`connection failed after sending: ${describeNetworkError(error)}`, error);
+      if (operation.moneyMoving)
+        return unknownOutcome(`connection failed after sending: ${describeNetworkError(error)}`, error);
       return failure(
         new GatewayConnectionError(`${operation.name}: connection failed (${describeNetworkError(error)})`, {
           ...errorOptions,
@@ -203,30 +233,56 @@ export class SignedTransport {
       json = JSON.parse(text);
     } catch (error) {
       if (status >= 500 && !operation.moneyMoving) {
-        return failure(new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, { ...errorOptions, httpStatus: status, retryable: true }), true);
+        return failure(
+          new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, {
+            ...errorOptions,
+            httpStatus: status,
+            retryable: true,
+          }),
+          true,
+        );
       }
       if (operation.moneyMoving) return unknownOutcome(`unreadable answer, HTTP ${status}`, error);
       return failure(
-        new ResponseValidationError(`${operation.name}: the gateway's answer is not JSON (HTTP ${status})`, [], {
-          ...errorOptions,
-          httpStatus: status,
-          cause: error,
-          retryable: true,
-        }),
+        new ResponseValidationError(
+          `${operation.name}: the gateway's answer is not JSON (HTTP ${status})`,
+          [],
+          {
+            ...errorOptions,
+            httpStatus: status,
+            cause: error,
+            retryable: true,
+          },
+        ),
         true,
       );
     }
     const envelope = envelopeSchema.safeParse(json);
     if (!envelope.success) {
-      if (operation.moneyMoving) return unknownOutcome(`answer without the {code, message, data} envelope, HTTP ${status}`, envelope.error);
+      if (operation.moneyMoving)
+        return unknownOutcome(
+          `answer without the {code, message, data} envelope, HTTP ${status}`,
+          envelope.error,
+        );
       if (status >= 500) {
-        return failure(new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, { ...errorOptions, httpStatus: status, retryable: true }), true);
+        return failure(
+          new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, {
+            ...errorOptions,
+            httpStatus: status,
+            retryable: true,
+          }),
+          true,
+        );
       }
       return failure(
-        new ResponseValidationError(`${operation.name}: the gateway's answer has no {code, message, data} envelope`, [], {
-          ...errorOptions,
-          httpStatus: status,
-        }),
+        new ResponseValidationError(
+          `${operation.name}: the gateway's answer has no {code, message, data} envelope`,
+          [],
+          {
+            ...errorOptions,
+            httpStatus: status,
+          },
+        ),
         false,
       );
     }
@@ -242,9 +298,13 @@ export class SignedTransport {
     });
     if (status >= 500 && !isSuccessCode(code)) {
       if (operation.moneyMoving) return unknownOutcome(`HTTP ${status} ${code}`, undefined);
-      return failure(errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status, retryable: true }), true);
+      return failure(
+        errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status, retryable: true }),
+        true,
+      );
     }
-    if (!isSuccessCode(code)) return failure(errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status }), false);
+    if (!isSuccessCode(code))
+      return failure(errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status }), false);
     return { data, code, requestId };
   }
 }

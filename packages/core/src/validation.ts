@@ -33,9 +33,13 @@ export function parseResponse<S extends z.ZodType>(
   const issues = issuesOf(parsed.error);
   return {
     ok: false,
-    error: new ResponseValidationError(`Unexpected ${what} answer from the gateway: ${summary(issues)}`, issues, {
-      requestId,
-    }),
+    error: new ResponseValidationError(
+      `Unexpected ${what} answer from the gateway: ${summary(issues)}`,
+      issues,
+      {
+        requestId,
+      },
+    ),
   };
 }
 

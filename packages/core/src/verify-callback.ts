@@ -34,7 +34,8 @@ function fail(message: string, code = 'SIGNATURE_VERIFICATION'): never {
 
 function rawText(rawBody: unknown): string {
   if (typeof rawBody === 'string') return rawBody;
-  if (rawBody instanceof Uint8Array) return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
+  if (rawBody instanceof Uint8Array)
+    return Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength).toString('utf8');
   return fail(
     'verifyCallback needs the raw request body (string or Buffer) exactly as received, but got ' +
       `${rawBody === null ? 'null' : typeof rawBody}. Keep the raw body in your framework (e.g. express.raw(), ` +
@@ -59,11 +60,18 @@ export function verifyCallback(input: VerifyCallbackInput): VerifiedCallback {
   }
   const requestTime = Number(requestTimeText);
   const now = input.now ?? Date.now();
-  if (!/^\d{1,16}$/.test(requestTimeText) || Math.abs(now - requestTime) > (input.toleranceMs ?? CALLBACK_TOLERANCE_MS)) {
-    fail('request-time is missing or more than 10 minutes away from now (stale or replayed)', 'CALLBACK_STALE');
+  if (
+    !/^\d{1,16}$/.test(requestTimeText) ||
+    Math.abs(now - requestTime) > (input.toleranceMs ?? CALLBACK_TOLERANCE_MS)
+  ) {
+    fail(
+      'request-time is missing or more than 10 minutes away from now (stale or replayed)',
+      'CALLBACK_STALE',
+    );
   }
   const head = { gatewayNo: input.gatewayNo, requestId, requestTime: requestTimeText, version };
-  const matches = (text: string) => safeEqualHex(hmacSha256Hex(input.signKey, buildCallbackSignString({ ...head, body: text })), signInfo);
+  const matches = (text: string) =>
+    safeEqualHex(hmacSha256Hex(input.signKey, buildCallbackSignString({ ...head, body: text })), signInfo);
 
   let parsedJson: unknown;
   let jsonError = false;
@@ -72,7 +80,8 @@ export function verifyCallback(input: VerifyCallbackInput): VerifiedCallback {
   } catch {
     jsonError = true;
   }
-  const verified = matches(body) || (!jsonError && input.allowReencodedBody !== false && matches(phpJsonEncode(parsedJson)));
+  const verified =
+    matches(body) || (!jsonError && input.allowReencodedBody !== false && matches(phpJsonEncode(parsedJson)));
   if (!verified) fail('the sign-info signature does not match (wrong sign key, or the body was changed)');
   if (jsonError) fail('the body is not JSON', 'CALLBACK_MALFORMED');
   const event = callbackEventSchema.safeParse(parsedJson);

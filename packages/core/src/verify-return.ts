@@ -6,7 +6,10 @@ import { SignatureVerificationError } from './errors.js';
 import { type ReturnFields, returnFieldsSchema } from './schemas/returns.js';
 import { RETURN_FIELD_NAMES, type ReturnFieldName, safeEqualHex, signReturn } from './signing.js';
 
-export type ReturnQuery = URLSearchParams | string | Readonly<Record<string, string | readonly string[] | undefined>>;
+export type ReturnQuery =
+  | URLSearchParams
+  | string
+  | Readonly<Record<string, string | readonly string[] | undefined>>;
 
 export interface VerifyReturnInput {
   query: ReturnQuery;
@@ -27,11 +30,14 @@ function toParams(query: ReturnQuery): URLSearchParams {
 export function verifyReturn(input: VerifyReturnInput): ReturnFields {
   const params = toParams(input.query);
   const signInfo = params.get('signInfo');
-  if (!signInfo) throw new SignatureVerificationError('Return rejected: signInfo is missing', { code: 'RETURN_UNSIGNED' });
+  if (!signInfo)
+    throw new SignatureVerificationError('Return rejected: signInfo is missing', { code: 'RETURN_UNSIGNED' });
   const fields: Partial<Record<ReturnFieldName, string>> = {};
   for (const name of RETURN_FIELD_NAMES) fields[name] = params.get(name) ?? '';
   if (!safeEqualHex(signReturn(fields, input.signKey), signInfo)) {
-    throw new SignatureVerificationError('Return rejected: signInfo does not match (wrong sign key or edited query)');
+    throw new SignatureVerificationError(
+      'Return rejected: signInfo does not match (wrong sign key or edited query)',
+    );
   }
   const parsed = returnFieldsSchema.safeParse(fields);
   if (!parsed.success) {

@@ -5,6 +5,7 @@ import {
   billingDetail,
   card,
   currencyCode,
+  EVEN_WITH_FIELD_ISSUES,
   goodsDetails,
   isMobile,
   looseString,
@@ -66,8 +67,12 @@ export const confirmChargeRequestSchema = z
           : 'either customerPaymentMethodId or customerPaymentMethod is required',
       });
     }
-    if (value.tokenType && !value.customerId) {
-      ctx.addIssue({ code: 'custom', path: ['customerId'], message: `is required when tokenType is ${value.tokenType}` });
+    if (TOKEN_TYPES.includes(value.tokenType as never) && !value.customerId) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['customerId'],
+        message: `is required when tokenType is ${value.tokenType}`,
+      });
     }
     if (value.tokenType === 'Recurring' && !hasId) {
       ctx.addIssue({
@@ -76,7 +81,7 @@ export const confirmChargeRequestSchema = z
         message: 'is required when tokenType is Recurring',
       });
     }
-  });
+  }, EVEN_WITH_FIELD_ISSUES);
 
 /** Result of confirmCharge, checkout/payment and local_payment: specified fields read strictly, the rest loosely. */
 export const orderResultSchema = z.looseObject({

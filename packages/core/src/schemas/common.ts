@@ -2,9 +2,19 @@
 import { z } from 'zod';
 import { currencyDigits, isKnownCurrency } from '../money.js';
 
+/**
+ * Cross-field rules also run when some fields already failed, so one error names every bad field.
+ * (zod skips object refinements after field issues unless told otherwise.)
+ */
+export const EVEN_WITH_FIELD_ISSUES = {
+  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
+};
+
 export const STATE_REQUIRED_COUNTRIES = new Set(['US', 'CA', 'IN']);
 
-export const countryCode = z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code (e.g. US)');
+export const countryCode = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code (e.g. US)');
 
 export const currencyCode = z
   .string()
@@ -18,7 +28,9 @@ export const orderAmount = z
   .max(16)
   .regex(/^\d+(\.\d{1,2})?$/, 'must be a decimal with at most two decimals, e.g. 10.00');
 
-export const isMobile = z.enum(['0', '1', '2', '3'], { message: 'must be 0 (web), 1 (h5), 2 (app SDK) or 3 (mini app)' });
+export const isMobile = z.enum(['0', '1', '2', '3'], {
+  message: 'must be 0 (web), 1 (h5), 2 (app SDK) or 3 (mini app)',
+});
 
 export const goodsDetails = z
   .array(
@@ -42,14 +54,18 @@ export const address = z
     state: z.string().max(50).optional(),
   })
   .superRefine((value, ctx) => {
-    if (STATE_REQUIRED_COUNTRIES.has(value.country) && !/^[A-Za-z]{2}$/.test(value.state ?? '')) {
+    if (
+      typeof value.country === 'string' &&
+      STATE_REQUIRED_COUNTRIES.has(value.country) &&
+      !/^[A-Za-z]{2}$/.test(value.state ?? '')
+    ) {
       ctx.addIssue({
         code: 'custom',
         path: ['state'],
         message: `a two-letter state code is required for ${value.country}`,
       });
     }
-  });
+  }, EVEN_WITH_FIELD_ISSUES);
 
 export const billingDetail = z.object({
   firstName: z.string().min(1).max(100),
@@ -75,12 +91,19 @@ export function refineOrderAmount(
   value: { orderAmount?: string | undefined; orderCurrency?: string | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if (!value.orderAmount || !value.orderCurrency || !isKnownCurrency(value.orderCurrency)) return;
+  if (typeof value.orderAmount !== 'string' || typeof value.orderCurrency !== 'string') return;
+  if (!isKnownCurrency(value.orderCurrency)) return;
+  // A malformed amount already has its own issue from the field schema.
+  if (!/^\d+(\.\d{1,2})?$/.test(value.orderAmount)) return;
   let digits: number;
   try {
     digits = currencyDigits(value.orderCurrency);
   } catch {
-    ctx.addIssue({ code: 'custom', path: ['orderCurrency'], message: 'has more than two minor digits; not supported' });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['orderCurrency'],
+      message: 'has more than two minor digits; not supported',
+    });
     return;
   }
   const decimals = value.orderAmount.split('.')[1]?.length ?? 0;
@@ -88,7 +111,8 @@ export function refineOrderAmount(
     ctx.addIssue({
       code: 'custom',
       path: ['orderAmount'],
-      message: digits === 0 ? `${value.orderCurrency} amounts must be whole numbers` : `at most ${digits} decimals`,
+      message:
+        digits === 0 ? `${value.orderCurrency} amounts must be whole numbers` : `at most ${digits} decimals`,
     });
   }
   if (/^0+(\.0+)?$/.test(value.orderAmount)) {

@@ -1,15 +1,25 @@
 /** Hosted checkout (operation 12) and local payment (operation 13) requests (API.md §2.5). */
 import { z } from 'zod';
 import { LOCAL_PAYMENT_METHODS, normalizeLocalPaymentMethod } from '../local-methods.js';
-import { currencyCode, goodsDetails, isMobile, orderAmount, refineOrderAmount } from './common.js';
 import { orderResultSchema } from './charges.js';
+import {
+  currencyCode,
+  EVEN_WITH_FIELD_ISSUES,
+  goodsDetails,
+  isMobile,
+  orderAmount,
+  refineOrderAmount,
+} from './common.js';
 
 // Required fields and lengths are "not shown" for these two operations; the charge request's
 // limits are used as the safe bounds, and the fields every official plugin sends are required.
 export const billingAddress = z.object({
   address: z.string().max(500).optional(),
   city: z.string().max(100).optional(),
-  country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code').optional(),
+  country: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code')
+    .optional(),
   email: z.string().min(2).max(200),
   firstName: z.string().min(1).max(100),
   lastName: z.string().min(1).max(50),
@@ -21,7 +31,10 @@ export const billingAddress = z.object({
 export const deliveryAddress = z.object({
   shipAddress: z.string().max(500).optional(),
   shipCity: z.string().max(100).optional(),
-  shipCountry: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code').optional(),
+  shipCountry: z
+    .string()
+    .regex(/^[A-Z]{2}$/, 'must be a two-letter ISO 3166 country code')
+    .optional(),
   shipFirstName: z.string().max(100).optional(),
   shipLastName: z.string().max(100).optional(),
   shipPhone: z.string().max(50).optional(),
@@ -48,18 +61,20 @@ const hostedFields = {
   customerIp: z.string().max(50).optional(),
 };
 
-export const checkoutPaymentRequestSchema = z.object(hostedFields).superRefine(refineOrderAmount);
+export const checkoutPaymentRequestSchema = z
+  .object(hostedFields)
+  .superRefine(refineOrderAmount, EVEN_WITH_FIELD_ISSUES);
 
 export const localPaymentRequestSchema = z.object(hostedFields).superRefine((value, ctx) => {
   refineOrderAmount(value, ctx);
-  if (value.paymentMethod && !normalizeLocalPaymentMethod(value.paymentMethod)) {
+  if (typeof value.paymentMethod === 'string' && !normalizeLocalPaymentMethod(value.paymentMethod)) {
     ctx.addIssue({
       code: 'custom',
       path: ['paymentMethod'],
       message: `must be one of ${LOCAL_PAYMENT_METHODS.join(', ')}`,
     });
   }
-});
+}, EVEN_WITH_FIELD_ISSUES);
 
 /** Pre-order result of checkout/payment and local_payment. */
 export const preOrderResultSchema = orderResultSchema;

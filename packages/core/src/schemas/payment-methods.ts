@@ -41,7 +41,11 @@ export const paymentMethodSchema = z.looseObject({
 
 /** The list is "a different structure, not shown"; the official plugins read `data` as an array. Accept `{list}` too. */
 export const paymentMethodListSchema = z
-  .union([z.array(paymentMethodSchema), z.looseObject({ list: z.array(paymentMethodSchema).nullish() }), z.null()])
+  .union([
+    z.array(paymentMethodSchema),
+    z.looseObject({ list: z.array(paymentMethodSchema).nullish() }),
+    z.null(),
+  ])
   .transform((data) => (data === null ? [] : Array.isArray(data) ? data : (data.list ?? [])));
 
 /** Attach/detach answer `data` of an unknown shape: a payment method, or nothing. */

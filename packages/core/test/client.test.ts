@@ -1,0 +1,347 @@
+import { createServer } from 'node:net';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  buildRequestSignString,
+  GatewayAuthenticationError,
+  GatewayBadRequestError,
+  GatewayClient,
+  GatewayClockSkewError,
+  GatewayConnectionError,
+  GatewayDuplicateRequestError,
+  type GatewayLogEvent,
+  GatewayTimeoutError,
+  GatewayValidationError,
+  hmacSha256Hex,
+  ResponseValidationError,
+  UnknownOutcomeError,
+} from '../src/index.js';
+import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
+
+const gatewayNo = '12345678';
+const signKey = 'test-sign-key';
+const charge = {
+  orderNo: 'order_1',
+  orderAmount: '10.00',
+  orderCurrency: 'USD',
+  customerIp: '127.0.0.1',
+  returnUrl: 'https://shop.example/return',
+  webSite: 'shop.example',
+  customerPaymentMethodId: 'pm_1',
+};
+const chargeResult = {
+  orderNo: 'order_1',
+  tradeNo: 'T1',
+  orderAmount: '10.00',
+  orderCurrency: 'USD',
+  orderStatus: 'success',
+  orderInfo: 'Approved',
+};
+
+let gateway: TestGateway;
+let client: GatewayClient;
+
+beforeEach(async () => {
+  gateway = await startTestGateway();
+  client = new GatewayClient({
+    gatewayNo,
+    signKey,
+    baseUrl: gateway.url,
+    retryBaseDelayMs: 5,
+    timeoutMs: 2_000,
+  });
+});
+
+afterEach(async () => {
+  await client.close();
+  await gateway.close();
+});
+
+describe('wire format', () => {
+  it('sends the four headers and a signature over exactly the body it sent', async () => {
+    gateway.handle((_req, res) => envelope(res, '00000', chargeResult));
+    const result = await client.charges.confirm(charge);
+    expect(result).toMatchObject({ orderStatus: 'success', tradeNo: 'T1' });
+    const [sent] = gateway.requests;
+    expect(sent!.method).toBe('POST');
+    expect(sent!.url).toBe('/V2022-03/confirmCharge');
+    expect(sent!.headers['gateway-no']).toBe(gatewayNo);
+    expect(sent!.headers['content-type']).toBe('application/json;charset=UTF-8');
+    expect(String(sent!.headers['request-id']).length).toBeLessThanOrEqual(64);
+    expect(Math.abs(Number(sent!.headers['request-time']) - Date.now())).toBeLessThan(60_000);
+    const signString = buildRequestSignString({
+      gatewayNo,
+      requestId: String(sent!.headers['request-id']),
+      requestTime: String(sent!.headers['request-time']),
+      body: sent!.body,
+    });
+    expect(sent!.headers['sign-info']).toBe(hmacSha256Hex(signKey, signString));
+    expect(JSON.parse(sent!.body)).toEqual(charge);
+  });
+
+  it('puts path values in the URL in path order but signs them in name order', async () => {
+    gateway.handle((_req, res) => envelope(res, '00000', null));
+    expect(await client.paymentMethods.attach('pm_1', 'cus_1')).toBeNull();
+    const [sent] = gateway.requests;
+    expect(sent!.method).toBe('GET');
+    expect(sent!.url).toBe('/V2022-03/payment_methods/pm_1/cus_1/attach');
+    const expected = hmacSha256Hex(
+      signKey,
+      `${gatewayNo}${sent!.headers['request-id']}${sent!.headers['request-time']}.cus_1pm_1`,
+    );
+    expect(sent!.headers['sign-info']).toBe(expected);
+  });
+
+  it('encodes query values on the wire and signs them raw, ordered by key', async () => {
+    gateway.handle((_req, res) =>
+      envelope(res, '00000', { page: { pageIndex: 1, pageSize: 5, total: 0 }, list: [] }),
+    );
+    const list = await client.customers.list({ pageSize: 5, pageIndex: 1 });
+    expect(list).toEqual({ pageIndex: 1, pageSize: 5, total: 0, list: [] });
+    const [sent] = gateway.requests;
+    expect(sent!.url).toBe('/V2022-03/customers?pageIndex=1&pageSize=5');
+    const expected = hmacSha256Hex(
+      signKey,
+      `${gatewayNo}${sent!.headers['request-id']}${sent!.headers['request-time']}.15`,
+    );
+    expect(sent!.headers['sign-info']).toBe(expected);
+  });
+
+  it('uses DELETE for customer deletion and accepts 0000 as success too', async () => {
+    gateway.handle((_req, res) => envelope(res, '0000', null));
+    await expect(client.customers.delete('cus_1')).resolves.toBeNull();
+    expect(gateway.requests[0]!.method).toBe('DELETE');
+  });
+});
+
+describe('validation before sending', () => {
+  it('names every bad field and sends nothing', async () => {
+    const bad = { ...charge, orderNo: '', orderCurrency: 'JPY', orderAmount: '10.50', isMobile: '9' };
+    const error = await client.charges.confirm(bad as never).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayValidationError);
+    expect((error as GatewayValidationError).issues.map((i) => i.path).sort()).toEqual([
+      'isMobile',
+      'orderAmount',
+      'orderNo',
+    ]);
+    expect(gateway.requests).toHaveLength(0);
+  });
+
+  it('refuses empty path parameters and bad client options clearly', async () => {
+    await expect(client.customers.retrieve('')).rejects.toThrow(/customerId/);
+    expect(() => new GatewayClient({ gatewayNo: '', signKey: '', environment: 'test' })).toThrow(
+      /gatewayNo.*signKey/s,
+    );
+    expect(() => new GatewayClient({ gatewayNo: '1', signKey: 'k', environment: 'prod' as 'test' })).toThrow(
+      /'test' or 'live'/,
+    );
+    expect(gateway.requests).toHaveLength(0);
+  });
+});
+
+describe('gateway error codes', () => {
+  it.each([
+    ['L0001', GatewayAuthenticationError],
+    ['L0005', GatewayAuthenticationError],
+    ['L0002', GatewayBadRequestError],
+    ['P0001', GatewayBadRequestError],
+    ['L0003', GatewayClockSkewError],
+    ['L0004', GatewayDuplicateRequestError],
+  ])('%s becomes %s and is not retried', async (code, errorClass) => {
+    gateway.handle((_req, res) => envelope(res, code, null, 'refused'));
+    const error = await client.customers.retrieve('cus_1').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(errorClass);
+    expect((error as { code: string }).code).toBe(code);
+    expect(gateway.requests).toHaveLength(1);
+  });
+});
+
+describe('retry policy of reads', () => {
+  it('retries 5xx with a fresh request-id each time, then succeeds', async () => {
+    gateway.handle((_req, res, index) => {
+      if (index < 2) {
+        res.writeHead(502);
+        res.end('bad gateway');
+      } else envelope(res, '00000', { customerId: 'cus_1' });
+    });
+    await expect(client.customers.retrieve('cus_1')).resolves.toMatchObject({ customerId: 'cus_1' });
+    const ids = gateway.requests.map((r) => r.headers['request-id']);
+    expect(ids).toHaveLength(3);
+    expect(new Set(ids).size).toBe(3);
+  });
+
+  it('gives up after two retries', async () => {
+    gateway.handle((_req, res) => {
+      res.writeHead(503);
+      res.end();
+    });
+    await expect(client.customers.retrieve('cus_1')).rejects.toThrow(/HTTP 503/);
+    expect(gateway.requests).toHaveLength(3);
+  });
+
+  it('retries a connection reset and a timeout', async () => {
+    gateway.handle((req, res, index) => {
+      if (index === 0) req.headers && res.socket?.destroy();
+      else if (index === 1)
+        return; // hang
+      else envelope(res, '00000', { customerId: 'cus_1' });
+    });
+    const quick = new GatewayClient({
+      gatewayNo,
+      signKey,
+      baseUrl: gateway.url,
+      retryBaseDelayMs: 5,
+      timeoutMs: 300,
+    });
+    await expect(quick.customers.retrieve('cus_1')).resolves.toMatchObject({ customerId: 'cus_1' });
+    expect(gateway.requests).toHaveLength(3);
+    await quick.close();
+  });
+
+  it('reports a read timeout as GatewayTimeoutError when retries run out', async () => {
+    gateway.handle(() => undefined);
+    const quick = new GatewayClient({
+      gatewayNo,
+      signKey,
+      baseUrl: gateway.url,
+      retryBaseDelayMs: 5,
+      timeoutMs: 100,
+      maxRetries: 1,
+    });
+    await expect(quick.customers.retrieve('cus_1')).rejects.toBeInstanceOf(GatewayTimeoutError);
+    expect(gateway.requests).toHaveLength(2);
+    await quick.close();
+  });
+
+  it('reports an unexpected answer shape as ResponseValidationError', async () => {
+    gateway.handle((_req, res) => envelope(res, '00000', { email: 'no id' }));
+    await expect(client.customers.retrieve('cus_1')).rejects.toBeInstanceOf(ResponseValidationError);
+  });
+});
+
+describe('money-moving calls never charge twice', () => {
+  it('a reset after sending is an unknown outcome, sent exactly once', async () => {
+    gateway.handle((_req, res) => res.socket?.destroy());
+    const error = await client.charges.confirm(charge).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnknownOutcomeError);
+    expect((error as UnknownOutcomeError).operation).toBe('confirmCharge');
+    expect(gateway.requests).toHaveLength(1);
+  });
+
+  it('a timeout after sending is an unknown outcome, sent exactly once', async () => {
+    gateway.handle(() => undefined);
+    const quick = new GatewayClient({
+      gatewayNo,
+      signKey,
+      baseUrl: gateway.url,
+      retryBaseDelayMs: 5,
+      timeoutMs: 150,
+    });
+    await expect(
+      quick.checkout.createPayment({
+        orderNo: 'o',
+        orderAmount: '1.00',
+        orderCurrency: 'USD',
+        paymentMethod: 'Credit Card',
+        returnUrl: 'https://r',
+      }),
+    ).rejects.toBeInstanceOf(UnknownOutcomeError);
+    expect(gateway.requests).toHaveLength(1);
+    await quick.close();
+  });
+
+  it('a 5xx or a truncated answer is an unknown outcome, not retried', async () => {
+    gateway.handle((_req, res, index) => {
+      if (index === 0) {
+        res.writeHead(500);
+        res.end('{"code":"S0001"');
+      } else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('{"code":"00000","data":{"orderNo":"or');
+      }
+    });
+    await expect(client.charges.confirm(charge)).rejects.toBeInstanceOf(UnknownOutcomeError);
+    await expect(
+      client.localPayments.create({
+        orderNo: 'o',
+        orderAmount: '1.00',
+        orderCurrency: 'EUR',
+        paymentMethod: 'klarna',
+        returnUrl: 'https://r',
+      }),
+    ).rejects.toBeInstanceOf(UnknownOutcomeError);
+    expect(gateway.requests).toHaveLength(2);
+  });
+
+  it('an unreadable success answer is an unknown outcome', async () => {
+    gateway.handle((_req, res) => envelope(res, '00000', { orderNo: 'order_1', orderStatus: 'maybe' }));
+    await expect(client.charges.confirm(charge)).rejects.toBeInstanceOf(UnknownOutcomeError);
+  });
+
+  it('a refused connection is retried (nothing left) and then reported as a connection error', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as { port: number };
+        probe.close(() => resolve(free));
+      });
+    });
+    const events: GatewayLogEvent[] = [];
+    const offline = new GatewayClient({
+      gatewayNo,
+      signKey,
+      baseUrl: `http://127.0.0.1:${port}`,
+      retryBaseDelayMs: 5,
+      logger: (e) => events.push(e),
+    });
+    await expect(offline.charges.confirm(charge)).rejects.toBeInstanceOf(GatewayConnectionError);
+    expect(events.filter((e) => e.type === 'request')).toHaveLength(3);
+    expect(
+      new Set(events.filter((e) => e.type === 'request').map((e) => (e as { requestId: string }).requestId))
+        .size,
+    ).toBe(3);
+    await offline.close();
+  });
+});
+
+describe('call options', () => {
+  it('aborts a read through the caller signal', async () => {
+    gateway.handle(() => undefined);
+    const controller = new AbortController();
+    const pending = client.customers.retrieve('cus_1', { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+  });
+
+  it('logs requests and responses without bodies, card data or the key', async () => {
+    const events: GatewayLogEvent[] = [];
+    const logged = new GatewayClient({
+      gatewayNo,
+      signKey,
+      baseUrl: gateway.url,
+      logger: (e) => events.push(e),
+    });
+    gateway.handle((_req, res) =>
+      envelope(res, '00000', { customerPaymentMethodId: 'pm_1', card: { last4: '4242' } }),
+    );
+    await logged.paymentMethods.create({
+      billingDetail: {
+        firstName: 'A',
+        lastName: 'B',
+        email: 'ab@example.com',
+        phone: '5550100',
+        address: { line1: '1 Road', city: 'Berlin', country: 'DE' },
+      },
+      card: {
+        cardNo: '4242424242424242',
+        cardExpireMonth: '12',
+        cardExpireYear: '2030',
+        cardSecurityCode: '123',
+      },
+    });
+    expect(events.map((e) => e.type)).toEqual(['request', 'response']);
+    const text = JSON.stringify(events);
+    expect(text).not.toContain('4242424242424242');
+    expect(text).not.toContain(signKey);
+    await logged.close();
+  });
+});

@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  currencyDigits,
+  fromOrderAmount,
+  GatewayValidationError,
+  minorToOrderAmount,
+  orderAmountToMinor,
+  sameOrderAmount,
+  toOrderAmount,
+} from '../src/index.js';
+
+describe('orderAmount by currency digits', () => {
+  it('formats two-digit currencies with two decimals', () => {
+    expect(toOrderAmount(10.5, 'USD')).toBe('10.50');
+    expect(toOrderAmount('7', 'eur')).toBe('7.00');
+    expect(minorToOrderAmount(1050, 'USD')).toBe('10.50');
+    expect(minorToOrderAmount(5, 'USD')).toBe('0.05');
+  });
+
+  it('sends zero-digit currencies without decimals and never multiplies them by 100', () => {
+    expect(toOrderAmount(1200, 'JPY')).toBe('1200');
+    expect(minorToOrderAmount(1200, 'JPY')).toBe('1200');
+    expect(orderAmountToMinor('1200', 'JPY')).toBe(1200);
+    expect(currencyDigits('KRW')).toBe(0);
+  });
+
+  it('refuses more precision than the currency has instead of rounding', () => {
+    expect(() => toOrderAmount(10.005, 'USD')).toThrow(GatewayValidationError);
+    expect(() => toOrderAmount(12.5, 'JPY')).toThrow(/whole number/);
+  });
+
+  it('refuses three-digit currencies, unknown codes, zero, negatives and non-numbers', () => {
+    expect(() => toOrderAmount(1, 'KWD')).toThrow(/more than two minor digits/);
+    expect(() => toOrderAmount(1, 'XYZ')).toThrow(/ISO 4217/);
+    expect(() => toOrderAmount(0, 'USD')).toThrow(/greater than zero/);
+    expect(() => toOrderAmount(-1, 'USD')).toThrow(GatewayValidationError);
+    expect(() => toOrderAmount('1e3', 'USD')).toThrow(GatewayValidationError);
+    expect(() => toOrderAmount(Number.NaN, 'USD')).toThrow(/finite/);
+  });
+
+  it('refuses amounts longer than 16 characters', () => {
+    expect(() => minorToOrderAmount(10n ** 16n, 'USD')).toThrow(/16 characters/);
+  });
+
+  it('round-trips minor units for every supported digit count', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2 ** 40 }),
+        fc.constantFrom('USD', 'EUR', 'JPY', 'KRW', 'GBP'),
+        (minor, currency) => {
+          const text = minorToOrderAmount(minor, currency);
+          expect(orderAmountToMinor(text, currency)).toBe(minor);
+          expect(text).toMatch(currencyDigits(currency) === 0 ? /^\d+$/ : /^\d+\.\d{2}$/);
+          expect(toOrderAmount(text, currency)).toBe(text);
+        },
+      ),
+    );
+  });
+
+  it('reads amounts back in major units and compares them by value', () => {
+    expect(fromOrderAmount('10.50', 'USD')).toBe(10.5);
+    expect(sameOrderAmount('10.5', '10.50', 'USD')).toBe(true);
+    expect(sameOrderAmount('10.51', '10.50', 'USD')).toBe(false);
+    expect(sameOrderAmount('100', '1.00', 'JPY')).toBe(false);
+  });
+});
