@@ -1,0 +1,129 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  assertAmountMatches,
+  medusaStatusFor,
+  mergeOutcome,
+  outcomeFromCallback,
+  outcomeFromReturn,
+  type PaymentOutcome,
+  redact,
+  redactCardNumber,
+  vendureStateFor,
+} from '../src/index.js';
+
+const outcomes: PaymentOutcome[] = [
+  { status: 'unknown', orderNo: 'o', reason: 'timeout' },
+  { status: 'redirect', orderNo: 'o', redirectUrl: 'https://gw/3ds' },
+  { status: 'pending', orderNo: 'o' },
+  { status: 'failed', orderNo: 'o', reason: 'declined' },
+  { status: 'succeeded', orderNo: 'o', tradeNo: 'T1' },
+];
+
+describe('mergeOutcome', () => {
+  it('never leaves success, whatever arrives afterwards and in whatever order', () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...outcomes), { minLength: 1, maxLength: 20 }), (sequence) => {
+        let state: PaymentOutcome | undefined;
+        let seenSuccess = false;
+        for (const incoming of sequence) {
+          state = mergeOutcome(state, incoming).next;
+          seenSuccess ||= incoming.status === 'succeeded';
+          if (seenSuccess) expect(state.status).toBe('succeeded');
+        }
+      }),
+    );
+  });
+
+  it('reports duplicates as unchanged and lets success replace a failure', () => {
+    const success = outcomes[4]!;
+    expect(mergeOutcome(success, { ...success }).changed).toBe(false);
+    expect(mergeOutcome(outcomes[3], success)).toEqual({ next: success, changed: true });
+    expect(mergeOutcome(success, outcomes[3]!)).toEqual({ next: success, changed: false });
+  });
+});
+
+describe('reading callbacks and returns', () => {
+  it('maps transaction events by orderStatus and ignores refunds', () => {
+    expect(
+      outcomeFromCallback({
+        type: 'transaction.fail',
+        data: { orderNo: 'o', orderStatus: 'fail', orderInfo: 'Declined' },
+      }),
+    ).toMatchObject({
+      status: 'failed',
+      reason: 'Declined',
+    });
+    expect(
+      outcomeFromCallback({
+        type: 'transaction.success',
+        data: { orderNo: 'o', orderAmount: '1.00', orderCurrency: 'USD' },
+      }),
+    ).toMatchObject({
+      status: 'succeeded',
+      amount: '1.00',
+    });
+    expect(outcomeFromCallback({ type: 'refund.success', data: { orderNo: 'o' } })).toBeUndefined();
+  });
+
+  it('maps a return and uses its message when orderInfo is empty', () => {
+    const fields = {
+      code: '0000',
+      gatewayNo: '1',
+      maskCardNo: '',
+      merNo: '1',
+      message: 'Abandoned by the shopper',
+      orderAmount: '1.00',
+      orderCurrency: 'USD',
+      orderInfo: '',
+      orderNo: 'o',
+      orderStatus: 'fail' as const,
+      tradeNo: 'T',
+    };
+    expect(outcomeFromReturn(fields)).toMatchObject({ status: 'failed', reason: 'Abandoned by the shopper' });
+  });
+});
+
+describe('amount checks and the status table', () => {
+  it('accepts equal amounts in any notation and refuses other amounts or currencies', () => {
+    expect(() => assertAmountMatches({ amount: '10.5', currency: 'usd' }, '10.50', 'USD')).not.toThrow();
+    expect(() =>
+      assertAmountMatches({ orderAmount: '1200', orderCurrency: 'JPY' }, '1200', 'JPY'),
+    ).not.toThrow();
+    expect(() => assertAmountMatches({ amount: '9.50', currency: 'USD' }, '10.50', 'USD')).toThrow(
+      /mismatch/,
+    );
+    expect(() => assertAmountMatches({ amount: '10.50', currency: 'EUR' }, '10.50', 'USD')).toThrow(
+      /mismatch/,
+    );
+    expect(() => assertAmountMatches({}, '10.50', 'USD')).toThrow(/mismatch/);
+  });
+
+  it('follows DESIGN §5', () => {
+    expect(outcomes.map(medusaStatusFor)).toEqual([
+      'pending',
+      'requires_more',
+      'pending_authorization',
+      'error',
+      'captured',
+    ]);
+    expect(outcomes.map(vendureStateFor)).toEqual([undefined, undefined, undefined, 'Declined', 'Settled']);
+  });
+});
+
+describe('redaction', () => {
+  it('masks card numbers in text and removes security codes and keys from objects', () => {
+    expect(redactCardNumber('card 4242 4242 4242 4242 failed')).toBe('card 424242***4242 failed');
+    expect(redactCardNumber('order 12345 of 2024')).toBe('order 12345 of 2024');
+    const safe = redact({
+      card: { cardNo: '4000002500003155', cardSecurityCode: '123' },
+      signKey: 'secret',
+      note: ['pan 4000000000009995'],
+    });
+    expect(safe).toEqual({
+      card: { cardNo: '400000***3155', cardSecurityCode: '[redacted]' },
+      signKey: '[redacted]',
+      note: ['pan 400000***9995'],
+    });
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { phpJsonEncode, SignatureVerificationError, signCallback, verifyCallback } from '../src/index.js';
+
+const gatewayNo = '12345678';
+const signKey = 'callback-key';
+const now = 1_700_000_000_000;
+
+function signed(body: string, overrides: Record<string, string> = {}, key = signKey) {
+  const requestTime = overrides['request-time'] ?? String(now);
+  const requestId = 'CB-1';
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'gateway-no': gatewayNo,
+    'request-id': requestId,
+    'request-time': requestTime,
+    version: 'V2022-03',
+    'sign-info': signCallback({ signKey: key, gatewayNo, requestId, requestTime, version: 'V2022-03', body }),
+    ...overrides,
+  };
+  return headers;
+}
+
+const event = {
+  type: 'transaction.success',
+  data: {
+    orderNo: 'order_1',
+    tradeNo: 'T1',
+    orderStatus: 'success',
+    orderAmount: '10.00',
+    orderCurrency: 'USD',
+    returnUrl: 'https://shop.example/r',
+    name: 'José',
+  },
+};
+
+describe('verifyCallback', () => {
+  it('accepts the raw PHP-encoded body with escaped slashes and non-ASCII text', () => {
+    const body = phpJsonEncode(event);
+    expect(body).toContain('https:\\/\\/shop.example');
+    const result = verifyCallback({
+      rawBody: Buffer.from(body),
+      headers: signed(body),
+      gatewayNo,
+      signKey,
+      now,
+    });
+    expect(result.type).toBe('transaction.success');
+    expect(result.data.orderNo).toBe('order_1');
+    expect(result.data.name).toBe('José');
+  });
+
+  it('accepts lowercase signatures and header names in any case (Fetch Headers too)', () => {
+    const body = JSON.stringify(event);
+    const headers = signed(body);
+    const upper = Object.fromEntries(
+      Object.entries(headers).map(([k, v]) => [k.toUpperCase(), k === 'sign-info' ? v.toLowerCase() : v]),
+    );
+    expect(verifyCallback({ rawBody: body, headers: upper, gatewayNo, signKey, now }).data.tradeNo).toBe(
+      'T1',
+    );
+    expect(
+      verifyCallback({ rawBody: body, headers: new Headers(headers), gatewayNo, signKey, now }).type,
+    ).toBe('transaction.success');
+  });
+
+  it("falls back to PHP's re-encoding when the body arrived reformatted", () => {
+    const signedForm = phpJsonEncode(event);
+    const pretty = JSON.stringify(event, null, 2);
+    expect(
+      verifyCallback({ rawBody: pretty, headers: signed(signedForm), gatewayNo, signKey, now }).data.orderNo,
+    ).toBe('order_1');
+    expect(() =>
+      verifyCallback({
+        rawBody: pretty,
+        headers: signed(signedForm),
+        gatewayNo,
+        signKey,
+        now,
+        allowReencodedBody: false,
+      }),
+    ).toThrow(SignatureVerificationError);
+  });
+
+  it('rejects a wrong key, a changed body and another gateway', () => {
+    const body = phpJsonEncode(event);
+    expect(() =>
+      verifyCallback({ rawBody: body, headers: signed(body, {}, 'other-key'), gatewayNo, signKey, now }),
+    ).toThrow(/signature/);
+    const tampered = body.replace('10.00', '1.00');
+    expect(() =>
+      verifyCallback({ rawBody: tampered, headers: signed(body), gatewayNo, signKey, now }),
+    ).toThrow(/signature/);
+    expect(() =>
+      verifyCallback({
+        rawBody: body,
+        headers: signed(body, { 'gateway-no': '99999999' }),
+        gatewayNo,
+        signKey,
+        now,
+      }),
+    ).toThrow(/99999999/);
+  });
+
+  it('rejects callbacks more than 10 minutes old or ahead', () => {
+    const body = phpJsonEncode(event);
+    const old = String(now - 10 * 60 * 1000 - 1);
+    const ahead = String(now + 10 * 60 * 1000 + 1);
+    expect(() =>
+      verifyCallback({
+        rawBody: body,
+        headers: signed(body, { 'request-time': old }),
+        gatewayNo,
+        signKey,
+        now,
+      }),
+    ).toThrow(/10 minutes/);
+    expect(() =>
+      verifyCallback({
+        rawBody: body,
+        headers: signed(body, { 'request-time': ahead }),
+        gatewayNo,
+        signKey,
+        now,
+      }),
+    ).toThrow(/10 minutes/);
+    const edge = String(now - 10 * 60 * 1000);
+    expect(
+      verifyCallback({
+        rawBody: body,
+        headers: signed(body, { 'request-time': edge }),
+        gatewayNo,
+        signKey,
+        now,
+      }).type,
+    ).toBe('transaction.success');
+  });
+
+  it('rejects missing headers and explains a parsed body instead of crashing', () => {
+    const body = phpJsonEncode(event);
+    const { version: _, ...noVersion } = signed(body);
+    expect(() => verifyCallback({ rawBody: body, headers: noVersion, gatewayNo, signKey, now })).toThrow(
+      /headers are required/,
+    );
+    const error = (() => {
+      try {
+        verifyCallback({ rawBody: event as never, headers: signed(body), gatewayNo, signKey, now });
+      } catch (e) {
+        return e as SignatureVerificationError;
+      }
+    })();
+    expect(error?.code).toBe('RAW_BODY_REQUIRED');
+    expect(error?.message).toMatch(/raw request body/);
+  });
+
+  it('rejects a correctly signed body of an unknown event type', () => {
+    const body = JSON.stringify({ type: 'account.closed', data: {} });
+    expect(() => verifyCallback({ rawBody: body, headers: signed(body), gatewayNo, signKey, now })).toThrow(
+      /known type/,
+    );
+  });
+});
