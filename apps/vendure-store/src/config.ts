@@ -1,0 +1,64 @@
+import path from 'node:path';
+import { GatewaykitPlugin } from '@gatewaykit/vendure-plugin';
+import { DefaultLogger, LogLevel, type VendureConfig } from '@vendure/core';
+
+export interface StoreSettings {
+  port: number;
+  /** sql.js database file; kept outside the app folder so watchers and git ignore it. */
+  dbPath: string;
+  /** Public URL of this server, used for the gateway's callbackUrl and returnUrl. */
+  publicUrl: string;
+  storefrontOrderUrl: string;
+  logLevel: LogLevel;
+}
+
+export const APP_ROOT = path.resolve(__dirname, '..', '..');
+export const DEFAULT_DATA_DIR = path.resolve(APP_ROOT, '..', '..', '.data', 'vendure-store');
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSettings {
+  const port = Number(env.PORT ?? 3100);
+  const publicUrl = env.PUBLIC_URL ?? `http://127.0.0.1:${port}`;
+  return {
+    port,
+    dbPath: env.DB_PATH ?? path.join(DEFAULT_DATA_DIR, 'store.sqlite'),
+    publicUrl,
+    storefrontOrderUrl: env.STOREFRONT_ORDER_URL ?? `${publicUrl}/order-confirmation/{code}`,
+    logLevel:
+      env.LOG_LEVEL === 'debug' ? LogLevel.Debug : env.LOG_LEVEL === 'info' ? LogLevel.Info : LogLevel.Warn,
+  };
+}
+
+export function buildConfig(settings: StoreSettings): VendureConfig {
+  return {
+    apiOptions: {
+      port: settings.port,
+      hostname: '127.0.0.1',
+      adminApiPath: 'admin-api',
+      shopApiPath: 'shop-api',
+    },
+    authOptions: {
+      tokenMethod: ['bearer', 'cookie'],
+      requireVerification: false,
+      superadminCredentials: { identifier: 'superadmin', password: 'superadmin' },
+      cookieOptions: { secret: 'gatewaykit-demo-cookie-secret' },
+    },
+    dbConnectionOptions: {
+      type: 'sqljs',
+      location: settings.dbPath,
+      autoSave: true,
+      // Demo store: the schema follows the code (plugin entity + custom field). Use migrations in production.
+      synchronize: true,
+      logging: false,
+    },
+    paymentOptions: { paymentMethodHandlers: [] },
+    logger: new DefaultLogger({ level: settings.logLevel }),
+    plugins: [
+      GatewaykitPlugin.init({
+        vendureHost: settings.publicUrl,
+        storefrontOrderUrl: settings.storefrontOrderUrl,
+        // Demo against the sandbox: raw test cards may be saved and charged.
+        allowRawCardData: true,
+      }),
+    ],
+  };
+}

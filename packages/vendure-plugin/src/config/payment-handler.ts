@@ -1,0 +1,88 @@
+import { LanguageCode, Logger, PaymentMethodHandler } from '@vendure/core';
+import { HANDLER_CODE, loggerCtx } from '../constants';
+import { parseMethodArgs } from './method-args';
+import { redeemTicket } from './payment-tickets';
+
+/**
+ * The gateway's PaymentMethodHandler. Payments are started through the plugin's Shop API mutation;
+ * this handler only records results the plugin has already verified (signed callback, signed return,
+ * or a synchronous confirmCharge answer). A direct `addPaymentToOrder` from a shopper is refused,
+ * so nobody can fake a settled payment with forged metadata.
+ */
+export const gatewaykitPaymentHandler = new PaymentMethodHandler({
+  code: HANDLER_CODE,
+  description: [
+    { languageCode: LanguageCode.en, value: 'Card gateway (V2022-03): cards, hosted page, local methods' },
+  ],
+  args: {
+    gatewayNo: { type: 'string', label: [{ languageCode: LanguageCode.en, value: 'Gateway number' }] },
+    signKey: {
+      type: 'string',
+      label: [{ languageCode: LanguageCode.en, value: 'Sign key' }],
+      ui: { component: 'password-form-input' },
+    },
+    environment: {
+      type: 'string',
+      defaultValue: 'test',
+      label: [{ languageCode: LanguageCode.en, value: 'Environment (test, live, custom)' }],
+      ui: {
+        component: 'select-form-input',
+        options: [{ value: 'test' }, { value: 'live' }, { value: 'custom' }],
+      },
+    },
+    baseUrl: {
+      type: 'string',
+      required: false,
+      label: [{ languageCode: LanguageCode.en, value: 'Base URL (environment custom, e.g. the sandbox)' }],
+    },
+    mode: {
+      type: 'string',
+      defaultValue: 'hosted',
+      label: [{ languageCode: LanguageCode.en, value: 'Payment mode' }],
+      ui: {
+        component: 'select-form-input',
+        options: [{ value: 'card' }, { value: 'hosted' }, { value: 'local' }],
+      },
+    },
+    localMethod: {
+      type: 'string',
+      required: false,
+      label: [{ languageCode: LanguageCode.en, value: 'Local method name (mode local), e.g. Alipay' }],
+    },
+  },
+
+  createPayment: (_ctx, order, _amount, args, metadata) => {
+    // Validates again so a broken configuration is reported where it is used.
+    parseMethodArgs(args as Record<string, string>);
+    const verified = redeemTicket(metadata);
+    if (!verified) {
+      Logger.warn(`Refused an unverified payment for order ${order.code}`, loggerCtx);
+      throw new Error('Payments with this method must be started with the gatewaykitStartPayment mutation');
+    }
+    const metadataOut = { ...verified.metadata, public: verified.publicMetadata };
+    if (verified.state === 'Declined') {
+      return {
+        amount: verified.amount,
+        state: 'Declined' as const,
+        errorMessage: verified.errorMessage ?? 'Declined by the gateway',
+        ...(verified.tradeNo ? { transactionId: verified.tradeNo } : {}),
+        metadata: metadataOut,
+      };
+    }
+    return {
+      amount: verified.amount,
+      state: 'Settled' as const,
+      ...(verified.tradeNo ? { transactionId: verified.tradeNo } : {}),
+      metadata: metadataOut,
+    };
+  },
+
+  // The gateway sells in one step (no separate capture): a recorded payment is already settled.
+  settlePayment: () => ({ success: true }),
+
+  // No void endpoint: cancelling only changes Vendure's record (e.g. an admin cancels a declined row).
+  cancelPayment: () => ({ success: true }),
+
+  // No createRefund: the gateway API has no refund operation, so Vendure keeps refunds `Pending`
+  // until an administrator refunds in the gateway's merchant portal and calls `settleRefund`.
+});

@@ -1,0 +1,62 @@
+import { type DeepPartial, VendureEntity } from '@vendure/core';
+import { Column, Entity, Index } from 'typeorm';
+
+export type AttemptStatus = 'started' | 'redirect' | 'pending' | 'unknown' | 'succeeded' | 'failed';
+
+/**
+ * One payment attempt sent to the gateway (one gateway orderNo). It lets callbacks and returns find
+ * their order and channel, carries the amount and currency they must match, and is the database-level
+ * dedupe record: its status only moves forward, through a versioned conditional update.
+ */
+@Entity()
+export class GatewaykitPaymentAttempt extends VendureEntity {
+  constructor(input?: DeepPartial<GatewaykitPaymentAttempt>) {
+    super(input);
+  }
+
+  @Index({ unique: true })
+  @Column({ type: 'varchar', length: 50 })
+  orderNo: string;
+
+  @Column({ type: 'varchar' })
+  orderId: string;
+
+  @Column({ type: 'varchar' })
+  orderCode: string;
+
+  @Column({ type: 'varchar' })
+  channelId: string;
+
+  @Column({ type: 'varchar' })
+  paymentMethodCode: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  mode: string;
+
+  /** Vendure minor units (the amount recorded on the Payment). */
+  @Column({ type: 'integer' })
+  amount: number;
+
+  /** The exact `orderAmount` string sent to the gateway. */
+  @Column({ type: 'varchar', length: 20 })
+  orderAmount: string;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: AttemptStatus;
+
+  @Column({ type: 'varchar', nullable: true })
+  tradeNo: string | null;
+
+  @Column({ type: 'varchar', nullable: true })
+  maskCardNo: string | null;
+
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  message: string | null;
+
+  /** Optimistic-lock counter for the conditional status update. */
+  @Column({ type: 'integer', default: 0 })
+  version: number;
+}

@@ -1,0 +1,92 @@
+import {
+  isGatewayError,
+  outcomeFromCallback,
+  SignatureVerificationError,
+  verifyCallback,
+} from '@gatewaykit/core';
+import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { Logger } from '@vendure/core';
+import type { Response } from 'express';
+import { MethodConfigError } from '../config/method-args';
+import { loggerCtx, ROUTE_PREFIX } from '../constants';
+import { MethodConfigService } from '../service/method-config.service';
+import { PaymentRecorderService } from '../service/payment-recorder.service';
+import { ChannelContextService } from './channel-context.service';
+import type { RequestWithRawBody } from './raw-body.middleware';
+
+/**
+ * Gateway webhook: `POST /payments/gatewaykit/callback/:channelToken/:methodCode`.
+ * Verified with the credentials of that channel's payment method. Answers the plain body `success`
+ * only after the result is committed (or when it is a known duplicate); anything else makes the
+ * gateway retry.
+ */
+@Controller(ROUTE_PREFIX)
+export class GatewaykitCallbackController {
+  constructor(
+    private readonly channels: ChannelContextService,
+    private readonly methods: MethodConfigService,
+    private readonly recorder: PaymentRecorderService,
+  ) {}
+
+  @Post('callback/:channelToken/:methodCode')
+  @HttpCode(200)
+  async callback(
+    @Param('channelToken') channelToken: string,
+    @Param('methodCode') methodCode: string,
+    @Req() req: RequestWithRawBody,
+    @Res() res: Response,
+  ): Promise<void> {
+    const ctx = await this.channels.forToken(channelToken);
+    if (!ctx) {
+      res.status(404).type('text/plain').send('unknown channel');
+      return;
+    }
+    let signKey: string;
+    let gatewayNo: string;
+    try {
+      ({ signKey, gatewayNo } = (await this.methods.resolve(ctx, methodCode)).config);
+    } catch (e) {
+      if (!(e instanceof MethodConfigError)) throw e;
+      res.status(404).type('text/plain').send('unknown payment method');
+      return;
+    }
+    const rawBody = req.rawBody ?? Buffer.alloc(0);
+    let event: ReturnType<typeof verifyCallback>;
+    try {
+      event = verifyCallback({ rawBody, headers: req.headers, gatewayNo, signKey });
+    } catch (e) {
+      if (e instanceof SignatureVerificationError || isGatewayError(e)) {
+        Logger.warn(
+          `Rejected callback for ${channelToken}/${methodCode}: ${(e as Error).message}`,
+          loggerCtx,
+        );
+        res.status(401).type('text/plain').send('invalid signature');
+        return;
+      }
+      throw e;
+    }
+    const outcome = outcomeFromCallback(event);
+    if (!outcome) {
+      // Refund and chargeback notices: nothing to record on the order automatically.
+      Logger.info(`Callback ${event.type} for ${event.data.orderNo ?? '?'} acknowledged`, loggerCtx);
+      res.type('text/plain').send('success');
+      return;
+    }
+    try {
+      const result = await this.recorder.record(ctx, outcome.orderNo, outcome);
+      if (result.kind === 'unknown-order') {
+        res.status(404).type('text/plain').send('unknown order');
+        return;
+      }
+      // Recorded, duplicate, or a mismatch already logged with an order note: stop the retries.
+      res.type('text/plain').send('success');
+    } catch (e) {
+      Logger.error(
+        `Callback for ${outcome.orderNo} failed: ${(e as Error).message}`,
+        loggerCtx,
+        (e as Error).stack,
+      );
+      res.status(500).type('text/plain').send('error');
+    }
+  }
+}

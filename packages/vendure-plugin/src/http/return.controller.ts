@@ -1,0 +1,69 @@
+import { outcomeFromReturn, SignatureVerificationError, verifyReturn } from '@gatewaykit/core';
+import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
+import { Logger } from '@vendure/core';
+import type { Request, Response } from 'express';
+import { MethodConfigError } from '../config/method-args';
+import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx, ROUTE_PREFIX } from '../constants';
+import { MethodConfigService } from '../service/method-config.service';
+import { PaymentRecorderService } from '../service/payment-recorder.service';
+import type { GatewaykitPluginOptions } from '../types';
+import { ChannelContextService } from './channel-context.service';
+
+/**
+ * Shopper's return from the hosted page / 3-D Secure / local method:
+ * `GET /payments/gatewaykit/return/:channelToken/:methodCode?<signed fields>`. A verified return is
+ * as trustworthy as the callback, so it records the result the same way (whichever comes first wins,
+ * the other is a duplicate), then redirects to the storefront's order page.
+ */
+@Controller(ROUTE_PREFIX)
+export class GatewaykitReturnController {
+  constructor(
+    private readonly channels: ChannelContextService,
+    private readonly methods: MethodConfigService,
+    private readonly recorder: PaymentRecorderService,
+    @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
+  ) {}
+
+  @Get('return/:channelToken/:methodCode')
+  async return(
+    @Param('channelToken') channelToken: string,
+    @Param('methodCode') methodCode: string,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
+    const ctx = await this.channels.forToken(channelToken);
+    if (!ctx) {
+      res.status(404).type('text/plain').send('unknown channel');
+      return;
+    }
+    let signKey: string;
+    try {
+      ({ signKey } = (await this.methods.resolve(ctx, methodCode)).config);
+    } catch (e) {
+      if (!(e instanceof MethodConfigError)) throw e;
+      res.status(404).type('text/plain').send('unknown payment method');
+      return;
+    }
+    const query = new URL(req.originalUrl, 'http://x').searchParams;
+    let fields: ReturnType<typeof verifyReturn>;
+    try {
+      fields = verifyReturn({ query, signKey });
+    } catch (e) {
+      if (!(e instanceof SignatureVerificationError)) throw e;
+      Logger.warn(`Rejected return for ${channelToken}/${methodCode}: ${e.message}`, loggerCtx);
+      res.status(400).type('text/plain').send('invalid return signature');
+      return;
+    }
+    const outcome = outcomeFromReturn(fields);
+    const result = await this.recorder.record(ctx, outcome.orderNo, outcome);
+    if (result.kind === 'unknown-order') {
+      res.status(404).type('text/plain').send('unknown order');
+      return;
+    }
+    const target = new URL(
+      this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(result.attempt.orderCode)),
+    );
+    target.searchParams.set('payment', outcome.status);
+    res.redirect(303, target.toString());
+  }
+}

@@ -1,0 +1,12 @@
+export {
+  type MethodConfig,
+  MethodConfigError,
+  type PaymentMode,
+  parseMethodArgs,
+} from './config/method-args';
+export { gatewaykitPaymentHandler } from './config/payment-handler';
+export { HANDLER_CODE, ROUTE_PREFIX } from './constants';
+export { type AttemptStatus, GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
+export { GatewaykitPlugin } from './plugin';
+export { vendureAmountToOrderAmount } from './service/vendure-money';
+export type { GatewaykitPluginOptions } from './types';

@@ -1,0 +1,79 @@
+import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
+import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
+import { shopApiSchema } from './api/shop-schema';
+import { MethodArgsSubscriber } from './config/method-args.subscriber';
+import { gatewaykitPaymentHandler } from './config/payment-handler';
+import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
+import { GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
+import { GatewaykitCallbackController } from './http/callback.controller';
+import { ChannelContextService } from './http/channel-context.service';
+import { rawBodyMiddleware } from './http/raw-body.middleware';
+import { GatewaykitReturnController } from './http/return.controller';
+import { CheckoutService } from './service/checkout.service';
+import { MethodConfigService } from './service/method-config.service';
+import { PaymentRecorderService } from './service/payment-recorder.service';
+import { RefundNoteService } from './service/refund-note.service';
+import { SavedCardService } from './service/saved-card.service';
+import type { GatewaykitPluginOptions } from './types';
+
+/**
+ * Card gateway (API V2022-03) for Vendure 3.7: hosted page, local methods, cards and saved cards.
+ *
+ * ```ts
+ * plugins: [GatewaykitPlugin.init({ vendureHost: 'https://shop.example.com',
+ *   storefrontOrderUrl: 'https://store.example.com/order/{code}' })]
+ * ```
+ * Then create a PaymentMethod with the `gatewaykit` handler per channel (credentials are its args).
+ */
+@VendurePlugin({
+  imports: [PluginCommonModule],
+  entities: [GatewaykitPaymentAttempt],
+  controllers: [GatewaykitCallbackController, GatewaykitReturnController],
+  providers: [
+    { provide: GATEWAYKIT_PLUGIN_OPTIONS, useFactory: () => GatewaykitPlugin.options },
+    ChannelContextService,
+    MethodConfigService,
+    PaymentRecorderService,
+    SavedCardService,
+    CheckoutService,
+    RefundNoteService,
+    MethodArgsSubscriber,
+  ],
+  shopApiExtensions: {
+    schema: shopApiSchema,
+    resolvers: [GatewaykitShopResolver, GatewaykitPaymentResultResolver],
+  },
+  configuration: (config) => {
+    config.paymentOptions.paymentMethodHandlers.push(gatewaykitPaymentHandler);
+    config.apiOptions.middleware.push({
+      route: `/${ROUTE_PREFIX}/callback`,
+      handler: rawBodyMiddleware,
+      beforeListen: true,
+    });
+    config.customFields.Customer.push({
+      name: 'gatewaykitCustomerId',
+      type: 'string',
+      nullable: true,
+      public: false,
+      readonly: true,
+      label: [{ languageCode: 'en' as never, value: 'Gateway customer id' }],
+    });
+    return config;
+  },
+  dashboard: '../dashboard/index.tsx',
+  compatibility: '^3.7.0',
+})
+// biome-ignore lint/complexity/noStaticOnlyClass: Vendure's plugin pattern (decorated class + static init).
+export class GatewaykitPlugin {
+  static options: GatewaykitPluginOptions;
+
+  static init(options: GatewaykitPluginOptions): Type<GatewaykitPlugin> {
+    if (!/^https?:\/\//.test(options.vendureHost))
+      throw new Error('GatewaykitPlugin: vendureHost must be an http(s) URL');
+    if (!options.storefrontOrderUrl.includes('{code}')) {
+      throw new Error('GatewaykitPlugin: storefrontOrderUrl must contain {code}');
+    }
+    GatewaykitPlugin.options = options;
+    return GatewaykitPlugin;
+  }
+}

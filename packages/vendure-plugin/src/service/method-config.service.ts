@@ -1,0 +1,54 @@
+import { GatewayClient } from '@gatewaykit/core';
+import { Inject, Injectable } from '@nestjs/common';
+import { PaymentMethod, RequestContext, TransactionalConnection } from '@vendure/core';
+import { argsToRecord, MethodConfig, MethodConfigError, parseMethodArgs } from '../config/method-args';
+import { GATEWAYKIT_PLUGIN_OPTIONS, HANDLER_CODE } from '../constants';
+import type { GatewaykitPluginOptions } from '../types';
+
+export interface ResolvedMethod {
+  method: PaymentMethod;
+  config: MethodConfig;
+  client: GatewayClient;
+}
+
+/**
+ * Loads a gateway PaymentMethod of the context's channel and its credentials. Credentials are per
+ * PaymentMethod, so each channel talks to the gateway (and verifies callbacks) with its own key.
+ */
+@Injectable()
+export class MethodConfigService {
+  private readonly clients = new Map<string, GatewayClient>();
+
+  constructor(
+    private readonly connection: TransactionalConnection,
+    @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
+  ) {}
+
+  async resolve(ctx: RequestContext, code: string): Promise<ResolvedMethod> {
+    const method = await this.connection.getRepository(ctx, PaymentMethod).findOne({
+      where: { code, channels: { id: ctx.channelId } },
+      relations: ['channels'],
+    });
+    if (!method || method.handler.code !== HANDLER_CODE) {
+      throw new MethodConfigError(`No gateway payment method "${code}" in this channel`);
+    }
+    if (!method.enabled) throw new MethodConfigError(`Payment method "${code}" is disabled`);
+    const config = parseMethodArgs(argsToRecord(method.handler.args));
+    return { method, config, client: this.clientFor(config) };
+  }
+
+  private clientFor(config: MethodConfig): GatewayClient {
+    const key = JSON.stringify([config.gatewayNo, config.signKey, config.target]);
+    let client = this.clients.get(key);
+    if (!client) {
+      client = new GatewayClient({
+        gatewayNo: config.gatewayNo,
+        signKey: config.signKey,
+        ...config.target,
+        ...(this.options.gatewayTimeoutMs ? { timeoutMs: this.options.gatewayTimeoutMs } : {}),
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+}

@@ -1,0 +1,49 @@
+import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import {
+  EventBus,
+  Logger,
+  OrderService,
+  PaymentMethod,
+  RefundStateTransitionEvent,
+  TransactionalConnection,
+} from '@vendure/core';
+import { HANDLER_CODE, loggerCtx } from '../constants';
+
+/**
+ * The gateway API has no refund operation, so the handler has no createRefund and Vendure leaves each
+ * refund `Pending`. This adds an order history note telling the admin to refund in the merchant portal
+ * and then settle the refund (Admin API `settleRefund`).
+ */
+@Injectable()
+export class RefundNoteService implements OnApplicationBootstrap {
+  constructor(
+    private readonly eventBus: EventBus,
+    private readonly connection: TransactionalConnection,
+    private readonly orderService: OrderService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    this.eventBus.ofType(RefundStateTransitionEvent).subscribe((event) => {
+      if (event.toState !== 'Pending') return;
+      this.note(event).catch((e: Error) => Logger.error(`Refund note failed: ${e.message}`, loggerCtx));
+    });
+  }
+
+  private async note(event: RefundStateTransitionEvent): Promise<void> {
+    const { ctx, refund, order } = event;
+    const payment = order.payments?.find((p) => p.id === refund.paymentId);
+    const methodCode = payment?.method;
+    if (!methodCode) return;
+    const method = await this.connection
+      .getRepository(ctx, PaymentMethod)
+      .findOne({ where: { code: methodCode } });
+    if (method?.handler.code !== HANDLER_CODE) return;
+    await this.orderService.addNoteToOrder(ctx, {
+      id: order.id,
+      isPublic: false,
+      note:
+        `Refund ${refund.id} (${refund.total} minor units) is pending: the gateway has no refund API. ` +
+        `Refund trade ${payment?.transactionId ?? '?'} in the gateway's merchant portal, then settle the refund here.`,
+    });
+  }
+}

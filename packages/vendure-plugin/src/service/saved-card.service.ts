@@ -1,0 +1,156 @@
+import type { RawCard } from '@gatewaykit/core';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  Customer,
+  CustomerService,
+  ForbiddenError,
+  RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
+import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
+import type { GatewaykitPluginOptions } from '../types';
+import { MethodConfigService, type ResolvedMethod } from './method-config.service';
+
+export interface SavedCard {
+  id: string;
+  customerId: string;
+  brand: string | null;
+  last4: string | null;
+  maskCardNo: string;
+}
+
+export interface SaveCardAddress {
+  line1: string;
+  city: string;
+  countryCode: string;
+  postalCode?: string | null;
+  province?: string | null;
+}
+
+/**
+ * Saved cards of the logged-in customer. The gateway customer id lives in a Customer custom field
+ * that the Shop API can neither read nor write; every card operation first checks that the card is
+ * attached to that customer, so another customer's card can never be listed, charged or removed.
+ */
+@Injectable()
+export class SavedCardService {
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly customerService: CustomerService,
+    private readonly methods: MethodConfigService,
+    @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
+  ) {}
+
+  async list(ctx: RequestContext, methodCode: string): Promise<SavedCard[]> {
+    const resolved = await this.methods.resolve(ctx, methodCode);
+    const customer = await this.activeCustomer(ctx);
+    const customerId = customer.customFields.gatewaykitCustomerId;
+    return customerId ? this.cardsOf(resolved, customerId) : [];
+  }
+
+  async findOwnedCard(
+    ctx: RequestContext,
+    resolved: ResolvedMethod,
+    cardId: string,
+  ): Promise<SavedCard | undefined> {
+    const customer = await this.activeCustomer(ctx);
+    const customerId = customer.customFields.gatewaykitCustomerId;
+    if (!customerId) return undefined;
+    return (await this.cardsOf(resolved, customerId)).find((c) => c.id === cardId);
+  }
+
+  /** PCI opt-in: stores a card at the gateway for the logged-in customer. Card data is never kept here. */
+  async save(
+    ctx: RequestContext,
+    methodCode: string,
+    card: RawCard,
+    address: SaveCardAddress,
+  ): Promise<SavedCard> {
+    if (!this.options.allowRawCardData) {
+      throw new ForbiddenError();
+    }
+    const resolved = await this.methods.resolve(ctx, methodCode);
+    const customer = await this.activeCustomer(ctx);
+    const customerId = await this.gatewayCustomerId(ctx, resolved, customer);
+    const created = await resolved.client.paymentMethods.create({
+      customerId,
+      card,
+      billingDetail: {
+        firstName: customer.firstName || 'Customer',
+        lastName: customer.lastName || 'Customer',
+        email: customer.emailAddress,
+        phone: customer.phoneNumber && customer.phoneNumber.length >= 2 ? customer.phoneNumber : '00',
+        address: {
+          line1: address.line1,
+          city: address.city,
+          country: address.countryCode.toUpperCase(),
+          ...(address.postalCode ? { postalCode: address.postalCode } : {}),
+          ...(address.province ? { state: address.province } : {}),
+        },
+      },
+    });
+    const id = created.customerPaymentMethodId;
+    const saved = (await this.cardsOf(resolved, customerId)).find((c) => c.id === id);
+    return (
+      saved ?? {
+        id,
+        customerId,
+        brand: null,
+        last4: card.cardNo.slice(-4),
+        maskCardNo: `***${card.cardNo.slice(-4)}`,
+      }
+    );
+  }
+
+  async remove(ctx: RequestContext, methodCode: string, cardId: string): Promise<boolean> {
+    const resolved = await this.methods.resolve(ctx, methodCode);
+    const owned = await this.findOwnedCard(ctx, resolved, cardId);
+    if (!owned) return false;
+    await resolved.client.paymentMethods.detach(owned.id);
+    return true;
+  }
+
+  private async cardsOf(resolved: ResolvedMethod, customerId: string): Promise<SavedCard[]> {
+    const cards = await resolved.client.paymentMethods.list(customerId);
+    return cards
+      .filter((pm) => !pm.customerId || pm.customerId === customerId)
+      .map((pm) => {
+        const last4 = pm.card?.last4 ?? null;
+        return {
+          id: pm.customerPaymentMethodId,
+          customerId,
+          brand: pm.card?.brand ?? null,
+          last4,
+          maskCardNo: `***${last4 ?? ''}`,
+        };
+      });
+  }
+
+  private async activeCustomer(ctx: RequestContext): Promise<Customer> {
+    if (!ctx.activeUserId) throw new ForbiddenError();
+    const customer = await this.customerService.findOneByUserId(ctx, ctx.activeUserId);
+    if (!customer) throw new ForbiddenError();
+    return customer;
+  }
+
+  /** Lookup-or-create of the gateway customer, for logged-in customers only. */
+  private async gatewayCustomerId(
+    ctx: RequestContext,
+    resolved: ResolvedMethod,
+    customer: Customer,
+  ): Promise<string> {
+    const existing = customer.customFields.gatewaykitCustomerId;
+    if (existing) return existing;
+    const created = await resolved.client.customers.create({
+      email: customer.emailAddress,
+      firstName: customer.firstName || 'Customer',
+      lastName: customer.lastName || 'Customer',
+      description: `Vendure customer ${customer.id}`,
+    });
+    customer.customFields.gatewaykitCustomerId = created.customerId;
+    await this.connection.getRepository(ctx, Customer).update(customer.id, {
+      customFields: { gatewaykitCustomerId: created.customerId },
+    });
+    return created.customerId;
+  }
+}
