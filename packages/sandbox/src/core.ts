@@ -1,0 +1,24 @@
+/**
+ * The one seam to @gatewaykit/core. The sandbox must speak exactly the wire protocol the client
+ * speaks, so signing, codes, schemas and the operations table all come from core, never copies.
+ */
+export {
+  checkoutPaymentRequestSchema,
+  confirmChargeRequestSchema,
+  createCustomerRequestSchema,
+  createPaymentMethodRequestSchema,
+  ERROR_CODES,
+  GATEWAY_API_VERSION,
+  LOCAL_PAYMENT_METHODS,
+  listCustomersQuerySchema,
+  localPaymentRequestSchema,
+  normalizeLocalPaymentMethod,
+  OPERATIONS,
+  phpJsonEncode,
+  RETURN_FIELD_NAMES,
+  safeEqualHex,
+  signCallback,
+  signRequest,
+  signReturn,
+  updatePaymentMethodRequestSchema,
+} from '@gatewaykit/core';

@@ -1,0 +1,30 @@
+/** Identifier formats of the gateway: cus_/pm_ + 19 digits, tradeNo ≤ 32 chars (reference/gateway.md §8). */
+import { randomBytes, randomUUID } from 'node:crypto';
+
+let sequence = 0;
+// Starts at a random point so two sandbox runs in one second rarely hand out the same tradeNo.
+let tradeSequence = randomBytes(3).readUIntBE(0, 3);
+
+/** 19 digits: 13 of real milliseconds + a 6-digit rolling sequence, unique within one process. */
+function nineteenDigits(): string {
+  sequence = (sequence + 1) % 1_000_000;
+  return `${Date.now()}${String(sequence).padStart(6, '0')}`;
+}
+
+export const newCustomerId = (): string => `cus_${nineteenDigits()}`;
+export const newPaymentMethodId = (): string => `pm_${nineteenDigits()}`;
+
+/** Like the gateway's example `2022041810092544882449`: yyyyMMddHHmmss + 8 digits (22 chars). */
+export function newTradeNo(virtualNow: number): string {
+  const stamp = new Date(virtualNow).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  tradeSequence = (tradeSequence + 1) % 100_000_000;
+  return `${stamp}${String(tradeSequence).padStart(8, '0')}`;
+}
+
+/** Same shape as the official SDK v1.4+: uppercase UUID. */
+export const newRequestId = (): string => randomUUID().toUpperCase();
+
+/** Opaque short id for log entries, deliveries and fault rules. */
+export function newShortId(prefix: string): string {
+  return `${prefix}_${randomBytes(6).toString('hex')}`;
+}

@@ -1,0 +1,24 @@
+/** @gatewaykit/sandbox: a stateful local emulator of the card gateway API V2022-03. */
+
+export {
+  type CallbackAttempt,
+  type CallbackChaos,
+  type CallbackDelivery,
+  type CallbackType,
+  type DeliveryState,
+  MAX_ATTEMPTS,
+  RETRY_SCHEDULE_MS,
+} from './callbacks.js';
+export { type CardBehaviour, TEST_CARDS, type TestCard } from './cards.js';
+export type { SandboxState } from './control.js';
+export { FAULT_KINDS, type FaultInput, type FaultKind, type FaultRule } from './faults.js';
+export { DUPLICATE_ORDER_CODE } from './replies.js';
+export {
+  DEFAULT_MERCHANT,
+  type Sandbox,
+  type SandboxClock,
+  type SandboxOptions,
+  startSandbox,
+} from './server.js';
+export type { Merchant } from './signature-check.js';
+export type { CustomerRecord, OrderRecord, PaymentMethodRecord, RequestLogEntry } from './store.js';

@@ -1,0 +1,92 @@
+/** Operations 2–7: stored payment methods (API.md §2.3, reference/gateway.md §8.2). */
+import type { z } from 'zod';
+import { summarizeCard } from '../cards.js';
+import type { SandboxContext } from '../context.js';
+import type { createPaymentMethodRequestSchema, updatePaymentMethodRequestSchema } from '../core.js';
+import { newPaymentMethodId } from '../ids.js';
+import { notFound } from '../replies.js';
+import type { PaymentMethodRecord } from '../store.js';
+import { findCustomer, gatewayTimestamp } from './customers.js';
+
+/** The payment method structure of create, update, retrieve, attach (and detach, and list items). */
+export function paymentMethodView(method: PaymentMethodRecord) {
+  return {
+    customerPaymentMethodId: method.customerPaymentMethodId,
+    customerId: method.customerId,
+    card: { ...method.card },
+    billingDetail: method.billingDetail,
+    created: method.created,
+  };
+}
+
+export function findPaymentMethod(
+  context: SandboxContext,
+  gatewayNo: string,
+  id: string,
+): PaymentMethodRecord {
+  const method = context.store.paymentMethods.get(id);
+  if (!method || method.gatewayNo !== gatewayNo) throw notFound('customerPaymentMethodId', id);
+  return method;
+}
+
+export function createPaymentMethod(
+  context: SandboxContext,
+  gatewayNo: string,
+  body: z.output<typeof createPaymentMethodRequestSchema>,
+) {
+  if (body.customerId) findCustomer(context, gatewayNo, body.customerId);
+  // The number is looked at here, once; only brand, last4, mask and the test behaviour are kept.
+  const summary = summarizeCard(body.card.cardNo);
+  const method: PaymentMethodRecord = {
+    gatewayNo,
+    customerPaymentMethodId: newPaymentMethodId(),
+    customerId: body.customerId ?? null,
+    card: { brand: summary.brand, last4: summary.last4 },
+    maskCardNo: summary.maskCardNo,
+    behaviour: summary.behaviour,
+    billingDetail: body.billingDetail,
+    created: gatewayTimestamp(context.clock.now()),
+  };
+  context.store.paymentMethods.set(method.customerPaymentMethodId, method);
+  return paymentMethodView(method);
+}
+
+export function updatePaymentMethod(
+  context: SandboxContext,
+  gatewayNo: string,
+  body: z.output<typeof updatePaymentMethodRequestSchema>,
+) {
+  const method = findPaymentMethod(context, gatewayNo, body.customerPaymentMethodId);
+  method.billingDetail = body.billingDetail;
+  return paymentMethodView(method);
+}
+
+export function retrievePaymentMethod(context: SandboxContext, gatewayNo: string, id: string) {
+  return paymentMethodView(findPaymentMethod(context, gatewayNo, id));
+}
+
+/** `data` is an array, as the official plugins read it. */
+export function listPaymentMethods(context: SandboxContext, gatewayNo: string, customerId: string) {
+  findCustomer(context, gatewayNo, customerId);
+  return [...context.store.paymentMethods.values()]
+    .filter((method) => method.gatewayNo === gatewayNo && method.customerId === customerId)
+    .map(paymentMethodView);
+}
+
+export function attachPaymentMethod(
+  context: SandboxContext,
+  gatewayNo: string,
+  id: string,
+  customerId: string,
+) {
+  const method = findPaymentMethod(context, gatewayNo, id);
+  findCustomer(context, gatewayNo, customerId);
+  method.customerId = customerId;
+  return paymentMethodView(method);
+}
+
+export function detachPaymentMethod(context: SandboxContext, gatewayNo: string, id: string) {
+  const method = findPaymentMethod(context, gatewayNo, id);
+  method.customerId = null;
+  return paymentMethodView(method);
+}

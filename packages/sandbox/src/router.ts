@@ -1,0 +1,74 @@
+/**
+ * Routes `/V2022-03/...` requests with core's OPERATIONS table, so the client and the sandbox can
+ * never disagree on a path, its parameters or its method.
+ */
+import { GATEWAY_API_VERSION, OPERATIONS } from './core.js';
+
+export type Operation = (typeof OPERATIONS)[number];
+export type OperationName = Operation['name'];
+
+interface CompiledRoute {
+  operation: Operation;
+  pattern: RegExp;
+}
+
+export const API_PREFIX = `/${GATEWAY_API_VERSION}`;
+
+function compile(operation: Operation): CompiledRoute {
+  const source = operation.path
+    .split('/')
+    .map((segment) =>
+      /^\{\w+\}$/.test(segment) ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+    )
+    .join('/');
+  return { operation, pattern: new RegExp(`^${source}/?$`) };
+}
+
+const ROUTES: readonly CompiledRoute[] = OPERATIONS.map(compile);
+
+export type RouteMatch =
+  | { kind: 'operation'; operation: Operation; pathParams: Record<string, string> }
+  | { kind: 'wrong-method'; allowed: string[] }
+  | { kind: 'unknown' };
+
+/** `path` is below the version prefix, e.g. `/customers/cus_1`. Fixed segments beat parameters. */
+export function matchRoute(method: string, path: string): RouteMatch {
+  const allowed: string[] = [];
+  let best: { route: CompiledRoute; values: string[]; fixed: number } | undefined;
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    if (route.operation.method !== method) {
+      allowed.push(route.operation.method);
+      continue;
+    }
+    const fixed = route.operation.path
+      .split('/')
+      .filter((segment) => segment && !segment.startsWith('{')).length;
+    if (!best || fixed > best.fixed) best = { route, values: match.slice(1), fixed };
+  }
+  if (!best) return allowed.length > 0 ? { kind: 'wrong-method', allowed } : { kind: 'unknown' };
+  const pathParams: Record<string, string> = {};
+  try {
+    best.route.operation.pathParams.forEach((name, index) => {
+      pathParams[name] = decodeURIComponent(best.values[index] ?? '');
+    });
+  } catch {
+    return { kind: 'unknown' };
+  }
+  return { kind: 'operation', operation: best.route.operation, pathParams };
+}
+
+/** Resolves a fault target: an operation name, its path (with or without the version prefix) or `*`. */
+export function resolveOperationName(target: string): OperationName | '*' | undefined {
+  if (target === '*') return '*';
+  const byName = OPERATIONS.find((operation) => operation.name === target);
+  if (byName) return byName.name;
+  // Accepts `/customers/{customerId}` or, where one path has two methods, `GET /customers`.
+  const [method, rawPath = ''] = target.includes(' ') ? target.split(' ', 2) : [undefined, target];
+  const path = rawPath.startsWith(API_PREFIX) ? rawPath.slice(API_PREFIX.length) : rawPath;
+  const byPath = OPERATIONS.filter(
+    (operation) => operation.path === path && (!method || operation.method === method.toUpperCase()),
+  );
+  return byPath.length === 1 ? byPath[0]?.name : undefined;
+}

@@ -1,0 +1,365 @@
+/**
+ * The HTTP server: `/V2022-03/*` is the gateway API, `/pay/*` the hosted pages, `/_sandbox/*` the
+ * control API and `/` (or `/_sandbox/`) the dashboard. `startSandbox` runs it in-process.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type CallbackChaos, type CallbackDelivery, CallbackEngine } from './callbacks.js';
+import { VirtualClock } from './clock.js';
+import type { SandboxContext } from './context.js';
+import { handleControl, moveClock, resetSandbox, type SandboxState, stateDump } from './control.js';
+import { ERROR_CODES } from './core.js';
+import { renderDashboard } from './dashboard.js';
+import { type FaultInput, FaultRegistry, type FaultRule } from './faults.js';
+import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
+import { newShortId } from './ids.js';
+import { runOperation } from './operations/index.js';
+import { handlePage } from './pages.js';
+import { redactBody } from './redact.js';
+import { type Envelope, GatewayReply, success } from './replies.js';
+import { API_PREFIX, matchRoute } from './router.js';
+import { type Merchant, RequestIdRegistry, verifyRequest } from './signature-check.js';
+import { type OrderRecord, type RequestLogEntry, SandboxStore } from './store.js';
+
+export const DEFAULT_MERCHANT: Merchant = { gatewayNo: '12345678', signKey: 'sandbox-sign-key' };
+
+export interface SandboxOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Default 127.0.0.1: the sandbox is not meant to be reachable from other machines. */
+  host?: string;
+  /** gateway-no / signKey pairs accepted; default one: 12345678 / sandbox-sign-key. */
+  merchants?: Merchant[];
+  /**
+   * Factor compressing virtual waits into real time: the callback retry schedule (15 s … 2 h) and the
+   * pending card's settlement. Default 1/1000 (a 15 s retry takes 15 ms); the CLI defaults to 1.
+   */
+  callbackTimeScale?: number;
+  /** Base URL for redirectUrls (when the sandbox is reached through another host name). */
+  publicUrl?: string;
+  /** Virtual delay before the pending test card succeeds (default 5000 ms, compressed like retries). */
+  pendingDelayMs?: number;
+  /** Per-attempt timeout of callback POSTs in real ms (default 10000). */
+  callbackTimeoutMs?: number;
+}
+
+export interface SandboxClock {
+  now(): number;
+  readonly offsetMs: number;
+  setOffset(offsetMs: number): void;
+  advance(ms: number): void;
+}
+
+export interface Sandbox {
+  /** e.g. `http://127.0.0.1:8600`, without `/V2022-03`: pass it as core's `baseUrl`. */
+  url: string;
+  /** `url` + `/V2022-03`. */
+  apiUrl: string;
+  /** Base of redirectUrls (publicUrl option, or `url`). */
+  publicUrl: string;
+  merchants: readonly Merchant[];
+  /** The first merchant's credentials, for the common single-merchant case. */
+  gatewayNo: string;
+  signKey: string;
+  clock: SandboxClock;
+  close(): Promise<void>;
+  reset(): void;
+  state(): SandboxState;
+  /** The latest order of an orderNo (any merchant), or by tradeNo. */
+  order(orderNoOrTradeNo: string): OrderRecord | undefined;
+  requests(): readonly RequestLogEntry[];
+  addFault(input: FaultInput): FaultRule;
+  clearFaults(): void;
+  faults(): readonly FaultRule[];
+  setClock(input: { offsetMs?: number; advanceMs?: number }): void;
+  callbacks(): readonly CallbackDelivery[];
+  redeliver(id: string): Promise<CallbackDelivery | undefined>;
+  setChaos(chaos: CallbackChaos): CallbackChaos;
+  /** Polls the delivery log until `predicate` holds (default timeout 5 s). */
+  waitForCallbacks(
+    predicate: (deliveries: readonly CallbackDelivery[]) => boolean,
+    timeoutMs?: number,
+  ): Promise<readonly CallbackDelivery[]>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+class SandboxServer {
+  readonly context: SandboxContext;
+  private readonly hanging = new Set<ServerResponse>();
+  private baseUrl = '';
+
+  constructor(
+    merchants: readonly Merchant[],
+    private readonly options: SandboxOptions,
+  ) {
+    const clock = new VirtualClock();
+    const merchantMap = new Map(merchants.map((merchant) => [merchant.gatewayNo, merchant]));
+    const timeScale = options.callbackTimeScale ?? 1 / 1000;
+    this.context = {
+      store: new SandboxStore(),
+      clock,
+      callbacks: new CallbackEngine({
+        clock,
+        merchants: merchantMap,
+        timeScale,
+        attemptTimeoutMs: options.callbackTimeoutMs ?? 10_000,
+      }),
+      faults: new FaultRegistry(),
+      requestIds: new RequestIdRegistry(clock),
+      merchants: merchantMap,
+      publicUrl: () => this.publicUrl,
+      pendingDelayMs: options.pendingDelayMs ?? 5000,
+      timeScale,
+    };
+  }
+
+  get publicUrl(): string {
+    return (this.options.publicUrl ?? this.baseUrl).replace(/\/+$/, '');
+  }
+
+  set url(value: string) {
+    this.baseUrl = value;
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://sandbox.local');
+    let raw: Buffer;
+    try {
+      raw = await readBody(request);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError && !response.headersSent)
+        sendJson(response, 413, { error: error.message });
+      return;
+    }
+    const rawBody = raw.toString('utf8');
+    const path = url.pathname;
+    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))
+      return this.handleApi(request, response, url, rawBody);
+    const page = /^\/pay\/(3ds|checkout|local)\/([^/]+)\/?$/.exec(path);
+    if (page)
+      return handlePage(
+        this.context,
+        request,
+        response,
+        page[1] ?? '',
+        decodeURIComponent(page[2] ?? ''),
+        rawBody,
+      );
+    if ((path === '/' || path === '/_sandbox' || path === '/_sandbox/') && request.method === 'GET') {
+      return sendHtml(response, 200, renderDashboard(this.context, this.baseUrl));
+    }
+    if (path.startsWith('/_sandbox/')) return handleControl(this.context, request, response, url, rawBody);
+    // Anything else is a wrong gateway URL, answered the gateway's way.
+    this.log(
+      request,
+      url,
+      rawBody,
+      Date.now(),
+      new GatewayReply(ERROR_CODES.URL, `no route ${path}`).toEnvelope(),
+    );
+    sendJson(response, 200, new GatewayReply(ERROR_CODES.URL, `no route ${path}`).toEnvelope());
+  }
+
+  private async handleApi(request: IncomingMessage, response: ServerResponse, url: URL, rawBody: string) {
+    const started = Date.now();
+    const method = request.method ?? 'GET';
+    const match = matchRoute(method, url.pathname.slice(API_PREFIX.length) || '/');
+    if (match.kind !== 'operation') {
+      const reply = new GatewayReply(
+        ERROR_CODES.URL,
+        match.kind === 'wrong-method'
+          ? `use ${match.allowed.join(' or ')} for ${url.pathname}`
+          : `no route ${url.pathname}`,
+      ).toEnvelope();
+      this.log(request, url, rawBody, started, reply);
+      return sendJson(response, 200, reply);
+    }
+    const operation = match.operation;
+    const fault = this.context.faults.take(operation.name);
+    if (fault?.kind === 'latency') await sleep(fault.ms);
+    if (fault?.kind === 'hang') {
+      // Never answered; the socket stays open until the client gives up or the sandbox closes.
+      this.hanging.add(response);
+      response.once('close', () => this.hanging.delete(response));
+      this.log(request, url, rawBody, started, undefined, operation.name, 'hang');
+      return;
+    }
+    if (fault?.kind === 'reset') {
+      this.log(request, url, rawBody, started, undefined, operation.name, 'reset');
+      request.socket.resetAndDestroy();
+      return;
+    }
+    if (fault?.kind === '5xx') {
+      this.log(request, url, rawBody, started, undefined, operation.name, '5xx', fault.status);
+      response.writeHead(fault.status, { 'content-type': 'text/html; charset=utf-8' });
+      response.end(`<html><body><h1>${fault.status} Service Unavailable</h1></body></html>`);
+      return;
+    }
+
+    let envelope: Envelope;
+    let gatewayNo: string | undefined;
+    try {
+      const merchant = verifyRequest(
+        {
+          headers: request.headers,
+          pathParams: match.pathParams,
+          query: Object.fromEntries(url.searchParams),
+          rawBody,
+        },
+        this.context.merchants,
+        this.context.clock,
+        this.context.requestIds,
+      );
+      gatewayNo = merchant.gatewayNo;
+      envelope = success(
+        runOperation(operation.name, this.context, {
+          gatewayNo,
+          pathParams: match.pathParams,
+          query: Object.fromEntries(url.searchParams),
+          rawBody,
+        }),
+      );
+    } catch (error) {
+      if (error instanceof GatewayReply) envelope = error.toEnvelope();
+      else {
+        console.error('[gatewaykit-sandbox] unexpected error in', operation.name, error);
+        envelope = new GatewayReply(ERROR_CODES.GENERIC).toEnvelope();
+      }
+    }
+    this.log(request, url, rawBody, started, envelope, operation.name, fault?.kind);
+
+    const body = JSON.stringify(envelope);
+    if (fault?.kind === 'commit-then-drop') {
+      // The work is done (state and callback); the client never learns it.
+      request.socket.destroy();
+      return;
+    }
+    if (fault?.kind === 'truncated') {
+      response.writeHead(200, { 'content-type': 'application/json;charset=UTF-8' });
+      response.end(body.slice(0, Math.max(1, Math.floor(body.length / 2))));
+      return;
+    }
+    response.writeHead(200, {
+      'content-type': 'application/json;charset=UTF-8',
+      'content-length': Buffer.byteLength(body),
+      ...(gatewayNo ? { 'gateway-no': gatewayNo } : {}),
+      'response-id': header(request, 'request-id') ?? '',
+      'response-time': String(this.context.clock.now()),
+    });
+    response.end(body);
+  }
+
+  private log(
+    request: IncomingMessage,
+    url: URL,
+    rawBody: string,
+    started: number,
+    envelope: Envelope | undefined,
+    operation?: string,
+    fault?: string,
+    httpStatus?: number,
+  ): void {
+    this.context.store.logRequest({
+      id: newShortId('req'),
+      at: new Date(this.context.clock.now()).toISOString(),
+      method: request.method ?? 'GET',
+      path: `${url.pathname}${url.search}`,
+      operation,
+      gatewayNo: header(request, 'gateway-no'),
+      requestId: header(request, 'request-id'),
+      requestTime: header(request, 'request-time'),
+      body: redactBody(rawBody),
+      code: envelope?.code,
+      message: envelope?.message,
+      fault,
+      httpStatus: httpStatus ?? (envelope ? 200 : undefined),
+      durationMs: Date.now() - started,
+    });
+  }
+
+  closeHanging(): void {
+    for (const response of this.hanging) response.socket?.destroy();
+    this.hanging.clear();
+  }
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const merchants =
+    options.merchants && options.merchants.length > 0 ? options.merchants : [DEFAULT_MERCHANT];
+  const host = options.host ?? '127.0.0.1';
+  const sandbox = new SandboxServer(merchants, options);
+  const context = sandbox.context;
+  const server = createServer((request, response) => {
+    sandbox.handle(request, response).catch((error: unknown) => {
+      console.error('[gatewaykit-sandbox] request failed', error);
+      if (!response.headersSent) sendJson(response, 500, { error: 'sandbox error' });
+      else response.destroy();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://${formatHost(host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host)}:${port}`;
+  sandbox.url = url;
+  const first = merchants[0] ?? DEFAULT_MERCHANT;
+
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    apiUrl: `${url}${API_PREFIX}`,
+    publicUrl: sandbox.publicUrl,
+    merchants,
+    gatewayNo: first.gatewayNo,
+    signKey: first.signKey,
+    clock: {
+      now: () => context.clock.now(),
+      get offsetMs() {
+        return context.clock.offset;
+      },
+      setOffset: (offsetMs) => context.clock.setOffset(offsetMs),
+      advance: (ms) => context.clock.advance(ms),
+    },
+    close() {
+      closing ??= (async () => {
+        sandbox.closeHanging();
+        context.clock.cancelAll();
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeAllConnections();
+        await context.callbacks.close();
+        await closed;
+      })();
+      return closing;
+    },
+    reset: () => resetSandbox(context),
+    state: () => stateDump(context),
+    order(key) {
+      const direct = context.store.orders.get(key);
+      if (direct) return direct;
+      return [...context.store.orders.values()].filter((order) => order.orderNo === key).at(-1);
+    },
+    requests: () => context.store.requests,
+    addFault: (input) => context.faults.add(input),
+    clearFaults: () => context.faults.clear(),
+    faults: () => context.faults.list(),
+    setClock: (input) => moveClock(context, input),
+    callbacks: () => context.callbacks.list(),
+    redeliver: (id) => context.callbacks.redeliver(id),
+    setChaos: (chaos) => context.callbacks.setChaos(chaos),
+    waitForCallbacks: (predicate, timeoutMs) => context.callbacks.waitFor(predicate, timeoutMs),
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * In-memory state of the sandbox, kept for the life of the process (or until reset). Records hold
+ * only what the gateway may keep about a card: brand, last4, mask and the decided test behaviour.
+ */
+import type { CardBehaviour } from './cards.js';
+
+export interface Address {
+  city: string;
+  country: string;
+  line1: string;
+  line2?: string | undefined;
+  postalCode?: string | undefined;
+  state?: string | undefined;
+}
+
+export interface BillingDetail {
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone: string;
+  address: Address;
+}
+
+export interface CustomerRecord {
+  gatewayNo: string;
+  customerId: string;
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone: string;
+  description: string;
+  created: string;
+}
+
+export interface PaymentMethodRecord {
+  gatewayNo: string;
+  customerPaymentMethodId: string;
+  customerId: string | null;
+  card: { brand: string; last4: string };
+  maskCardNo: string;
+  behaviour: CardBehaviour;
+  billingDetail: BillingDetail;
+  created: string;
+}
+
+export type OrderKind = 'charge' | 'checkout' | 'local';
+export type OrderStatus = 'pending' | 'success' | 'fail';
+/** Which hosted page a pending order waits on, if any. */
+export type OrderPage = '3ds' | 'checkout' | 'local';
+
+export interface OrderRecord {
+  gatewayNo: string;
+  tradeNo: string;
+  orderNo: string;
+  kind: OrderKind;
+  orderAmount: string;
+  orderCurrency: string;
+  orderStatus: OrderStatus;
+  orderInfo: string;
+  maskCardNo: string;
+  brand?: string | undefined;
+  last4?: string | undefined;
+  /** Test behaviour of the card that started a 3DS challenge, decided when the charge came in. */
+  behaviour?: CardBehaviour | undefined;
+  paymentMethod?: string | undefined;
+  customerId?: string | undefined;
+  customerPaymentMethodId?: string | undefined;
+  remark: string;
+  returnUrl: string;
+  callbackUrl?: string | undefined;
+  page?: OrderPage | undefined;
+  redirectUrl?: string | undefined;
+  /** Set once the browser was sent back to returnUrl. */
+  returnedAt?: string | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RequestLogEntry {
+  id: string;
+  at: string;
+  method: string;
+  path: string;
+  operation?: string | undefined;
+  gatewayNo?: string | undefined;
+  requestId?: string | undefined;
+  requestTime?: string | undefined;
+  /** Redacted: card numbers masked, security codes replaced. */
+  body?: unknown;
+  code?: string | undefined;
+  message?: string | undefined;
+  fault?: string | undefined;
+  httpStatus?: number | undefined;
+  durationMs: number;
+}
+
+/** Only the most recent entries are kept so a long-running CLI (or the 100k bench) stays small. */
+const REQUEST_LOG_LIMIT = 2000;
+
+export class SandboxStore {
+  readonly customers = new Map<string, CustomerRecord>();
+  readonly paymentMethods = new Map<string, PaymentMethodRecord>();
+  /** By tradeNo. */
+  readonly orders = new Map<string, OrderRecord>();
+  private readonly requestLog: RequestLogEntry[] = [];
+
+  reset(): void {
+    this.customers.clear();
+    this.paymentMethods.clear();
+    this.orders.clear();
+    this.requestLog.length = 0;
+  }
+
+  logRequest(entry: RequestLogEntry): void {
+    this.requestLog.push(entry);
+    if (this.requestLog.length > REQUEST_LOG_LIMIT)
+      this.requestLog.splice(0, this.requestLog.length - REQUEST_LOG_LIMIT);
+  }
+
+  get requests(): readonly RequestLogEntry[] {
+    return this.requestLog;
+  }
+
+  /** Orders of one merchant's orderNo, oldest first. */
+  ordersFor(gatewayNo: string, orderNo: string): OrderRecord[] {
+    return [...this.orders.values()].filter(
+      (order) => order.gatewayNo === gatewayNo && order.orderNo === orderNo,
+    );
+  }
+
+  paidOrder(gatewayNo: string, orderNo: string): OrderRecord | undefined {
+    for (const order of this.orders.values()) {
+      if (order.gatewayNo === gatewayNo && order.orderNo === orderNo && order.orderStatus === 'success')
+        return order;
+    }
+    return undefined;
+  }
+}
