@@ -1,0 +1,38 @@
+import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
+import { buyerFromCart, type CartForBuyer } from '../../lib/buyer-from-cart';
+
+/**
+ * A payment provider cannot read the cart, but the gateway needs the shopper's email, name and
+ * addresses. For gatewaykit sessions this copies them from the cart into the session input data
+ * (replacing anything the storefront sent under `buyer`), plus the shopper's IP.
+ */
+export async function addBuyerToSessionData(
+  req: MedusaRequest,
+  _res: MedusaResponse,
+  next: MedusaNextFunction,
+): Promise<void> {
+  const body = (req.body ?? {}) as { provider_id?: unknown; data?: Record<string, unknown> };
+  if (typeof body.provider_id !== 'string' || !body.provider_id.startsWith('pp_gatewaykit')) return next();
+  try {
+    const query = req.scope.resolve(ContainerRegistrationKeys.QUERY);
+    const { data } = await query.graph({
+      entity: 'payment_collection',
+      fields: [
+        'cart.email',
+        'cart.currency_code',
+        'cart.billing_address.*',
+        'cart.shipping_address.*',
+        'cart.items.*',
+      ],
+      filters: { id: req.params.id! },
+    });
+    const cart = (data[0] as { cart?: CartForBuyer } | undefined)?.cart;
+    const buyer = cart ? buyerFromCart(cart, req.ip) : undefined;
+    body.data = { ...(body.data ?? {}), buyer };
+    req.body = body;
+    next();
+  } catch (error) {
+    next(error);
+  }
+}

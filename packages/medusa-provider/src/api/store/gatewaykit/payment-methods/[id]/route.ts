@@ -1,0 +1,23 @@
+import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import { MedusaError, Modules } from '@medusajs/framework/utils';
+import { accountHolderOf, CARD_PROVIDER_ID } from '../../../../../lib/account-holder';
+
+/** Detaches one of the logged-in customer's saved cards; another customer's card is a 404. */
+export async function DELETE(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  const id = req.params.id!;
+  const holder = await accountHolderOf(req.scope, req.auth_context.actor_id, { create: false });
+  const paymentModule = req.scope.resolve(Modules.PAYMENT);
+  const owned = holder
+    ? await paymentModule.listPaymentMethods({
+        provider_id: CARD_PROVIDER_ID,
+        context: { account_holder: holder },
+      })
+    : [];
+  if (!owned.some((method) => method.id === id)) {
+    throw new MedusaError(MedusaError.Types.NOT_FOUND, `Saved card ${id} was not found`);
+  }
+  await paymentModule.deletePaymentMethods([
+    { provider_id: CARD_PROVIDER_ID, id, context: { account_holder: holder! } } as never,
+  ]);
+  res.json({ id, object: 'payment_method', deleted: true });
+}

@@ -1,0 +1,51 @@
+import type { AccountHolderDTO, MedusaContainer } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+
+export const CARD_PROVIDER_ID = 'pp_gatewaykit_gatewaykit';
+
+type CustomerWithHolders = {
+  id: string;
+  email: string;
+  first_name?: string | null;
+  last_name?: string | null;
+  phone?: string | null;
+  account_holders?: (AccountHolderDTO | null)[] | null;
+};
+
+/**
+ * The customer's account holder of the card provider (= the gateway customer). Medusa creates it with
+ * the customer's first payment session; saving a card before that creates and links it here.
+ */
+export async function accountHolderOf(
+  scope: MedusaContainer,
+  customerId: string,
+  options: { create: boolean },
+): Promise<AccountHolderDTO | undefined> {
+  const query = scope.resolve(ContainerRegistrationKeys.QUERY);
+  const { data } = await query.graph({
+    entity: 'customer',
+    fields: ['id', 'email', 'first_name', 'last_name', 'phone', 'account_holders.*'],
+    filters: { id: customerId },
+  });
+  const customer = data[0] as CustomerWithHolders | undefined;
+  if (!customer) return undefined;
+  const existing = customer.account_holders?.find((holder) => holder?.provider_id === CARD_PROVIDER_ID);
+  if (existing || !options.create) return existing ?? undefined;
+  const paymentModule = scope.resolve(Modules.PAYMENT);
+  const holder = await paymentModule.createAccountHolder({
+    provider_id: CARD_PROVIDER_ID,
+    context: {
+      customer: {
+        ...customer,
+        first_name: customer.first_name ?? undefined,
+        last_name: customer.last_name ?? undefined,
+        phone: customer.phone ?? undefined,
+      },
+    },
+  });
+  await scope.resolve(ContainerRegistrationKeys.LINK).create({
+    [Modules.CUSTOMER]: { customer_id: customer.id },
+    [Modules.PAYMENT]: { account_holder_id: holder.id },
+  });
+  return holder;
+}

@@ -1,0 +1,85 @@
+import { assertAmountMatches, mergeOutcome, type PaymentOutcome } from '@gatewaykit/core';
+import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
+import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
+import { gatewayAmount } from './payment-attempt';
+import { readSessionData, withOutcome } from './session-data';
+
+export interface AppliedOutcome {
+  session: PaymentSessionDTO;
+  outcome: PaymentOutcome;
+  changed: boolean;
+}
+
+/**
+ * Writes a verified callback/return outcome into its payment session (matched by orderNo = session
+ * id), then lets Medusa authorize the session and complete the cart. Monotonic and idempotent:
+ * duplicates change nothing, a success is never downgraded. Runs under Medusa's locking module, so
+ * concurrent deliveries of one orderNo are serialised.
+ */
+export async function applyOutcome(
+  scope: MedusaContainer,
+  incoming: PaymentOutcome,
+): Promise<AppliedOutcome> {
+  const paymentModule = scope.resolve(Modules.PAYMENT);
+  const locking = scope.resolve(Modules.LOCKING);
+  const logger = scope.resolve(ContainerRegistrationKeys.LOGGER);
+
+  const result = await locking.execute(`gatewaykit:${incoming.orderNo}`, async () => {
+    const session = await findSession(scope, incoming.orderNo);
+    const expectedAmount = gatewayAmount(session.amount, session.currency_code);
+    if (incoming.status === 'succeeded' || incoming.amount !== undefined) {
+      assertAmountMatches(incoming, expectedAmount, session.currency_code);
+    }
+    const data = readSessionData(session.data);
+    const { next, changed } = mergeOutcome(data.outcome, incoming);
+    if (!changed) return { session, outcome: next, changed };
+    const updated = await paymentModule.updatePaymentSession({
+      id: session.id,
+      amount: session.amount,
+      currency_code: session.currency_code,
+      data: withOutcome(data, next) as Record<string, unknown>,
+      // A failure closes the session (the storefront starts a new one); other outcomes keep it processable.
+      status: next.status === 'failed' ? 'error' : session.status,
+    });
+    logger.info(
+      `gatewaykit: session ${session.id} outcome ${data.outcome?.status ?? 'none'} -> ${next.status}`,
+    );
+    return { session: updated, outcome: next, changed };
+  });
+
+  if (result.outcome.status === 'succeeded' && !result.session.authorized_at) {
+    // Same path as Medusa's own payment webhooks: authorize (the provider reads the stored success and
+    // answers `captured`), then complete the cart if the storefront has not done it yet.
+    await processPaymentWorkflow(scope).run({
+      input: { action: 'captured', data: { session_id: result.session.id, amount: result.session.amount } },
+    });
+  }
+  return result;
+}
+
+async function findSession(scope: MedusaContainer, orderNo: string): Promise<PaymentSessionDTO> {
+  const paymentModule = scope.resolve(Modules.PAYMENT);
+  const [session] = await paymentModule.listPaymentSessions({ id: orderNo });
+  if (!session?.provider_id.startsWith('pp_gatewaykit')) {
+    throw new MedusaError(
+      MedusaError.Types.NOT_FOUND,
+      `No gatewaykit payment session for orderNo ${orderNo}`,
+    );
+  }
+  return session;
+}
+
+/** The cart a payment session pays for, for the storefront redirect after a return. */
+export async function cartIdOfSession(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+): Promise<string | undefined> {
+  const query = scope.resolve(ContainerRegistrationKeys.QUERY);
+  const { data } = await query.graph({
+    entity: 'payment_collection',
+    fields: ['id', 'cart.id'],
+    filters: { id: session.payment_collection_id },
+  });
+  return (data[0] as { cart?: { id?: string } } | undefined)?.cart?.id;
+}

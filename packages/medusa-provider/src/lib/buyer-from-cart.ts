@@ -1,0 +1,69 @@
+import { type PaymentAddress, toOrderAmount } from '@gatewaykit/core';
+import type { BuyerDetails } from './session-data';
+
+interface CartAddress {
+  first_name?: string | null;
+  last_name?: string | null;
+  address_1?: string | null;
+  address_2?: string | null;
+  city?: string | null;
+  country_code?: string | null;
+  province?: string | null;
+  postal_code?: string | null;
+  phone?: string | null;
+}
+
+export interface CartForBuyer {
+  email?: string | null;
+  currency_code?: string | null;
+  billing_address?: CartAddress | null;
+  shipping_address?: CartAddress | null;
+  items?: ({ title?: string | null; quantity?: unknown; unit_price?: unknown } | null)[] | null;
+}
+
+function toAddress(address: CartAddress | null | undefined): PaymentAddress | undefined {
+  if (!address?.address_1 || !address.city || !address.country_code) return undefined;
+  const country = address.country_code.toUpperCase();
+  // Medusa stores provinces as ISO 3166-2 ("us-tx"); the gateway wants the subdivision part ("TX").
+  const province = address.province?.replace(new RegExp(`^${country}-`, 'i'), '').toUpperCase();
+  return {
+    line1: address.address_1,
+    line2: address.address_2 || undefined,
+    city: address.city,
+    country,
+    state: province || undefined,
+    postalCode: address.postal_code || undefined,
+  };
+}
+
+function unitPrice(value: unknown, currency: string): string | undefined {
+  try {
+    return toOrderAmount(String(value), currency);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The shopper's details the gateway asks for, taken from the cart (the storefront already sees them). */
+export function buyerFromCart(cart: CartForBuyer, ip: string | undefined): BuyerDetails | undefined {
+  const billing = cart.billing_address ?? cart.shipping_address;
+  const billingAddress = toAddress(billing);
+  if (!cart.email || !billingAddress || !billing?.first_name || !billing.last_name) return undefined;
+  const currency = (cart.currency_code ?? 'USD').toUpperCase();
+  const items = (cart.items ?? []).flatMap((item) => {
+    const price = item ? unitPrice(item.unit_price, currency) : undefined;
+    return item?.title && price
+      ? [{ title: item.title, quantity: Number(item.quantity) || 1, unitPrice: price }]
+      : [];
+  });
+  return {
+    email: cart.email,
+    firstName: billing.first_name,
+    lastName: billing.last_name,
+    phone: billing.phone || undefined,
+    billingAddress,
+    shippingAddress: toAddress(cart.shipping_address),
+    items: items.length > 0 ? items : undefined,
+    ip,
+  };
+}

@@ -1,0 +1,49 @@
+import { type PaymentAttempt, type PaymentMode, toOrderAmount } from '@gatewaykit/core';
+import type { BigNumberInput, PaymentProviderContext } from '@medusajs/framework/types';
+import { MathBN, MedusaError } from '@medusajs/framework/utils';
+import type { GatewaykitOptions } from './options';
+import type { GatewaykitSessionData } from './session-data';
+
+export const CALLBACK_PATH = '/hooks/gatewaykit/callback';
+export const RETURN_PATH = '/hooks/gatewaykit/return';
+
+/** Medusa amounts are major units (number, string, BigNumber or {value, precision}). */
+export function gatewayAmount(amount: BigNumberInput, currencyCode: string): string {
+  return toOrderAmount(MathBN.convert(amount).toFixed(), currencyCode.toUpperCase());
+}
+
+/** Builds core's PaymentAttempt from a session; core then decides which gateway operation to call. */
+export function buildAttempt(input: {
+  options: GatewaykitOptions;
+  data: Partial<GatewaykitSessionData>;
+  mode: PaymentMode;
+  context?: PaymentProviderContext | undefined;
+}): PaymentAttempt {
+  const { options, data, context } = input;
+  const buyer = data.buyer;
+  const customer = context?.customer;
+  const email = buyer?.email || customer?.email;
+  const firstName = buyer?.firstName || customer?.first_name;
+  const lastName = buyer?.lastName || customer?.last_name;
+  if (!buyer?.billingAddress || !email || !firstName || !lastName) {
+    throw new MedusaError(
+      MedusaError.Types.INVALID_DATA,
+      'The cart needs an email and a billing address with first and last name before a gatewaykit payment session is created',
+    );
+  }
+  const gatewayCustomerId = (context?.account_holder?.data as { id?: string } | undefined)?.id;
+  return {
+    mode: input.mode,
+    orderNo: data.orderNo!,
+    amount: data.amount!,
+    currency: data.currency!,
+    customer: { email, firstName, lastName, phone: buyer.phone, gatewayCustomerId },
+    billingAddress: buyer.billingAddress,
+    shippingAddress: buyer.shippingAddress,
+    items: buyer.items,
+    customerIp: buyer.ip || '127.0.0.1',
+    webSite: options.webSite!,
+    returnUrl: `${options.backendUrl}${RETURN_PATH}`,
+    callbackUrl: `${options.backendUrl}${CALLBACK_PATH}`,
+  };
+}

@@ -1,0 +1,325 @@
+import {
+  type GatewayClient,
+  isFinalOutcome,
+  medusaStatusFor,
+  normalizeLocalPaymentMethod,
+  outcomeFromCallback,
+  type PaymentMode,
+  type PaymentOutcome,
+  startPayment,
+  verifyCallback,
+} from '@gatewaykit/core';
+import type {
+  AuthorizePaymentInput,
+  AuthorizePaymentOutput,
+  CancelPaymentInput,
+  CancelPaymentOutput,
+  CapturePaymentInput,
+  CapturePaymentOutput,
+  CreateAccountHolderInput,
+  CreateAccountHolderOutput,
+  DeleteAccountHolderInput,
+  DeleteAccountHolderOutput,
+  DeletePaymentInput,
+  DeletePaymentMethodInput,
+  DeletePaymentMethodOutput,
+  DeletePaymentOutput,
+  GetPaymentStatusInput,
+  GetPaymentStatusOutput,
+  InitiatePaymentInput,
+  InitiatePaymentOutput,
+  ListPaymentMethodsInput,
+  ListPaymentMethodsOutput,
+  Logger,
+  PaymentSessionStatus,
+  ProviderWebhookPayload,
+  RefundPaymentInput,
+  RefundPaymentOutput,
+  RetrieveAccountHolderInput,
+  RetrieveAccountHolderOutput,
+  RetrievePaymentInput,
+  RetrievePaymentOutput,
+  SavePaymentMethodInput,
+  SavePaymentMethodOutput,
+  UpdateAccountHolderInput,
+  UpdateAccountHolderOutput,
+  UpdatePaymentInput,
+  UpdatePaymentOutput,
+  WebhookActionResult,
+} from '@medusajs/framework/types';
+import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
+import { gatewayClientFor } from '../../lib/gateway-client';
+import { toMedusaError } from '../../lib/medusa-errors';
+import { type GatewaykitOptions, parseOptions } from '../../lib/options';
+import { buildAttempt, gatewayAmount } from '../../lib/payment-attempt';
+import { toSavedCard } from '../../lib/saved-card';
+import {
+  type GatewaykitMode,
+  type GatewaykitSessionData,
+  hasRawCardData,
+  readSessionData,
+  withOutcome,
+} from '../../lib/session-data';
+import { webhookActionFor } from '../../lib/webhook-action';
+
+type Cradle = { logger: Logger };
+
+/** Charges in flight in this process, by orderNo: a concurrent authorize waits instead of charging again. */
+const inFlight = new Map<string, Promise<PaymentOutcome>>();
+
+/**
+ * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no query,
+ * capture, void or refund endpoint, and reports results by signed callback/return; so the outcome
+ * lives in the session data and authorizePayment reads it instead of asking the gateway.
+ */
+export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitOptions> {
+  protected abstract readonly mode: GatewaykitMode;
+  protected readonly options_: GatewaykitOptions;
+  protected readonly logger_: Logger;
+
+  static override validateOptions(options: Record<string, unknown>): void {
+    parseOptions(options);
+  }
+
+  constructor(cradle: Cradle, options: GatewaykitOptions) {
+    super(cradle, options);
+    this.options_ = parseOptions(options);
+    this.logger_ = cradle.logger;
+  }
+
+  /** Overridable in unit tests to inject a fake client. */
+  protected get client(): GatewayClient {
+    return gatewayClientFor(this.options_);
+  }
+
+  /** The gateway payment mode of a session, or undefined when the storefront still has to choose (card). */
+  protected abstract paymentMode(data: Partial<GatewaykitSessionData>): PaymentMode | undefined;
+
+  /** Hosted and local payments start at once so the storefront can redirect; cards start on authorize. */
+  protected abstract readonly startsOnInitiate: boolean;
+
+  async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
+    const incoming = (input.data ?? {}) as Record<string, unknown>;
+    if (hasRawCardData(incoming)) {
+      // Throwing deletes the session row, so the card data the storefront sent is not kept either.
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        'Card data must never be sent in payment session data; save the card with the gatewaykit payment-methods route or use the hosted checkout',
+      );
+    }
+    const orderNo = String(incoming.session_id ?? input.context?.idempotency_key ?? '');
+    if (!orderNo)
+      throw new MedusaError(MedusaError.Types.INVALID_DATA, 'gatewaykit: the payment session id is missing');
+    let data: Partial<GatewaykitSessionData> = {
+      orderNo,
+      mode: this.mode,
+      amount: this.amountOf(input),
+      currency: input.currency_code.toUpperCase(),
+      buyer: incoming.buyer as GatewaykitSessionData['buyer'],
+      ...(typeof incoming.customerPaymentMethodId === 'string'
+        ? { customerPaymentMethodId: incoming.customerPaymentMethodId }
+        : {}),
+      ...(typeof incoming.localMethod === 'string' ? { localMethod: incoming.localMethod } : {}),
+    };
+    const mode = this.paymentMode(data);
+    if (!this.startsOnInitiate || !mode) return { id: orderNo, data: { ...data }, status: 'pending' };
+
+    const outcome = await this.charge(
+      buildAttempt({ options: this.options_, data, mode, context: input.context }),
+    );
+    if (outcome.status === 'failed') {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `The gateway refused the payment: ${outcome.reason}`,
+      );
+    }
+    data = withOutcome({ ...data, attemptedAt: new Date().toISOString() }, outcome);
+    return { id: orderNo, data: { ...data }, status: medusaStatusFor(outcome) };
+  }
+
+  async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
+    const data = readSessionData(input.data);
+    if (isFinalOutcome(data.outcome) || data.attemptedAt) return this.statusOf(data);
+    const mode = this.paymentMode(data);
+    if (!mode) {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        'gatewaykit card payment: create the session with data.customerPaymentMethodId (a saved card) or use the hosted checkout provider',
+      );
+    }
+    const outcome = await this.charge(
+      buildAttempt({ options: this.options_, data, mode, context: input.context }),
+    );
+    return this.statusOf(withOutcome({ ...data, attemptedAt: new Date().toISOString() }, outcome));
+  }
+
+  /** Sends the one money-moving request of an attempt, sharing it with concurrent callers. */
+  protected async charge(attempt: ReturnType<typeof buildAttempt>): Promise<PaymentOutcome> {
+    const running = inFlight.get(attempt.orderNo);
+    if (running) return running;
+    const promise = startPayment(this.client, attempt).catch((error: unknown) => {
+      throw toMedusaError(error, 'gatewaykit payment');
+    });
+    inFlight.set(attempt.orderNo, promise);
+    try {
+      const outcome = await promise;
+      this.logger_.info(`gatewaykit: ${attempt.mode.kind} payment ${attempt.orderNo} -> ${outcome.status}`);
+      return outcome;
+    } finally {
+      inFlight.delete(attempt.orderNo);
+    }
+  }
+
+  protected statusOf(data: Partial<GatewaykitSessionData>): {
+    status: PaymentSessionStatus;
+    data: Record<string, unknown>;
+  } {
+    const status = data.outcome ? medusaStatusFor(data.outcome) : 'pending';
+    return { status: status as PaymentSessionStatus, data: { ...data } };
+  }
+
+  async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
+    return this.statusOf(readSessionData(input.data));
+  }
+
+  async retrievePayment(input: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
+    return { data: input.data ?? {} };
+  }
+
+  async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
+    // Nothing to change at the gateway: echo the data (the callback route writes outcomes this way),
+    // keeping the stored amount in step with the cart for a charge that has not started yet.
+    const data = readSessionData(input.data);
+    const amount = this.amountOf(input);
+    if (data.amount !== amount && data.attemptedAt) {
+      this.logger_.warn(
+        `gatewaykit: amount of ${data.orderNo} changed after the payment started; a new session is needed`,
+      );
+      return this.statusOf(data);
+    }
+    return this.statusOf({ ...data, amount, currency: input.currency_code.toUpperCase() });
+  }
+
+  async capturePayment(input: CapturePaymentInput): Promise<CapturePaymentOutput> {
+    // The gateway sells: a success is already captured (authorize returns `captured`).
+    return { data: input.data ?? {} };
+  }
+
+  async cancelPayment(input: CancelPaymentInput): Promise<CancelPaymentOutput> {
+    this.logger_.warn(
+      `gatewaykit: cancel of ${readSessionData(input.data).orderNo ?? 'a payment'} is a no-op (the gateway has no void)`,
+    );
+    return { data: input.data ?? {} };
+  }
+
+  async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
+    this.logger_.info(
+      `gatewaykit: session ${readSessionData(input.data).orderNo ?? ''} deleted; nothing to do at the gateway`,
+    );
+    return { data: input.data ?? {} };
+  }
+
+  async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
+    const { outcome } = readSessionData(input.data);
+    const trade = outcome?.tradeNo ? ` (gateway tradeNo ${outcome.tradeNo})` : '';
+    throw new MedusaError(
+      MedusaError.Types.NOT_ALLOWED,
+      `Refunds are not available through the gateway API: refund this payment${trade} in the gateway's merchant portal. No refund was recorded in Medusa.`,
+    );
+  }
+
+  async getWebhookActionAndData(payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
+    // The plugin's own callback route is the gateway's callbackUrl; this keeps the stock route safe too.
+    const event = verifyCallback({
+      rawBody: payload.rawData,
+      headers: payload.headers as Record<string, string>,
+      gatewayNo: this.options_.gatewayNo,
+      signKey: this.options_.signKey,
+    });
+    return webhookActionFor(outcomeFromCallback(event));
+  }
+
+  async createAccountHolder(input: CreateAccountHolderInput): Promise<CreateAccountHolderOutput> {
+    const existing = (input.context.account_holder?.data as { id?: string } | undefined)?.id;
+    if (existing) return { id: existing, data: input.context.account_holder!.data };
+    const customer = input.context.customer;
+    const optional = (value: string | null | undefined, max: number) =>
+      value ? value.slice(0, max) : undefined;
+    try {
+      const created = await this.client.customers.create({
+        email: optional(customer.email, 200),
+        firstName: optional(customer.first_name, 100),
+        lastName: optional(customer.last_name, 50),
+        phone: customer.phone && customer.phone.length >= 2 ? customer.phone.slice(0, 50) : undefined,
+        description: `medusa customer ${customer.id}`,
+      });
+      return {
+        id: created.customerId,
+        data: { id: created.customerId, email: created.email ?? customer.email },
+      };
+    } catch (error) {
+      throw toMedusaError(error, 'gatewaykit: creating the gateway customer failed');
+    }
+  }
+
+  async retrieveAccountHolder(input: RetrieveAccountHolderInput): Promise<RetrieveAccountHolderOutput> {
+    const found = await this.client.customers.retrieve(input.id);
+    return { id: found.customerId, data: { id: found.customerId, email: found.email } };
+  }
+
+  async updateAccountHolder(_input: UpdateAccountHolderInput): Promise<UpdateAccountHolderOutput> {
+    // The gateway API has no customer update operation.
+    return {};
+  }
+
+  async deleteAccountHolder(input: DeleteAccountHolderInput): Promise<DeleteAccountHolderOutput> {
+    const id = (input.context.account_holder.data as { id?: string } | undefined)?.id;
+    if (id) await this.client.customers.delete(id);
+    return {};
+  }
+
+  async listPaymentMethods(input: ListPaymentMethodsInput): Promise<ListPaymentMethodsOutput> {
+    const customerId = (input.context?.account_holder?.data as { id?: string } | undefined)?.id;
+    if (!customerId) return [];
+    const methods = await this.client.paymentMethods.list(customerId);
+    return methods.map((method) => ({ id: method.customerPaymentMethodId, data: toSavedCard(method) }));
+  }
+
+  async savePaymentMethod(input: SavePaymentMethodInput): Promise<SavePaymentMethodOutput> {
+    if (!this.options_.allowRawCardData) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        'Saving a card with raw card data is disabled: set allowRawCardData only if the merchant is PCI-compliant',
+      );
+    }
+    const customerId = (input.context?.account_holder?.data as { id?: string } | undefined)?.id;
+    if (!customerId)
+      throw new MedusaError(MedusaError.Types.NOT_ALLOWED, 'Saving a card needs a logged-in customer');
+    const { card, billingDetail } = (input.data ?? {}) as { card?: never; billingDetail?: never };
+    try {
+      const saved = await this.client.paymentMethods.create({
+        card: card!,
+        billingDetail: billingDetail!,
+        customerId,
+      });
+      return { id: saved.customerPaymentMethodId, data: toSavedCard(saved) };
+    } catch (error) {
+      throw toMedusaError(error, 'gatewaykit: saving the card failed');
+    }
+  }
+
+  async deletePaymentMethod(input: DeletePaymentMethodInput): Promise<DeletePaymentMethodOutput> {
+    await this.client.paymentMethods.detach(input.data.id);
+    return { data: {} };
+  }
+
+  /** Local payment method of a session: chosen by the storefront, else the configured default. */
+  protected localMethodOf(data: Partial<GatewaykitSessionData>): string | undefined {
+    const chosen = data.localMethod ?? this.options_.localPaymentMethod;
+    return chosen ? normalizeLocalPaymentMethod(chosen) : undefined;
+  }
+
+  protected amountOf(input: { amount: Parameters<typeof gatewayAmount>[0]; currency_code: string }): string {
+    return gatewayAmount(input.amount, input.currency_code);
+  }
+}

@@ -1,0 +1,20 @@
+import type { PaymentMode } from '@gatewaykit/core';
+import type { GatewaykitSessionData } from '../../lib/session-data';
+import { GatewaykitBase } from './base';
+
+/**
+ * Card payments on a saved card (confirmCharge), charged when the cart completes. The storefront
+ * creates the session with `data.customerPaymentMethodId`; a 3DS card answers `requires_more` with
+ * the challenge URL in the session data.
+ */
+export class GatewaykitCardService extends GatewaykitBase {
+  static override identifier = 'gatewaykit';
+  protected readonly mode = 'card' as const;
+  protected readonly startsOnInitiate = false;
+
+  protected paymentMode(data: Partial<GatewaykitSessionData>): PaymentMode | undefined {
+    return data.customerPaymentMethodId
+      ? { kind: 'saved-card', customerPaymentMethodId: data.customerPaymentMethodId }
+      : undefined;
+  }
+}

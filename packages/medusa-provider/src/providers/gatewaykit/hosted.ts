@@ -1,0 +1,13 @@
+import type { PaymentMode } from '@gatewaykit/core';
+import { GatewaykitBase } from './base';
+
+/** The gateway's hosted checkout page: the session carries the page URL for the storefront's redirect. */
+export class GatewaykitHostedService extends GatewaykitBase {
+  static override identifier = 'gatewaykit-hosted';
+  protected readonly mode = 'hosted' as const;
+  protected readonly startsOnInitiate = true;
+
+  protected paymentMode(): PaymentMode {
+    return { kind: 'hosted' };
+  }
+}
