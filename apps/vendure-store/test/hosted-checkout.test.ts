@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
+import { type Stack, shopClient, startStack } from './support/stack';
+
+describe('hosted checkout through the real server and sandbox', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('pays an order on the hosted page: one Settled payment, order PaymentSettled, shopper sent to the order page', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    expect(started.__typename).toBe('GatewaykitPaymentRedirect');
+    if (started.__typename !== 'GatewaykitPaymentRedirect') return;
+    expect(started.orderNo).toBe(`${order.code}-1`);
+
+    // While the shopper is on the hosted page the order waits in ArrangingPayment with no payment.
+    const waiting = await adminOrder(stack.admin, order.id);
+    expect(waiting.state).toBe('ArrangingPayment');
+    expect(waiting.payments).toHaveLength(0);
+
+    const back = await completeRedirect(started.url, 'success');
+    expect(back.returnStatus).toBe(303);
+    expect(back.storefrontLocation).toContain(`/order-confirmation/${order.code}`);
+    expect(back.storefrontLocation).toContain('payment=succeeded');
+
+    await stack.sandbox.waitForCallbacks((d) =>
+      d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
+    );
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments).toHaveLength(1);
+    const [payment] = paid.payments;
+    const gatewayOrder = stack.sandbox.order(started.orderNo);
+    expect(payment?.state).toBe('Settled');
+    expect(payment?.amount).toBe(order.totalWithTax);
+    expect(payment?.transactionId).toBe(gatewayOrder?.tradeNo);
+    expect(gatewayOrder?.orderAmount).toBe((order.totalWithTax / 100).toFixed(2));
+    // The callback after the return was acknowledged as a duplicate.
+    const delivered = stack.sandbox.callbacks().filter((c) => c.orderNo === started.orderNo);
+    expect(delivered.every((c) => c.attempts.at(-1)?.response === 'success')).toBe(true);
+  });
+
+  it('an abandoned hosted page leaves the order payable again, and a retry pays it', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const first = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (first.__typename !== 'GatewaykitPaymentRedirect') throw new Error(first.__typename);
+    const abandoned = await completeRedirect(first.url, 'abandon');
+    expect(abandoned.storefrontLocation).toContain('payment=failed');
+    const afterAbandon = await adminOrder(stack.admin, order.id);
+    expect(afterAbandon.state).toBe('ArrangingPayment');
+    expect(afterAbandon.payments.every((p) => p.state !== 'Settled')).toBe(true);
+
+    const second = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (second.__typename !== 'GatewaykitPaymentRedirect') throw new Error(second.__typename);
+    expect(second.orderNo).toBe(`${order.code}-2`);
+    await completeRedirect(second.url, 'success');
+    const paid = await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => o.state === 'PaymentSettled',
+    );
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,59 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import { SERVER_ENTRY } from './paths';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+export interface ServerProcess {
+  port: number;
+  baseUrl: string;
+  child: ChildProcess;
+  /** Everything the server wrote (for assertions that nothing sensitive is logged). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** Starts the demo store (built `dist/src/index.js`) as a child process and waits until it is ready. */
+export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [SERVER_ENTRY], {
+    env: { ...process.env, VENDURE_DISABLE_TELEMETRY: 'true', LOG_LEVEL: 'info', ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('VENDURE_READY')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.on('exit', (code) =>
+      reject(new Error(`Vendure exited (${code}) before ready:\n${output.slice(-3000)}`)),
+    );
+  });
+  await ready;
+  return {
+    port,
+    baseUrl: `http://127.0.0.1:${port}`,
+    child,
+    output: () => output,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+      }),
+  };
+}

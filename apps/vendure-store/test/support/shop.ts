@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { GraphqlClient } from '../../src/graphql-client';
+
+export interface PreparedOrder {
+  id: string;
+  code: string;
+  totalWithTax: number;
+  currencyCode: string;
+}
+
+const ORDER_FIELDS = 'id code state totalWithTax currencyCode';
+
+/** Guest (or logged-in) checkout up to the point of payment: items, customer, address, shipping. */
+export async function prepareOrder(
+  shop: GraphqlClient,
+  options: { loggedIn?: boolean; quantity?: number } = {},
+) {
+  const { products } = await shop.query<{ products: { items: { variants: { id: string }[] }[] } }>(
+    `{ products(options: { take: 1, sort: { id: ASC } }) { items { variants { id } } } }`,
+  );
+  const variantId = products.items[0]?.variants[0]?.id;
+  if (!variantId) throw new Error('no product');
+  const added = await shop.query<{ addItemToOrder: { __typename: string; message?: string } }>(
+    `mutation ($id: ID!, $q: Int!) { addItemToOrder(productVariantId: $id, quantity: $q) { __typename ... on ErrorResult { message } } }`,
+    { id: variantId, q: options.quantity ?? 1 },
+  );
+  if (added.addItemToOrder.__typename !== 'Order')
+    throw new Error(`addItemToOrder: ${added.addItemToOrder.message}`);
+  if (!options.loggedIn) {
+    await shop.query(
+      `mutation ($input: CreateCustomerInput!) { setCustomerForOrder(input: $input) { __typename } }`,
+      { input: { firstName: 'Ada', lastName: 'Lovelace', emailAddress: `ada-${randomUUID()}@example.com` } },
+    );
+  }
+  await shop.query(
+    `mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { __typename } }`,
+    {
+      input: {
+        fullName: 'Ada Lovelace',
+        streetLine1: '1 Analytical Way',
+        city: 'London',
+        postalCode: 'N1 1AA',
+        countryCode: 'GB',
+      },
+    },
+  );
+  const { eligibleShippingMethods } = await shop.query<{ eligibleShippingMethods: { id: string }[] }>(
+    `{ eligibleShippingMethods { id } }`,
+  );
+  const order = await shop.query<{ setOrderShippingMethod: PreparedOrder & { __typename: string } }>(
+    `mutation ($ids: [ID!]!) { setOrderShippingMethod(shippingMethodId: $ids) { __typename ... on Order { ${ORDER_FIELDS} } } }`,
+    { ids: [eligibleShippingMethods[0]?.id] },
+  );
+  return order.setOrderShippingMethod;
+}
+
+export type StartResult =
+  | { __typename: 'GatewaykitPaymentRedirect'; url: string; orderNo: string }
+  | { __typename: 'GatewaykitPaymentCompleted'; order: { id: string; code: string; state: string } }
+  | { __typename: 'GatewaykitPaymentPending'; orderNo: string; message: string }
+  | { __typename: 'GatewaykitPaymentError'; errorCode: string; message: string };
+
+export async function startPayment(
+  shop: GraphqlClient,
+  input: { paymentMethodCode: string; savedCardId?: string; card?: Record<string, string> },
+): Promise<StartResult> {
+  const res = await shop.query<{ gatewaykitStartPayment: StartResult }>(
+    `mutation ($input: GatewaykitStartPaymentInput!) { gatewaykitStartPayment(input: $input) {
+      __typename
+      ... on GatewaykitPaymentRedirect { url orderNo }
+      ... on GatewaykitPaymentCompleted { order { id code state } }
+      ... on GatewaykitPaymentPending { orderNo message }
+      ... on GatewaykitPaymentError { errorCode message }
+    } }`,
+    { input },
+  );
+  return res.gatewaykitStartPayment;
+}
+
+export const CARDS = {
+  success: '4242424242424242',
+  decline: '4000000000009995',
+  challenge: '4000002500003155',
+  pendingThenSuccess: '4000000000000077',
+  challengeFail: '4000000000003220',
+} as const;
+
+export function cardInput(cardNo: string): Record<string, string> {
+  return { cardNo, cardExpireMonth: '12', cardExpireYear: '2030', cardSecurityCode: '123' };
+}
+
+/**
+ * Plays the shopper on a sandbox page (hosted checkout, 3DS challenge, local method): posts the form
+ * and follows the redirect to our return URL. Returns where our server sent the shopper.
+ */
+export async function completeRedirect(
+  redirectUrl: string,
+  outcome: 'success' | 'fail' | 'abandon',
+  cardNo: string = CARDS.success,
+): Promise<{ returnStatus: number; storefrontLocation: string | null; returnUrl: string | null }> {
+  const page = await fetch(redirectUrl);
+  await page.text();
+  const posted = await fetch(redirectUrl, {
+    method: 'POST',
+    body: new URLSearchParams({ outcome, ...cardInput(cardNo) }),
+    redirect: 'manual',
+  });
+  const returnUrl = posted.headers.get('location');
+  if (!returnUrl) return { returnStatus: posted.status, storefrontLocation: null, returnUrl: null };
+  const back = await fetch(returnUrl, { redirect: 'manual' });
+  await back.text();
+  return { returnStatus: back.status, storefrontLocation: back.headers.get('location'), returnUrl };
+}
+
+export interface AdminOrder {
+  id: string;
+  code: string;
+  state: string;
+  totalWithTax: number;
+  currencyCode: string;
+  payments: {
+    id: string;
+    state: string;
+    amount: number;
+    transactionId: string | null;
+    method: string;
+    metadata: Record<string, unknown>;
+  }[];
+  history: { items: { type: string; data: Record<string, unknown> }[] };
+}
+
+export async function adminOrder(admin: GraphqlClient, id: string): Promise<AdminOrder> {
+  const { order } = await admin.query<{ order: AdminOrder }>(
+    `query ($id: ID!) { order(id: $id) { id code state totalWithTax currencyCode
+       payments { id state amount transactionId method metadata }
+       history(options: { take: 100 }) { items { type data } } } }`,
+    { id },
+  );
+  return order;
+}
+
+/** Polls until `check` holds (server-side effects of callbacks are asynchronous). */
+export async function eventually<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  timeoutMs = 15_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (!check(value)) {
+    if (Date.now() > deadline) return value;
+    await new Promise((r) => setTimeout(r, 100));
+    value = await read();
+  }
+  return value;
+}

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type Sandbox, type SandboxOptions, startSandbox } from '@gatewaykit/sandbox';
+import { DEMO_MERCHANTS } from '../../src/gateways';
+import { GraphqlClient, loginAdmin } from '../../src/graphql-client';
+import { TEMPLATE_DB } from './paths';
+import { type ServerProcess, startServerProcess } from './server-process';
+
+export interface Stack {
+  sandbox: Sandbox;
+  server: ServerProcess;
+  shopUrl: string;
+  adminUrl: string;
+  admin: GraphqlClient;
+  close(): Promise<void>;
+}
+
+/** A fresh sandbox + demo Vendure server (own copy of the populated database) for one test file. */
+export async function startStack(sandboxOptions: SandboxOptions = {}): Promise<Stack> {
+  const sandbox = await startSandbox({
+    port: 0,
+    merchants: [DEMO_MERCHANTS.main, DEMO_MERCHANTS.jp],
+    ...sandboxOptions,
+  });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-test-'));
+  const dbPath = path.join(dir, 'store.sqlite');
+  fs.copyFileSync(TEMPLATE_DB, dbPath);
+  const server = await startServerProcess({ DB_PATH: dbPath, GATEWAY_BASE_URL: sandbox.url });
+  const adminUrl = `${server.baseUrl}/admin-api`;
+  return {
+    sandbox,
+    server,
+    shopUrl: `${server.baseUrl}/shop-api`,
+    adminUrl,
+    admin: await loginAdmin(adminUrl),
+    async close() {
+      await server.stop();
+      await sandbox.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function shopClient(stack: Stack, channelToken?: string): GraphqlClient {
+  return new GraphqlClient(stack.shopUrl, channelToken);
+}
