@@ -35,6 +35,11 @@ export function neverReachedGateway(error: unknown): boolean {
   return codesOf(error).some((code) => NEVER_SENT_CODES.has(code));
 }
 
+/** undici's per-request timers fired: no (complete) answer in time. */
+export function isTimeout(error: unknown): boolean {
+  return codesOf(error).some((code) => code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT');
+}
+
 export function describeNetworkError(error: unknown): string {
   const codes = codesOf(error);
   const message = error instanceof Error ? error.message : String(error);

@@ -4,7 +4,7 @@
  * retried only when the request provably never left; anything else after sending is an unknown outcome.
  * Every attempt gets a fresh request-id and request-time and is signed again.
  */
-import { type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { GATEWAY_API_VERSION, isSuccessCode } from './codes.js';
 import {
   GatewayApiError,
@@ -15,11 +15,11 @@ import {
   UnknownOutcomeError,
 } from './errors.js';
 import type { GatewayLogger } from './logger.js';
-import { describeNetworkError, neverReachedGateway } from './network-errors.js';
+import { describeNetworkError, isTimeout, neverReachedGateway } from './network-errors.js';
 import { buildOperationPath, type OperationDefinition } from './operations.js';
 import { newRequestId } from './request-id.js';
 import { errorForCode } from './response-errors.js';
-import { envelopeSchema } from './schemas/envelope.js';
+import { readEnvelope } from './schemas/envelope.js';
 import { signRequest } from './signing.js';
 
 export interface TransportConfig {
@@ -71,7 +71,15 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
 }
 
 export class SignedTransport {
-  constructor(private readonly config: TransportConfig) {}
+  private readonly origin: string;
+  /** Path of the base URL, for gateways mounted below the host root. */
+  private readonly pathPrefix: string;
+
+  constructor(private readonly config: TransportConfig) {
+    const base = new URL(config.baseUrl);
+    this.origin = base.origin;
+    this.pathPrefix = base.pathname.replace(/\/+$/, '');
+  }
 
   async send(call: TransportCall): Promise<TransportResult> {
     const { config } = this;
@@ -134,8 +142,6 @@ export class SignedTransport {
       accept: 'application/json',
     };
     const errorOptions = { requestId };
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = call.signal ? AbortSignal.any([call.signal, timeout]) : timeout;
     const begin = performance.now();
     config.logger?.({
       type: 'request',
@@ -171,17 +177,21 @@ export class SignedTransport {
     let status: number;
     let text: string;
     try {
-      const response = await request(`${config.baseUrl}${path}${queryString}`, {
-        dispatcher: config.dispatcher,
+      const response = await config.dispatcher.request({
+        origin: this.origin,
+        path: `${this.pathPrefix}${path}${queryString}`,
         method: operation.method,
         headers,
         body: call.body,
-        signal,
+        signal: call.signal,
+        // undici's own timers: far cheaper per request than an AbortSignal.timeout.
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
       });
       status = response.statusCode;
       text = await response.body.text();
     } catch (error) {
-      if (call.signal?.aborted && !timeout.aborted) {
+      if (call.signal?.aborted) {
         if (operation.moneyMoving) return unknownOutcome('aborted by the caller after sending', error);
         return failure(
           new GatewayError(`${operation.name}: aborted by the caller`, {
@@ -205,7 +215,7 @@ export class SignedTransport {
           true,
         );
       }
-      if (timeout.aborted) {
+      if (isTimeout(error)) {
         if (operation.moneyMoving) return unknownOutcome(`no answer within ${timeoutMs} ms`, error);
         return failure(
           new GatewayTimeoutError(`${operation.name}: no answer within ${timeoutMs} ms`, {
@@ -257,8 +267,8 @@ export class SignedTransport {
         true,
       );
     }
-    const envelope = envelopeSchema.safeParse(json);
-    if (!envelope.success) {
+    const envelope = readEnvelope(json);
+    if (!envelope) {
       if (operation.moneyMoving)
         return unknownOutcome(
           `answer without the {code, message, data} envelope, HTTP ${status}`,
@@ -286,7 +296,7 @@ export class SignedTransport {
         false,
       );
     }
-    const { code, message, data } = envelope.data;
+    const { code, message, data } = envelope;
     config.logger?.({
       type: 'response',
       operation: operation.name,

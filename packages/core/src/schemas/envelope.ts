@@ -8,3 +8,12 @@ export const envelopeSchema = z.looseObject({
 });
 
 export type Envelope = z.output<typeof envelopeSchema>;
+
+/** Hot-path reader of the envelope (same rules as envelopeSchema, without zod's per-call cost). */
+export function readEnvelope(json: unknown): Envelope | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const { code, message, data } = json as Record<string, unknown>;
+  if (typeof code !== 'string' && typeof code !== 'number') return undefined;
+  if (message !== undefined && message !== null && typeof message !== 'string') return undefined;
+  return { ...(json as object), code: String(code), message: message as string | null | undefined, data };
+}

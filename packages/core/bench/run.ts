@@ -1,0 +1,142 @@
+/**
+ * Core benchmarks (npm run bench). Prints figures and ratios against baselines measured in the same run;
+ * nothing here asserts timing.
+ *  1. Cost of validating + serializing + signing one confirmCharge request, vs signing alone.
+ *  2. Throughput of GatewayClient against a local HTTP server (own process), vs bare undici Pool requests with the same body.
+ */
+
+import { fork } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { confirmChargeRequestSchema, GatewayClient, signRequest } from '../src/index.js';
+
+const charge = {
+  orderNo: 'payses_01JBENCH',
+  orderAmount: '129.90',
+  orderCurrency: 'USD',
+  customerIp: '203.0.113.7',
+  returnUrl: 'https://shop.example/gatewaykit/return',
+  callbackUrl: 'https://shop.example/gatewaykit/callback',
+  webSite: 'shop.example',
+  customerPaymentMethodId: 'pm_1526760521989763072',
+  customerId: 'cus_1526753334131306496',
+  goodsDetails: [{ goodsTitle: 'Shirt', goodsCount: '1', goodsPrice: '129.90' }],
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+function timeEach(iterations: number, fn: () => void): number[] {
+  const samples: number[] = [];
+  for (let i = 0; i < iterations; i += 1) {
+    const start = process.hrtime.bigint();
+    fn();
+    samples.push(Number(process.hrtime.bigint() - start) / 1000);
+  }
+  return samples.sort((a, b) => a - b);
+}
+
+function signingBench() {
+  const head = {
+    signKey: 'bench-key',
+    gatewayNo: '12345678',
+    requestId: 'B2C1E0F4-0000-4000-8000-000000000000',
+    requestTime: Date.now(),
+  };
+  const body = JSON.stringify(charge);
+  timeEach(5_000, () => signRequest({ ...head, body })); // warm-up
+  const baseline = timeEach(20_000, () => createHmac('sha256', head.signKey).update(body).digest('hex'));
+  const full = timeEach(20_000, () =>
+    signRequest({ ...head, body: JSON.stringify(confirmChargeRequestSchema.parse(charge)) }),
+  );
+  const p50 = percentile(full, 0.5);
+  console.log('validate + serialize + sign confirmCharge:');
+  console.log(
+    `  p50 ${p50.toFixed(2)} µs   p99 ${percentile(full, 0.99).toFixed(2)} µs   (goal p50 ≤ 20 µs)`,
+  );
+  console.log(
+    `  bare HMAC baseline p50 ${percentile(baseline, 0.5).toFixed(2)} µs → ratio ${(p50 / percentile(baseline, 0.5)).toFixed(1)}×`,
+  );
+}
+
+async function throughputBench() {
+  const answer = JSON.stringify({
+    code: '00000',
+    message: 'success',
+    data: { ...charge, tradeNo: 'T1', orderStatus: 'success' },
+  });
+  const server = fork(fileURLToPath(new URL('./echo-server.ts', import.meta.url)), [answer], {
+    execArgv: ['--import', 'tsx'],
+  });
+  const port = await new Promise<number>((resolve) =>
+    server.once('message', (m: { port: number }) => resolve(m.port)),
+  );
+  const origin = `http://127.0.0.1:${port}`;
+  const total = 4_000;
+  const concurrency = 16;
+  const body = JSON.stringify(charge);
+
+  async function run(label: string, once: (i: number) => Promise<unknown>): Promise<number> {
+    let next = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < total) await once(next++);
+      }),
+    );
+    const perSecond = total / ((performance.now() - start) / 1000);
+    console.log(`  ${label.padEnd(34)} ${perSecond.toFixed(0)} req/s`);
+    return perSecond;
+  }
+
+  const pool = new Pool(origin, { connections: concurrency, keepAliveTimeout: 10_000 });
+  // Same wire bytes as the client sends (static header values), so the ratio is the cost of our code only.
+  const headers = {
+    'gateway-no': '12345678',
+    'request-id': 'B2C1E0F4-0000-4000-8000-000000000000',
+    'request-time': String(Date.now()),
+    'sign-info': 'a'.repeat(64),
+    'content-type': 'application/json;charset=UTF-8',
+    accept: 'application/json',
+  };
+  const bare = async () => {
+    const res = await pool.request({
+      origin,
+      path: '/V2022-03/confirmCharge',
+      method: 'POST',
+      body,
+      headers,
+    });
+    JSON.parse(await res.body.text());
+  };
+  const client = new GatewayClient({
+    gatewayNo: '12345678',
+    signKey: 'bench-key',
+    baseUrl: origin,
+    connections: concurrency,
+  });
+  const typed = (i: number) => client.charges.confirm({ ...charge, orderNo: `payses_${i}` });
+
+  console.log(`throughput, ${total} confirmCharge calls, ${concurrency} concurrent, local HTTP server:`);
+  await run('warm-up bare', bare);
+  await run('warm-up client', typed);
+  // Interleaved rounds, median of each: the machine's other load hits both sides alike.
+  const baseline: number[] = [];
+  const measured: number[] = [];
+  for (let round = 0; round < 3; round += 1) {
+    baseline.push(await run('bare undici Pool (baseline)', bare));
+    measured.push(await run('GatewayClient (validate+sign+parse)', typed));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+  console.log(
+    `  ratio ${(median(measured) / median(baseline)).toFixed(2)}× of bare undici (medians of 3)   (goal ≥ 0.85×)`,
+  );
+  await client.close();
+  await pool.close();
+  server.kill();
+}
+
+signingBench();
+await throughputBench();
