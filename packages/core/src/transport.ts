@@ -272,7 +272,7 @@ export class SignedTransport {
       if (operation.moneyMoving)
         return unknownOutcome(
           `answer without the {code, message, data} envelope, HTTP ${status}`,
-          envelope.error,
+          undefined,
         );
       if (status >= 500) {
         return failure(
