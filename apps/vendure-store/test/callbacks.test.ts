@@ -1,0 +1,206 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANTS } from '../src/gateways';
+import { JP_CHANNEL_TOKEN } from '../src/setup-store';
+import { callbackUrl, postSignedCallback } from './support/callbacks';
+import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
+import { type Stack, shopClient, startStack } from './support/stack';
+
+describe('gateway callbacks: duplicates, order, signatures, channels', () => {
+  let stack: Stack;
+  let defaultToken: string;
+  beforeAll(async () => {
+    stack = await startStack();
+    const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
+      `{ activeChannel { token } }`,
+    );
+    defaultToken = activeChannel.token;
+  });
+  afterEach(() => {
+    stack.sandbox.setChaos({});
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  async function hostedOrder(channelToken?: string, methodCode = 'gatewaykit-hosted') {
+    const shop = shopClient(stack, channelToken);
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: methodCode });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(`${started.__typename}`);
+    return { shop, order, started };
+  }
+
+  it('20 concurrent duplicate callbacks create exactly one Settled payment and all get `success`', async () => {
+    stack.sandbox.setChaos({ copies: 20, noReturn: 'always' });
+    const { order, started } = await hostedOrder();
+    const back = await completeRedirect(started.url, 'success');
+    expect(back.returnUrl).toBeNull();
+    const deliveries = await stack.sandbox.waitForCallbacks(
+      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 20,
+      20_000,
+    );
+    const mine = deliveries.filter((c) => c.orderNo === started.orderNo);
+    expect(mine.length).toBeGreaterThanOrEqual(20);
+    expect(mine.every((c) => c.attempts.at(-1)?.response === 'success')).toBe(true);
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments).toHaveLength(1);
+    expect(paid.payments[0]?.state).toBe('Settled');
+  });
+
+  it('a stale fail arriving after the success is ignored', async () => {
+    stack.sandbox.setChaos({ outOfOrder: true, noReturn: 'always' });
+    const { order, started } = await hostedOrder();
+    await completeRedirect(started.url, 'success');
+    await stack.sandbox.waitForCallbacks(
+      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 2,
+    );
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
+  });
+
+  for (const timing of ['before-return', 'after-return'] as const) {
+    it(`callback ${timing.replace('-', ' ')}: one payment either way`, async () => {
+      stack.sandbox.setChaos({ timing });
+      const { order, started } = await hostedOrder();
+      const back = await completeRedirect(started.url, 'success');
+      expect(back.storefrontLocation).toContain('payment=succeeded');
+      await stack.sandbox.waitForCallbacks((d) =>
+        d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
+      );
+      const paid = await adminOrder(stack.admin, order.id);
+      expect(paid.state).toBe('PaymentSettled');
+      expect(paid.payments).toHaveLength(1);
+    });
+  }
+
+  it('rejects a callback with a bad signature (401) and a stale one, and changes nothing', async () => {
+    const { order, started } = await hostedOrder();
+    const gatewayOrder = stack.sandbox.order(started.orderNo);
+    const data = {
+      transactionType: 'Sale',
+      orderNo: started.orderNo,
+      tradeNo: gatewayOrder?.tradeNo ?? 'T1',
+      orderAmount: gatewayOrder?.orderAmount ?? '0',
+      orderCurrency: gatewayOrder?.orderCurrency ?? 'USD',
+      orderStatus: 'success',
+      orderInfo: 'Transaction Approved',
+      remark: '',
+    };
+    const url = callbackUrl(stack.server.baseUrl, defaultToken, 'gatewaykit-hosted');
+    const forged = await postSignedCallback({
+      url,
+      gatewayNo: DEMO_MERCHANTS.main.gatewayNo,
+      signKey: 'not-the-merchant-key',
+      type: 'transaction.success',
+      data,
+    });
+    expect(forged.status).toBe(401);
+    expect(forged.body).not.toBe('success');
+    const stale = await postSignedCallback({
+      url,
+      ...DEMO_MERCHANTS.main,
+      type: 'transaction.success',
+      data,
+      requestTime: Date.now() - 11 * 60 * 1000,
+    });
+    expect(stale.status).toBe(401);
+    const unchanged = await adminOrder(stack.admin, order.id);
+    expect(unchanged.state).toBe('ArrangingPayment');
+    expect(unchanged.payments).toHaveLength(0);
+
+    // The genuine signature over the same data is accepted.
+    const genuine = await postSignedCallback({
+      url,
+      ...DEMO_MERCHANTS.main,
+      type: 'transaction.success',
+      data,
+    });
+    expect(genuine).toEqual({ status: 200, body: 'success' });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+  });
+
+  it('rejects a callback whose amount differs from the attempt', async () => {
+    const { order, started } = await hostedOrder();
+    const gatewayOrder = stack.sandbox.order(started.orderNo);
+    const url = callbackUrl(stack.server.baseUrl, defaultToken, 'gatewaykit-hosted');
+    const res = await postSignedCallback({
+      url,
+      ...DEMO_MERCHANTS.main,
+      type: 'transaction.success',
+      data: {
+        orderNo: started.orderNo,
+        tradeNo: gatewayOrder?.tradeNo ?? 'T1',
+        orderAmount: '0.01',
+        orderCurrency: gatewayOrder?.orderCurrency ?? 'USD',
+        orderStatus: 'success',
+        orderInfo: 'Transaction Approved',
+      },
+    });
+    expect(res.status).toBe(200);
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.state).toBe('ArrangingPayment');
+    expect(after.payments).toHaveLength(0);
+    expect(JSON.stringify(after.history.items)).toContain('Amount mismatch');
+  });
+
+  it('two channels, two merchants: each callback is verified with its own channel key', async () => {
+    const jp = await hostedOrder(JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted');
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const gatewayOrder = stack.sandbox.order(jp.started.orderNo);
+    expect(gatewayOrder?.gatewayNo).toBe(DEMO_MERCHANTS.jp.gatewayNo);
+    const data = {
+      transactionType: 'Sale',
+      orderNo: jp.started.orderNo,
+      tradeNo: gatewayOrder?.tradeNo ?? 'T1',
+      orderAmount: gatewayOrder?.orderAmount ?? '0',
+      orderCurrency: gatewayOrder?.orderCurrency ?? 'JPY',
+      orderStatus: 'success',
+      orderInfo: 'Transaction Approved',
+    };
+    // Channel A's key for channel B's order, posted to B's endpoint: bad signature.
+    const crossSigned = await postSignedCallback({
+      url: callbackUrl(stack.server.baseUrl, JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted'),
+      ...DEMO_MERCHANTS.main,
+      type: 'transaction.success',
+      data,
+    });
+    expect(crossSigned.status).toBe(401);
+    // Channel A's key on A's endpoint, naming B's order: not an order of channel A.
+    const crossRouted = await postSignedCallback({
+      url: callbackUrl(stack.server.baseUrl, defaultToken, 'gatewaykit-hosted'),
+      ...DEMO_MERCHANTS.main,
+      type: 'transaction.success',
+      data,
+    });
+    expect(crossRouted.status).toBe(404);
+    expect((await adminOrder(jpAdmin, jp.order.id)).payments).toHaveLength(0);
+
+    // The real gateway callback (signed with the jp merchant's key) pays it.
+    await completeRedirect(jp.started.url, 'success');
+    const paid = await eventually(
+      () => adminOrder(jpAdmin, jp.order.id),
+      (o) => o.state === 'PaymentSettled',
+    );
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments).toHaveLength(1);
+  });
+
+  it('yen: the gateway gets the amount without decimals and never ×100', async () => {
+    const jp = await hostedOrder(JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted');
+    expect(jp.order.currencyCode).toBe('JPY');
+    const gatewayOrder = stack.sandbox.order(jp.started.orderNo);
+    // Vendure keeps 2 decimals for every currency: ¥1,205 is 120500 in Vendure.
+    expect(gatewayOrder?.orderAmount).toBe(String(jp.order.totalWithTax / 100));
+    expect(gatewayOrder?.orderAmount).toMatch(/^\d+$/);
+    expect(gatewayOrder?.orderCurrency).toBe('JPY');
+    await completeRedirect(jp.started.url, 'success');
+    const paid = await eventually(
+      () => adminOrder(stack.admin.withChannel(JP_CHANNEL_TOKEN), jp.order.id),
+      (o) => o.state === 'PaymentSettled',
+    );
+    expect(paid.payments[0]?.amount).toBe(jp.order.totalWithTax);
+  });
+});

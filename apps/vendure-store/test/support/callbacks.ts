@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { GATEWAY_API_VERSION, phpJsonEncode, signCallback } from '@gatewaykit/core';
+
+export interface SignedCallbackOptions {
+  url: string;
+  gatewayNo: string;
+  signKey: string;
+  type: string;
+  data: Record<string, string>;
+  /** Override request-time (ms) to test the replay window. */
+  requestTime?: number;
+}
+
+/** Posts a callback signed exactly like the gateway does (for forged / stale / cross-channel cases). */
+export async function postSignedCallback(
+  options: SignedCallbackOptions,
+): Promise<{ status: number; body: string }> {
+  const body = phpJsonEncode({ data: options.data, type: options.type });
+  const requestId = randomUUID();
+  const requestTime = String(options.requestTime ?? Date.now());
+  const signInfo = signCallback({
+    signKey: options.signKey,
+    gatewayNo: options.gatewayNo,
+    requestId,
+    requestTime,
+    version: GATEWAY_API_VERSION,
+    body,
+  });
+  const res = await fetch(options.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'gateway-no': options.gatewayNo,
+      'request-id': requestId,
+      'request-time': requestTime,
+      version: GATEWAY_API_VERSION,
+      'sign-info': signInfo,
+    },
+    body,
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+export function callbackUrl(baseUrl: string, channelToken: string, methodCode: string): string {
+  return `${baseUrl}/payments/gatewaykit/callback/${channelToken}/${methodCode}`;
+}
