@@ -154,3 +154,16 @@ export async function eventually<T>(
   }
   return value;
 }
+
+/** Registers and logs in a customer on this shop client (verification is off in the demo store). */
+export async function registerAndLogin(shop: GraphqlClient, email: string): Promise<void> {
+  await shop.query(
+    `mutation ($input: RegisterCustomerInput!) { registerCustomerAccount(input: $input) { __typename } }`,
+    { input: { emailAddress: email, firstName: 'Grace', lastName: 'Hopper', password: 'test-password' } },
+  );
+  const res = await shop.query<{ login: { __typename: string } }>(
+    `mutation ($u: String!, $p: String!) { login(username: $u, password: $p) { __typename } }`,
+    { u: email, p: 'test-password' },
+  );
+  if (res.login.__typename !== 'CurrentUser') throw new Error(`login failed: ${res.login.__typename}`);
+}

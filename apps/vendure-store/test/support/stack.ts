@@ -13,6 +13,7 @@ export interface Stack {
   shopUrl: string;
   adminUrl: string;
   admin: GraphqlClient;
+  dbPath: string;
   close(): Promise<void>;
 }
 
@@ -34,6 +35,7 @@ export async function startStack(sandboxOptions: SandboxOptions = {}): Promise<S
     shopUrl: `${server.baseUrl}/shop-api`,
     adminUrl,
     admin: await loginAdmin(adminUrl),
+    dbPath,
     async close() {
       await server.stop();
       await sandbox.close();
