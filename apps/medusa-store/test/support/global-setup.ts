@@ -1,0 +1,47 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startSandbox } from '@gatewaykit/sandbox';
+import type { TestProject } from 'vitest/node';
+import { bootStore } from '../../scripts/boot';
+
+export const GATEWAY_NO = '12345678';
+export const SIGN_KEY = 'medusa-store-test-sign-key';
+export const STOREFRONT_RETURN_URL = 'http://storefront.test/checkout/return';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    storeUrl: string;
+    publishableKey: string;
+    sandboxUrl: string;
+    logFile: string;
+    dataDir: string;
+  }
+}
+
+/** Boots sandbox + embedded Postgres + the real Medusa app on free ports; tears all down after the run. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatewaykit-medusa-test-'));
+  const sandbox = await startSandbox({ port: 0, merchants: [{ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY }] });
+  const store = await bootStore({
+    dataDir,
+    port: 0,
+    postgresPort: 0,
+    gatewayBaseUrl: sandbox.url,
+    gatewayNo: GATEWAY_NO,
+    signKey: SIGN_KEY,
+    storefrontReturnUrl: STOREFRONT_RETURN_URL,
+    env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true' },
+  });
+  console.log(`[medusa-store tests] boot timings ${JSON.stringify(store.timings)}`);
+  project.provide('storeUrl', store.url);
+  project.provide('publishableKey', store.publishableKey);
+  project.provide('sandboxUrl', sandbox.url);
+  project.provide('logFile', store.logFile);
+  project.provide('dataDir', dataDir);
+  return async () => {
+    await store.stop();
+    await sandbox.close();
+    if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
+  };
+}

@@ -1,0 +1,37 @@
+import { inject } from 'vitest';
+
+export interface ApiResponse<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+}
+
+/** Minimal Store/Admin API client: JSON in, JSON out, publishable key and bearer token added. */
+export async function api<T = Record<string, any>>(
+  method: string,
+  path: string,
+  options: { body?: unknown; token?: string | undefined } = {},
+): Promise<ApiResponse<T>> {
+  const response = await fetch(`${inject('storeUrl')}${path}`, {
+    method,
+    headers: {
+      'content-type': 'application/json',
+      'x-publishable-api-key': inject('publishableKey'),
+      ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+    },
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // plain-text answers (e.g. `success`) stay strings
+  }
+  return { status: response.status, body: body as T };
+}
+
+export async function expectOk<T = Record<string, any>>(response: Promise<ApiResponse<T>>): Promise<T> {
+  const { status, body } = await response;
+  if (status >= 300) throw new Error(`expected 2xx, got ${status}: ${JSON.stringify(body)}`);
+  return body;
+}
