@@ -1,0 +1,101 @@
+/** Control API, request log redaction, clock control and the dashboard. */
+import { GatewayClient } from '@gatewaykit/core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type Sandbox, type SandboxState, startSandbox } from '../src/index.js';
+import { chargeBody, rawCall } from './helpers.js';
+
+let sb: Sandbox;
+let client: GatewayClient;
+beforeAll(async () => {
+  sb = await startSandbox({ port: 0 });
+  client = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: sb.signKey, baseUrl: sb.url });
+});
+afterAll(async () => {
+  await client.close();
+  await sb.close();
+});
+beforeEach(() => sb.reset());
+
+const json = async <T>(path: string, init?: RequestInit) =>
+  (await (await fetch(`${sb.url}${path}`, init)).json()) as T;
+
+describe('control API', () => {
+  it('dumps state and resets it', async () => {
+    const customer = await client.customers.create({ email: 's@example.com' });
+    await client.charges.confirm(chargeBody());
+    const state = await json<SandboxState>('/_sandbox/state');
+    expect(state.customers.map((entry) => entry.customerId)).toEqual([customer.customerId]);
+    expect(state.orders).toHaveLength(1);
+    expect(state.merchants).toEqual([{ gatewayNo: '12345678' }]);
+    expect(JSON.stringify(state)).not.toContain('sandbox-sign-key');
+    await json('/_sandbox/reset', { method: 'POST' });
+    const after = await json<SandboxState>('/_sandbox/state');
+    expect(after.customers).toHaveLength(0);
+    expect(after.orders).toHaveLength(0);
+  });
+
+  it('logs requests with card numbers masked and security codes removed', async () => {
+    const body = chargeBody({ cardNo: '4000000000009995' });
+    body.customerPaymentMethod.card.cardSecurityCode = '4321';
+    await client.charges.confirm(body);
+    // Even a body that fails to parse is redacted.
+    await rawCall(sb, {
+      path: '/confirmCharge',
+      body: '{"cardNo":"4000000000009995","cardSecurityCode":"4321",',
+    });
+    const log = await json<{ operation: string; code: string; body: unknown }[]>('/_sandbox/requests');
+    expect(log.map((entry) => entry.code)).toEqual(['00000', 'P0001']);
+    const text = JSON.stringify(log);
+    expect(text).not.toContain('4000000000009995');
+    expect(text).not.toContain('4321');
+    expect(text).toContain('400000***9995');
+    expect(await json<unknown[]>('/_sandbox/requests?limit=1')).toHaveLength(1);
+  });
+
+  it('sets and advances the virtual clock; request-time follows it (L0003)', async () => {
+    const set = await json<{ offsetMs: number }>('/_sandbox/clock', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ offsetMs: 3_600_000 }),
+    });
+    expect(set.offsetMs).toBe(3_600_000);
+    const advanced = await json<{ offsetMs: number }>('/_sandbox/clock', {
+      method: 'POST',
+      body: JSON.stringify({ advanceMs: 60_000 }),
+    });
+    expect(advanced.offsetMs).toBe(3_660_000);
+    // The client signs with the real time, an hour behind the sandbox: refused as clock skew.
+    const error = await client.customers.create({}).catch((caught: unknown) => caught);
+    expect((error as { code?: string }).code).toBe('L0003');
+    expect(
+      (await fetch(`${sb.url}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ sideways: 1 }) }))
+        .status,
+    ).toBe(400);
+  });
+
+  it('answers 404 for unknown control routes', async () => {
+    expect((await fetch(`${sb.url}/_sandbox/nothing`)).status).toBe(404);
+  });
+});
+
+describe('dashboard', () => {
+  it('lists orders, callbacks and faults, with buttons that post and come back', async () => {
+    await client.charges.confirm(chargeBody({ callbackUrl: 'http://127.0.0.1:9/closed' }));
+    sb.addFault({ route: 'confirmCharge', kind: 'latency', ms: 10 });
+    for (const path of ['/', '/_sandbox/']) {
+      const html = await (await fetch(`${sb.url}${path}`)).text();
+      expect(html).toContain('Orders');
+      expect(html).toContain('Redeliver');
+      expect(html).toContain('latency');
+      expect(html).toContain('4242424242424242'); // the test card table, not an order's card
+    }
+    const reset = await fetch(`${sb.url}/_sandbox/reset`, {
+      method: 'POST',
+      body: new URLSearchParams({}),
+      redirect: 'manual',
+    });
+    expect(reset.status).toBe(303);
+    expect(reset.headers.get('location')).toBe('/_sandbox/');
+    expect(sb.state().orders).toHaveLength(0);
+  });
+});
