@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { GraphqlClient } from '../src/graphql-client';
+import {
+  adminOrder,
+  CARDS,
+  cardInput,
+  completeRedirect,
+  prepareOrder,
+  registerAndLogin,
+  startPayment,
+} from './support/shop';
+import { type Stack, shopClient, startStack } from './support/stack';
+
+interface Card {
+  id: string;
+  last4: string | null;
+  maskCardNo: string;
+}
+
+const listCards = async (shop: GraphqlClient) =>
+  (
+    await shop.query<{ gatewaykitSavedCards: Card[] }>(
+      `{ gatewaykitSavedCards(paymentMethodCode: "gatewaykit-card") { id last4 maskCardNo } }`,
+    )
+  ).gatewaykitSavedCards;
+
+const saveCard = async (shop: GraphqlClient, cardNo: string) =>
+  (
+    await shop.query<{ gatewaykitSaveCard: Card }>(
+      `mutation ($input: GatewaykitSaveCardInput!) { gatewaykitSaveCard(input: $input) { id last4 maskCardNo } }`,
+      {
+        input: {
+          paymentMethodCode: 'gatewaykit-card',
+          card: cardInput(cardNo),
+          line1: '1 Analytical Way',
+          city: 'London',
+          countryCode: 'GB',
+          postalCode: 'N1 1AA',
+        },
+      },
+    )
+  ).gatewaykitSaveCard;
+
+const removeCard = async (shop: GraphqlClient, id: string) =>
+  (
+    await shop.query<{ gatewaykitRemoveSavedCard: boolean }>(
+      `mutation ($id: String!) { gatewaykitRemoveSavedCard(paymentMethodCode: "gatewaykit-card", id: $id) }`,
+      { id },
+    )
+  ).gatewaykitRemoveSavedCard;
+
+describe('saved cards, local methods and method settings', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('a logged-in customer saves, lists, pays with and removes a card; another customer cannot touch it', async () => {
+    const alice = shopClient(stack);
+    await registerAndLogin(alice, `alice-${randomUUID()}@example.com`);
+    expect(await listCards(alice)).toEqual([]);
+    const saved = await saveCard(alice, CARDS.success);
+    expect(saved.last4).toBe('4242');
+    const listed = await listCards(alice);
+    expect(listed.map((c) => c.id)).toEqual([saved.id]);
+
+    const order = await prepareOrder(alice, { loggedIn: true });
+    const paid = await startPayment(alice, { paymentMethodCode: 'gatewaykit-card', savedCardId: saved.id });
+    expect(paid.__typename).toBe('GatewaykitPaymentCompleted');
+    const settled = await adminOrder(stack.admin, order.id);
+    expect(settled.state).toBe('PaymentSettled');
+    expect(settled.payments[0]?.state).toBe('Settled');
+    expect(stack.sandbox.order(`${order.code}-1`)?.customerPaymentMethodId).toBe(saved.id);
+
+    const mallory = shopClient(stack);
+    await registerAndLogin(mallory, `mallory-${randomUUID()}@example.com`);
+    expect(await listCards(mallory)).toEqual([]);
+    const malloryOrder = await prepareOrder(mallory, { loggedIn: true });
+    const stolen = await startPayment(mallory, {
+      paymentMethodCode: 'gatewaykit-card',
+      savedCardId: saved.id,
+    });
+    expect(stolen).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_FOUND' });
+    expect(stack.sandbox.order(`${malloryOrder.code}-1`)).toBeUndefined();
+    expect(await removeCard(mallory, saved.id)).toBe(false);
+    expect((await listCards(alice)).map((c) => c.id)).toEqual([saved.id]);
+
+    expect(await removeCard(alice, saved.id)).toBe(true);
+    expect(await listCards(alice)).toEqual([]);
+  });
+
+  it('guests cannot list saved cards', async () => {
+    const guest = shopClient(stack);
+    await expect(listCards(guest)).rejects.toThrow();
+  });
+
+  it('local method (Alipay): success pays the order', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-local' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    expect(stack.sandbox.order(started.orderNo)?.paymentMethod?.toLowerCase()).toBe('alipay');
+    const back = await completeRedirect(started.url, 'success');
+    expect(back.storefrontLocation).toContain('payment=succeeded');
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments[0]?.metadata.mode).toBe('local:Alipay');
+  });
+
+  it('local method abandoned: the order stays payable and can be paid with another method', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-local' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    await completeRedirect(started.url, 'abandon');
+    const open = await adminOrder(stack.admin, order.id);
+    expect(open.state).toBe('ArrangingPayment');
+    const { activeOrder } = await shop.query<{ activeOrder: { code: string } | null }>(
+      `{ activeOrder { code } }`,
+    );
+    expect(activeOrder?.code).toBe(order.code);
+    const retry = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(retry.__typename).toBe('GatewaykitPaymentCompleted');
+  });
+
+  it('refuses to save a payment method with unusable settings, with a clear message', async () => {
+    const save = stack.admin.query(
+      `mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`,
+      {
+        input: {
+          code: 'broken-gateway',
+          enabled: true,
+          handler: {
+            code: 'gatewaykit',
+            arguments: [
+              { name: 'gatewayNo', value: 'abc' },
+              { name: 'signKey', value: 'x' },
+              { name: 'environment', value: 'test' },
+              { name: 'baseUrl', value: '' },
+              { name: 'mode', value: 'local' },
+              { name: 'localMethod', value: 'NoSuchMethod' },
+            ],
+          },
+          translations: [{ languageCode: 'en', name: 'Broken', description: '' }],
+        },
+      },
+    );
+    await expect(save).rejects.toThrow(/gatewayNo must be the numeric gateway number.*signKey.*localMethod/);
+  });
+
+  it('the Shop API never exposes the sign key', async () => {
+    const shop = shopClient(stack);
+    await prepareOrder(shop);
+    const res = await fetch(stack.shopUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${shop.authToken}` },
+      body: JSON.stringify({ query: '{ eligiblePaymentMethods { code name description customFields } }' }),
+    });
+    const text = await res.text();
+    expect(text).toContain('gatewaykit-hosted');
+    expect(text).not.toContain('demo-sign-key');
+  });
+});
