@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { adminOrder } from './support/admin';
+import { CARD, complete, readyCart, startSession } from './support/checkout';
+import { registerCustomer, saveCard } from './support/customer';
+import { CARDS } from './support/sandbox-pages';
+import { api, expectOk } from './support/store-api';
+
+describe('logged-in customer, saved card', () => {
+  it('creates the gateway customer, saves, lists, charges without redirect, and deletes the card', async () => {
+    const { token, email } = await registerCustomer();
+    const saved = await saveCard(token, CARDS.success);
+    expect(saved.id).toBeTruthy();
+    expect(saved.data).toEqual({ brand: expect.any(String), last4: '4242' });
+
+    const { payment_methods } = await expectOk(api('GET', '/store/gatewaykit/payment-methods', { token }));
+    expect(payment_methods).toEqual([{ id: saved.id, data: { brand: saved.data.brand, last4: '4242' } }]);
+
+    const { cartId, collectionId } = await readyCart({ token, email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: saved.id }, token);
+    expect(session.status).toBe('pending');
+    const completed = await complete(cartId, token);
+    expect(completed.status).toBe(200);
+    expect(completed.body.type).toBe('order');
+    const order = await adminOrder(completed.body.order.id);
+    expect(order.payment_status).toBe('captured');
+    expect(order.payment_collections[0].payments[0].data.outcome.status).toBe('succeeded');
+
+    // The customer's account holder is the gateway customer the card belongs to.
+    const { customer } = await expectOk(api('GET', '/store/customers/me?fields=*account_holders', { token }));
+    const holder = customer.account_holders?.find((h: { provider_id: string }) => h.provider_id === CARD);
+    if (holder) expect(holder.external_id).toBeTruthy();
+
+    const deleted = await api('DELETE', `/store/gatewaykit/payment-methods/${saved.id}`, { token });
+    expect(deleted.status).toBe(200);
+    const after = await expectOk(api('GET', '/store/gatewaykit/payment-methods', { token }));
+    expect(after.payment_methods).toEqual([]);
+  });
+
+  it('keeps saved cards private: a guest gets 401 and another customer 404', async () => {
+    const owner = await registerCustomer();
+    const saved = await saveCard(owner.token, CARDS.success);
+    expect((await api('GET', '/store/gatewaykit/payment-methods')).status).toBe(401);
+    const other = await registerCustomer();
+    const { payment_methods } = await expectOk(
+      api('GET', '/store/gatewaykit/payment-methods', { token: other.token }),
+    );
+    expect(payment_methods).toEqual([]);
+    expect(
+      (await api('DELETE', `/store/gatewaykit/payment-methods/${saved.id}`, { token: other.token })).status,
+    ).toBe(404);
+    const still = await expectOk(api('GET', '/store/gatewaykit/payment-methods', { token: owner.token }));
+    expect(still.payment_methods).toHaveLength(1);
+  });
+});
