@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { GatewaykitPlugin } from '@gatewaykit/vendure-plugin';
 import { DefaultLogger, LogLevel, type VendureConfig } from '@vendure/core';
+import { noopPaymentHandler } from './noop-payment-handler';
 
 export interface StoreSettings {
   port: number;
@@ -10,6 +11,10 @@ export interface StoreSettings {
   publicUrl: string;
   storefrontOrderUrl: string;
   logLevel: LogLevel;
+  /** Adds the no-op baseline payment handler (benchmarks only, never in a real store). */
+  benchBaseline: boolean;
+  /** Write every commit to dbPath (sql.js autoSave). Off only for benchmarks: the DB then lives in memory. */
+  persist: boolean;
 }
 
 export const APP_ROOT = path.resolve(__dirname, '..', '..');
@@ -23,6 +28,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     dbPath: env.DB_PATH ?? path.join(DEFAULT_DATA_DIR, 'store.sqlite'),
     publicUrl,
     storefrontOrderUrl: env.STOREFRONT_ORDER_URL ?? `${publicUrl}/order-confirmation/{code}`,
+    benchBaseline: env.GATEWAYKIT_BENCH === '1',
+    persist: env.DB_PERSIST !== '0',
     logLevel:
       env.LOG_LEVEL === 'debug' ? LogLevel.Debug : env.LOG_LEVEL === 'info' ? LogLevel.Info : LogLevel.Warn,
   };
@@ -45,12 +52,12 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
     dbConnectionOptions: {
       type: 'sqljs',
       location: settings.dbPath,
-      autoSave: true,
+      autoSave: settings.persist,
       // Demo store: the schema follows the code (plugin entity + custom field). Use migrations in production.
       synchronize: true,
       logging: false,
     },
-    paymentOptions: { paymentMethodHandlers: [] },
+    paymentOptions: { paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [] },
     logger: new DefaultLogger({ level: settings.logLevel }),
     plugins: [
       GatewaykitPlugin.init({

@@ -22,6 +22,6 @@ export async function startStore(
     ? await populate(() => bootstrap(config), initialData, path.join(APP_ROOT, 'data', 'products.csv'))
     : await bootstrap(config);
   await app.get(JobQueueService).start();
-  await setupStore(`http://127.0.0.1:${settings.port}/admin-api`, gateways);
+  await setupStore(`http://127.0.0.1:${settings.port}/admin-api`, gateways, settings.benchBaseline);
   return app;
 }

@@ -27,9 +27,14 @@ const METHODS = [
  * Idempotent store setup through the Admin API, run at every start: the yen channel and the gateway
  * payment methods (updated so a new sandbox URL or key takes effect on the next start).
  */
-export async function setupStore(adminUrl: string, gateways: StoreGateways): Promise<void> {
+export async function setupStore(
+  adminUrl: string,
+  gateways: StoreGateways,
+  benchBaseline = false,
+): Promise<void> {
   const admin = await loginAdmin(adminUrl);
   await ensurePaymentMethods(admin, '', gateways.main);
+  if (benchBaseline) await ensureNoopMethod(admin);
   const jp = await ensureJpChannel(admin);
   await ensurePaymentMethods(admin.withChannel(JP_CHANNEL_TOKEN), 'jp-', gateways.jp, jp);
 }
@@ -132,4 +137,23 @@ async function ensureJpChannel(admin: GraphqlClient): Promise<string> {
     { input: { channelId, stockLocationIds: stockLocations.items.map((s) => s.id) } },
   );
   return channelId;
+}
+
+/** Benchmark baseline payment method (only with GATEWAYKIT_BENCH=1). */
+async function ensureNoopMethod(admin: GraphqlClient): Promise<void> {
+  const { paymentMethods } = await admin.query<{ paymentMethods: { items: { code: string }[] } }>(
+    `{ paymentMethods(options: { take: 100 }) { items { code } } }`,
+  );
+  if (paymentMethods.items.some((p) => p.code === 'bench-noop')) return;
+  await admin.query(
+    `mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`,
+    {
+      input: {
+        code: 'bench-noop',
+        enabled: true,
+        handler: { code: 'bench-noop', arguments: [] },
+        translations: [{ languageCode: 'en', name: 'No-op (benchmark)', description: '' }],
+      },
+    },
+  );
 }

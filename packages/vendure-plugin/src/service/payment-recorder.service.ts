@@ -71,20 +71,21 @@ export class PaymentRecorderService {
     if (!changed) return { kind: 'duplicate', attempt };
 
     // Database-level claim: only the writer that moves this exact version forward performs side effects.
+    const changes = {
+      status: next.status,
+      tradeNo: next.tradeNo ?? attempt.tradeNo,
+      maskCardNo: next.maskCardNo ?? attempt.maskCardNo,
+      message: messageOf(next)?.slice(0, 500) ?? attempt.message,
+      version: attempt.version + 1,
+    };
     const update = await repo
       .createQueryBuilder()
       .update(GatewaykitPaymentAttempt)
-      .set({
-        status: next.status,
-        tradeNo: next.tradeNo ?? attempt.tradeNo,
-        maskCardNo: next.maskCardNo ?? attempt.maskCardNo,
-        message: messageOf(next)?.slice(0, 500) ?? attempt.message,
-        version: attempt.version + 1,
-      })
+      .set(changes)
       .where('id = :id AND version = :version', { id: attempt.id, version: attempt.version })
       .execute();
     if (update.affected === 0) return { kind: 'duplicate', attempt };
-    const updated = await repo.findOneOrFail({ where: { id: attempt.id } });
+    const updated = Object.assign(attempt, changes);
 
     const state = vendureStateFor(next);
     if (state) await this.addPayment(ctx, updated, next, state);
