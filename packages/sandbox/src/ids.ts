@@ -24,7 +24,12 @@ export function newTradeNo(virtualNow: number): string {
 /** Same shape as the official SDK v1.4+: uppercase UUID. */
 export const newRequestId = (): string => randomUUID().toUpperCase();
 
+// Random per process so ids from two runs do not look alike; a counter after that (cheap on the hot path).
+const shortIdBase = randomBytes(3).toString('hex');
+let shortIdSequence = 0;
+
 /** Opaque short id for log entries, deliveries and fault rules. */
 export function newShortId(prefix: string): string {
-  return `${prefix}_${randomBytes(6).toString('hex')}`;
+  shortIdSequence++;
+  return `${prefix}_${shortIdBase}${shortIdSequence.toString(36)}`;
 }

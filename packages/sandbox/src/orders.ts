@@ -85,6 +85,7 @@ export function settle(
   }
   order.orderStatus = finalStatus;
   order.orderInfo = finalInfo;
+  if (finalStatus === 'success') context.store.markPaid(order);
   order.page = undefined;
   order.updatedAt = isoNow(context);
   return context.callbacks.create(

@@ -12,10 +12,14 @@ function maskDigits(value: string): string {
   return digits.length >= 10 ? `${digits.slice(0, 6)}***${digits.slice(-4)}` : '***';
 }
 
+const CARD_FIELD_IN_TEXT = /("(?:cardNo|cardNumber|pan)"\s*:\s*)"([^"]*)"/gi;
+const SECRET_FIELD_IN_TEXT = /("(?:cardSecurityCode|cvv|cvc|securityCode)"\s*:\s*)"[^"]*"/gi;
+
 export function redactText(text: string): string {
   return text
+    .replace(CARD_FIELD_IN_TEXT, (_, key: string, value: string) => `${key}"${maskDigits(value)}"`)
     .replace(PAN_IN_TEXT, '$1***$2')
-    .replace(/("(?:cardSecurityCode|cvv|cvc|securityCode)"\s*:\s*)"[^"]*"/gi, '$1"***"');
+    .replace(SECRET_FIELD_IN_TEXT, '$1"***"');
 }
 
 export function redact(value: unknown): unknown {
@@ -33,12 +37,11 @@ export function redact(value: unknown): unknown {
   return value;
 }
 
-/** A request body for the log: parsed and redacted when it is JSON, text-redacted otherwise. */
-export function redactBody(raw: string): unknown {
+/**
+ * A request body for the log: the text as received (so the log shows exactly what the client sent),
+ * with card numbers masked and security codes replaced before it is stored. Capped at 8 kB.
+ */
+export function redactBody(raw: string): string | undefined {
   if (raw.length === 0) return undefined;
-  try {
-    return redact(JSON.parse(raw));
-  } catch {
-    return redactText(raw.slice(0, 4000));
-  }
+  return redactText(raw.length > 8192 ? `${raw.slice(0, 8192)}…` : raw);
 }

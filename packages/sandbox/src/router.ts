@@ -25,6 +25,13 @@ function compile(operation: Operation): CompiledRoute {
 }
 
 const ROUTES: readonly CompiledRoute[] = OPERATIONS.map(compile);
+// Paths without parameters are looked up directly: the hot path should not try every pattern.
+const STATIC = new Map(
+  OPERATIONS.filter((operation) => operation.pathParams.length === 0).map((operation) => [
+    `${operation.method} ${operation.path}`,
+    operation,
+  ]),
+);
 
 export type RouteMatch =
   | { kind: 'operation'; operation: Operation; pathParams: Record<string, string> }
@@ -33,6 +40,8 @@ export type RouteMatch =
 
 /** `path` is below the version prefix, e.g. `/customers/cus_1`. Fixed segments beat parameters. */
 export function matchRoute(method: string, path: string): RouteMatch {
+  const direct = STATIC.get(`${method} ${path}`);
+  if (direct) return { kind: 'operation', operation: direct, pathParams: {} };
   const allowed: string[] = [];
   let best: { route: CompiledRoute; values: string[]; fixed: number } | undefined;
   for (const route of ROUTES) {

@@ -128,7 +128,6 @@ class SandboxServer {
   }
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const url = new URL(request.url ?? '/', 'http://sandbox.local');
     let raw: Buffer;
     try {
       raw = await readBody(request);
@@ -138,46 +137,49 @@ class SandboxServer {
       return;
     }
     const rawBody = raw.toString('utf8');
-    const path = url.pathname;
-    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))
-      return this.handleApi(request, response, url, rawBody);
-    const page = /^\/pay\/(3ds|checkout|local)\/([^/]+)\/?$/.exec(path);
+    const target = request.url ?? '/';
+    // The API path is split by hand: `new URL` per request is measurable at gateway request rates.
+    const queryAt = target.indexOf('?');
+    const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+      const search = queryAt === -1 ? '' : target.slice(queryAt + 1);
+      return this.handleApi(request, response, path, search, rawBody);
+    }
+    const url = new URL(target, 'http://sandbox.local');
+    const page = /^\/pay\/(3ds|checkout|local)\/([^/]+)\/?$/.exec(url.pathname);
     if (page)
-      return handlePage(
-        this.context,
-        request,
-        response,
-        page[1] ?? '',
-        decodeURIComponent(page[2] ?? ''),
-        rawBody,
-      );
-    if ((path === '/' || path === '/_sandbox' || path === '/_sandbox/') && request.method === 'GET') {
+      return handlePage(this.context, request, response, page[1] ?? '', safeDecode(page[2] ?? ''), rawBody);
+    if (
+      (url.pathname === '/' || url.pathname === '/_sandbox' || url.pathname === '/_sandbox/') &&
+      request.method === 'GET'
+    ) {
       return sendHtml(response, 200, renderDashboard(this.context, this.baseUrl));
     }
-    if (path.startsWith('/_sandbox/')) return handleControl(this.context, request, response, url, rawBody);
+    if (url.pathname.startsWith('/_sandbox/'))
+      return handleControl(this.context, request, response, url, rawBody);
     // Anything else is a wrong gateway URL, answered the gateway's way.
-    this.log(
-      request,
-      url,
-      rawBody,
-      Date.now(),
-      new GatewayReply(ERROR_CODES.URL, `no route ${path}`).toEnvelope(),
-    );
-    sendJson(response, 200, new GatewayReply(ERROR_CODES.URL, `no route ${path}`).toEnvelope());
+    const reply = new GatewayReply(ERROR_CODES.URL, `no route ${url.pathname}`).toEnvelope();
+    this.log(request, url.pathname, rawBody, Date.now(), reply);
+    sendJson(response, 200, reply);
   }
 
-  private async handleApi(request: IncomingMessage, response: ServerResponse, url: URL, rawBody: string) {
+  private async handleApi(
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    search: string,
+    rawBody: string,
+  ) {
     const started = Date.now();
     const method = request.method ?? 'GET';
-    const match = matchRoute(method, url.pathname.slice(API_PREFIX.length) || '/');
+    const logPath = search ? `${path}?${search}` : path;
+    const match = matchRoute(method, path.slice(API_PREFIX.length) || '/');
     if (match.kind !== 'operation') {
       const reply = new GatewayReply(
         ERROR_CODES.URL,
-        match.kind === 'wrong-method'
-          ? `use ${match.allowed.join(' or ')} for ${url.pathname}`
-          : `no route ${url.pathname}`,
+        match.kind === 'wrong-method' ? `use ${match.allowed.join(' or ')} for ${path}` : `no route ${path}`,
       ).toEnvelope();
-      this.log(request, url, rawBody, started, reply);
+      this.log(request, logPath, rawBody, started, reply);
       return sendJson(response, 200, reply);
     }
     const operation = match.operation;
@@ -187,21 +189,23 @@ class SandboxServer {
       // Never answered; the socket stays open until the client gives up or the sandbox closes.
       this.hanging.add(response);
       response.once('close', () => this.hanging.delete(response));
-      this.log(request, url, rawBody, started, undefined, operation.name, 'hang');
+      this.log(request, logPath, rawBody, started, undefined, operation.name, 'hang');
       return;
     }
     if (fault?.kind === 'reset') {
-      this.log(request, url, rawBody, started, undefined, operation.name, 'reset');
+      this.log(request, logPath, rawBody, started, undefined, operation.name, 'reset');
       request.socket.resetAndDestroy();
       return;
     }
     if (fault?.kind === '5xx') {
-      this.log(request, url, rawBody, started, undefined, operation.name, '5xx', fault.status);
+      this.log(request, logPath, rawBody, started, undefined, operation.name, '5xx', fault.status);
       response.writeHead(fault.status, { 'content-type': 'text/html; charset=utf-8' });
       response.end(`<html><body><h1>${fault.status} Service Unavailable</h1></body></html>`);
       return;
     }
 
+    // Query values are signed decoded (reference/gateway.md §4.1), so they are read through URLSearchParams.
+    const query: Record<string, string> = search ? Object.fromEntries(new URLSearchParams(search)) : {};
     let envelope: Envelope;
     let gatewayNo: string | undefined;
     try {
@@ -209,7 +213,7 @@ class SandboxServer {
         {
           headers: request.headers,
           pathParams: match.pathParams,
-          query: Object.fromEntries(url.searchParams),
+          query,
           rawBody,
         },
         this.context.merchants,
@@ -221,7 +225,7 @@ class SandboxServer {
         runOperation(operation.name, this.context, {
           gatewayNo,
           pathParams: match.pathParams,
-          query: Object.fromEntries(url.searchParams),
+          query,
           rawBody,
         }),
       );
@@ -232,7 +236,7 @@ class SandboxServer {
         envelope = new GatewayReply(ERROR_CODES.GENERIC).toEnvelope();
       }
     }
-    this.log(request, url, rawBody, started, envelope, operation.name, fault?.kind);
+    this.log(request, logPath, rawBody, started, envelope, operation.name, fault?.kind);
 
     const body = JSON.stringify(envelope);
     if (fault?.kind === 'commit-then-drop') {
@@ -257,7 +261,7 @@ class SandboxServer {
 
   private log(
     request: IncomingMessage,
-    url: URL,
+    path: string,
     rawBody: string,
     started: number,
     envelope: Envelope | undefined,
@@ -269,7 +273,7 @@ class SandboxServer {
       id: newShortId('req'),
       at: new Date(this.context.clock.now()).toISOString(),
       method: request.method ?? 'GET',
-      path: `${url.pathname}${url.search}`,
+      path,
       operation,
       gatewayNo: header(request, 'gateway-no'),
       requestId: header(request, 'request-id'),
@@ -286,6 +290,14 @@ class SandboxServer {
   closeHanging(): void {
     for (const response of this.hanging) response.socket?.destroy();
     this.hanging.clear();
+  }
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
   }
 }
 

@@ -85,8 +85,8 @@ export interface RequestLogEntry {
   gatewayNo?: string | undefined;
   requestId?: string | undefined;
   requestTime?: string | undefined;
-  /** Redacted: card numbers masked, security codes replaced. */
-  body?: unknown;
+  /** The body text as received, with card numbers masked and security codes replaced. */
+  body?: string | undefined;
   code?: string | undefined;
   message?: string | undefined;
   fault?: string | undefined;
@@ -102,37 +102,37 @@ export class SandboxStore {
   readonly paymentMethods = new Map<string, PaymentMethodRecord>();
   /** By tradeNo. */
   readonly orders = new Map<string, OrderRecord>();
-  private readonly requestLog: RequestLogEntry[] = [];
+  /** tradeNo of the successful order per merchant + orderNo: the duplicate check must not scan all orders. */
+  private readonly paid = new Map<string, string>();
+  private requestLog: RequestLogEntry[] = [];
 
   reset(): void {
     this.customers.clear();
     this.paymentMethods.clear();
     this.orders.clear();
-    this.requestLog.length = 0;
+    this.paid.clear();
+    this.requestLog = [];
   }
 
   logRequest(entry: RequestLogEntry): void {
     this.requestLog.push(entry);
-    if (this.requestLog.length > REQUEST_LOG_LIMIT)
-      this.requestLog.splice(0, this.requestLog.length - REQUEST_LOG_LIMIT);
+    // Trimmed in batches so a busy sandbox does not shift the whole array on every request.
+    if (this.requestLog.length > REQUEST_LOG_LIMIT + 500)
+      this.requestLog = this.requestLog.slice(-REQUEST_LOG_LIMIT);
   }
 
   get requests(): readonly RequestLogEntry[] {
-    return this.requestLog;
+    return this.requestLog.length > REQUEST_LOG_LIMIT
+      ? this.requestLog.slice(-REQUEST_LOG_LIMIT)
+      : this.requestLog;
   }
 
-  /** Orders of one merchant's orderNo, oldest first. */
-  ordersFor(gatewayNo: string, orderNo: string): OrderRecord[] {
-    return [...this.orders.values()].filter(
-      (order) => order.gatewayNo === gatewayNo && order.orderNo === orderNo,
-    );
+  markPaid(order: OrderRecord): void {
+    this.paid.set(`${order.gatewayNo}\u0000${order.orderNo}`, order.tradeNo);
   }
 
   paidOrder(gatewayNo: string, orderNo: string): OrderRecord | undefined {
-    for (const order of this.orders.values()) {
-      if (order.gatewayNo === gatewayNo && order.orderNo === orderNo && order.orderStatus === 'success')
-        return order;
-    }
-    return undefined;
+    const tradeNo = this.paid.get(`${gatewayNo}\u0000${orderNo}`);
+    return tradeNo === undefined ? undefined : this.orders.get(tradeNo);
   }
 }

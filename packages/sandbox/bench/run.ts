@@ -1,0 +1,210 @@
+/**
+ * `npm run bench`: signed-request throughput of the sandbox (customers.retrieve, confirmCharge) vs a
+ * bare node:http server answering a fixed JSON body, measured in one run with the same load
+ * generator and the same signing work per request; then resident memory after 100k customers.
+ * Servers run in child processes so the load generator does not share their event loop.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { signRequest } from '@gatewaykit/core';
+import { Pool } from 'undici';
+
+const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
+const CONCURRENCY = 32;
+const CUSTOMERS = Number(process.env['BENCH_CUSTOMERS'] ?? 100_000);
+const GATEWAY_NO = '12345678';
+const SIGN_KEY = 'sandbox-sign-key';
+
+interface Child {
+  process: ChildProcess;
+  url: string;
+}
+
+function startChild(kind: 'bare' | 'sandbox'): Promise<Child> {
+  const child = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [kind], {
+    // BENCH_PROFILE=1 writes a CPU profile of each server child to ./bench-profiles for analysis.
+    execArgv: [
+      '--import',
+      'tsx',
+      '--expose-gc',
+      ...(process.env['BENCH_PROFILE'] ? ['--cpu-prof', '--cpu-prof-dir=bench-profiles'] : []),
+    ],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve({ process: child, url: (message as { url: string }).url }));
+    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+  });
+}
+
+function rssOf(child: Child): Promise<number> {
+  return new Promise((resolve) => {
+    child.process.once('message', (message) => resolve((message as { rss: number }).rss));
+    child.process.send('rss');
+  });
+}
+
+interface Call {
+  method: 'GET' | 'POST';
+  path: string;
+  pathParams?: Record<string, string>;
+  body?: string;
+}
+
+function signed(call: Call) {
+  const requestId = randomUUID();
+  const requestTime = String(Date.now());
+  return {
+    method: call.method,
+    path: `/V2022-03${call.path}`,
+    body: call.body,
+    headers: {
+      'content-type': 'application/json;charset=UTF-8',
+      'gateway-no': GATEWAY_NO,
+      'request-id': requestId,
+      'request-time': requestTime,
+      'sign-info': signRequest({
+        signKey: SIGN_KEY,
+        gatewayNo: GATEWAY_NO,
+        requestId,
+        requestTime,
+        pathParams: call.pathParams,
+        body: call.body,
+      }),
+    },
+  };
+}
+
+/** Requests per second over DURATION_MS with CONCURRENCY loops; counts only success envelopes. */
+async function throughput(url: string, next: () => Call, expectSuccess: boolean): Promise<number> {
+  const pool = new Pool(url, { connections: CONCURRENCY });
+  let done = 0;
+  let failed = 0;
+  const deadline = Date.now() + DURATION_MS;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < deadline) {
+        const response = await pool.request(signed(next()));
+        const text = await response.body.text();
+        if (!expectSuccess || text.startsWith('{"code":"00000"')) done++;
+        else failed++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await pool.close();
+  if (failed > 0) throw new Error(`${failed} requests did not succeed`);
+  return done / seconds;
+}
+
+let sequence = 0;
+function chargeCall(): Call {
+  sequence++;
+  return {
+    method: 'POST',
+    path: '/confirmCharge',
+    body: JSON.stringify({
+      orderNo: `BENCH-${process.pid}-${sequence}`,
+      orderAmount: '10.00',
+      orderCurrency: 'USD',
+      customerIp: '203.0.113.1',
+      returnUrl: 'https://shop.example/return',
+      webSite: 'https://shop.example',
+      customerPaymentMethod: {
+        billingDetail: {
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          email: 'ada@example.com',
+          phone: '+4420',
+          address: { line1: '12 Row', city: 'London', country: 'GB' },
+        },
+        card: {
+          cardNo: '4242424242424242',
+          cardExpireMonth: '12',
+          cardExpireYear: '2030',
+          cardSecurityCode: '123',
+        },
+      },
+    }),
+  };
+}
+
+async function createCustomers(url: string, count: number): Promise<string> {
+  const pool = new Pool(url, { connections: 64 });
+  let next = 0;
+  let firstId = '';
+  await Promise.all(
+    Array.from({ length: 64 }, async () => {
+      while (next < count) {
+        next++;
+        const response = await pool.request(
+          signed({
+            method: 'POST',
+            path: '/customers',
+            body: `{"email":"c${next}@example.com","firstName":"C${next}"}`,
+          }),
+        );
+        const envelope = (await response.body.json()) as { code: string; data: { customerId: string } };
+        if (envelope.code !== '00000') throw new Error(`create customer failed: ${envelope.code}`);
+        firstId ||= envelope.data.customerId;
+      }
+    }),
+  );
+  await pool.close();
+  return firstId;
+}
+
+async function main(): Promise<void> {
+  const bare = await startChild('bare');
+  const sandbox = await startChild('sandbox');
+  try {
+    const customerId = await createCustomers(sandbox.url, 1);
+    const retrieve = (): Call => ({
+      method: 'GET',
+      path: `/customers/${customerId}`,
+      pathParams: { customerId },
+    });
+
+    // Warm both servers up before measuring.
+    await throughput(bare.url, retrieve, false);
+    await throughput(sandbox.url, retrieve, true);
+
+    const bareRetrieve = await throughput(bare.url, retrieve, false);
+    const sandboxRetrieve = await throughput(sandbox.url, retrieve, true);
+    const bareCharge = await throughput(bare.url, chargeCall, false);
+    const sandboxCharge = await throughput(sandbox.url, chargeCall, true);
+
+    const row = (name: string, base: number, value: number) =>
+      `${name.padEnd(20)} bare ${base.toFixed(0).padStart(7)} req/s   sandbox ${value.toFixed(0).padStart(7)} req/s   ratio ${(value / base).toFixed(2)}× (goal ≥ 0.50×)`;
+    console.log(
+      `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, same process for load):`,
+    );
+    console.log(row('customers.retrieve', bareRetrieve, sandboxRetrieve));
+    console.log(row('confirmCharge', bareCharge, sandboxCharge));
+  } finally {
+    bare.process.kill();
+    sandbox.process.kill();
+  }
+
+  const fresh = await startChild('sandbox');
+  try {
+    const before = await rssOf(fresh);
+    const started = performance.now();
+    await createCustomers(fresh.url, CUSTOMERS);
+    const seconds = (performance.now() - started) / 1000;
+    const after = await rssOf(fresh);
+    const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+    console.log(
+      `resident memory: ${mb(before)} at start, ${mb(after)} after creating ${CUSTOMERS} customers (${(CUSTOMERS / seconds).toFixed(0)} creates/s)`,
+    );
+  } finally {
+    fresh.process.kill();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

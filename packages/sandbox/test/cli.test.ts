@@ -1,0 +1,70 @@
+/** The CLI as a user starts it: flags, several merchants, the printed banner, and a signed call. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { GatewayClient } from '@gatewaykit/core';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
+let child: ChildProcess | undefined;
+
+afterEach(() => {
+  child?.kill('SIGTERM');
+  child = undefined;
+});
+
+function start(args: string[], env: Record<string, string> = {}): Promise<string> {
+  child = spawn(process.execPath, ['--import', 'tsx', CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child?.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('test cards:') && out.includes('Secure challenge whose')) resolve(out);
+    });
+    child?.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    child?.once('exit', (code) => reject(new Error(`CLI exited with ${code}: ${out}`)));
+  });
+}
+
+describe('gatewaykit-sandbox CLI', () => {
+  it('prints URL, merchants, keys and test cards, and serves every configured merchant', async () => {
+    const banner = await start([
+      '--port',
+      '0',
+      '--merchant',
+      '11112222:key-one',
+      '--merchant',
+      '33334444:key-two',
+    ]);
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+    expect(url).not.toBe('');
+    expect(banner).toContain('11112222 / key-one');
+    expect(banner).toContain('33334444 / key-two');
+    expect(banner).toContain('4242424242424242');
+    for (const [gatewayNo, signKey] of [
+      ['11112222', 'key-one'],
+      ['33334444', 'key-two'],
+    ] as const) {
+      const client = new GatewayClient({ gatewayNo, signKey, baseUrl: url });
+      expect((await client.customers.create({ email: 'cli@example.com' })).customerId).toMatch(/^cus_/);
+      await client.close();
+    }
+  });
+
+  it('reads the single merchant from environment variables', async () => {
+    const banner = await start([], {
+      SANDBOX_PORT: '0',
+      SANDBOX_GATEWAY_NO: '55556666',
+      SANDBOX_SIGN_KEY: 'env-key',
+    });
+    expect(banner).toContain('55556666 / env-key');
+  });
+
+  it('refuses a malformed --merchant', async () => {
+    await expect(start(['--port', '0', '--merchant', 'nokey'])).rejects.toThrow(/gatewayNo:signKey/);
+  });
+});
