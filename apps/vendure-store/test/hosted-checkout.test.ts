@@ -68,4 +68,34 @@ describe('hosted checkout through the real server and sandbox', () => {
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
   });
+
+  it('refunds stay Pending for manual settlement, with an order history note', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    await completeRedirect(started.url, 'success');
+    const paid = await adminOrder(stack.admin, order.id);
+    const payment = paid.payments[0];
+    if (!payment) throw new Error('no payment');
+    const { refundOrder } = await stack.admin.query<{ refundOrder: { __typename: string; state?: string } }>(
+      `mutation ($input: RefundOrderInput!) { refundOrder(input: $input) { __typename ... on Refund { state } } }`,
+      {
+        input: {
+          paymentId: payment.id,
+          amount: 100,
+          shipping: 0,
+          adjustment: 0,
+          lines: [],
+          reason: 'customer request',
+        },
+      },
+    );
+    expect(refundOrder).toEqual({ __typename: 'Refund', state: 'Pending' });
+    const noted = await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => JSON.stringify(o.history.items).includes('no refund API'),
+    );
+    expect(JSON.stringify(noted.history.items)).toContain(`Refund trade ${payment.transactionId}`);
+  });
 });

@@ -3,8 +3,9 @@ import {
   EventBus,
   Logger,
   OrderService,
+  Payment,
   PaymentMethod,
-  RefundStateTransitionEvent,
+  RefundEvent,
   TransactionalConnection,
 } from '@vendure/core';
 import { HANDLER_CODE, loggerCtx } from '../constants';
@@ -23,15 +24,19 @@ export class RefundNoteService implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    this.eventBus.ofType(RefundStateTransitionEvent).subscribe((event) => {
-      if (event.toState !== 'Pending') return;
+    // A refund without createRefund is created straight in `Pending` (no transition event).
+    this.eventBus.ofType(RefundEvent).subscribe((event) => {
+      if (event.type !== 'created' || event.refund.state !== 'Pending') return;
       this.note(event).catch((e: Error) => Logger.error(`Refund note failed: ${e.message}`, loggerCtx));
     });
   }
 
-  private async note(event: RefundStateTransitionEvent): Promise<void> {
-    const { ctx, refund, order } = event;
-    const payment = order.payments?.find((p) => p.id === refund.paymentId);
+  private async note(event: RefundEvent): Promise<void> {
+    const { ctx, order } = event;
+    const refund = event.refund;
+    const payment = await this.connection
+      .getRepository(ctx, Payment)
+      .findOne({ where: { id: refund.paymentId } });
     const methodCode = payment?.method;
     if (!methodCode) return;
     const method = await this.connection
