@@ -260,3 +260,43 @@ describe('chaos', () => {
     expect(await (await fetch(`${sb.url}/_sandbox/chaos`)).json()).toEqual({});
   });
 });
+
+describe('merchants and public URL', () => {
+  it('signs each callback with the key of the order’s own merchant and hands out publicUrl pages', async () => {
+    const multi = await startSandbox({
+      port: 0,
+      merchants: [
+        { gatewayNo: '11110001', signKey: 'first-key' },
+        { gatewayNo: '22220002', signKey: 'second-key' },
+      ],
+      publicUrl: 'https://pay.sandbox.test/',
+    });
+    const second = new GatewayClient({ gatewayNo: '22220002', signKey: 'second-key', baseUrl: multi.url });
+    try {
+      const pre = await second.checkout.createPayment(hostedBody({ callbackUrl: receiver.url }));
+      expect(pre.redirectUrl).toBe(`https://pay.sandbox.test/pay/checkout/${pre.tradeNo}`);
+      await second.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
+      await multi.waitForCallbacks((all) => all[0]?.state === 'delivered');
+      const callback = receiver.received[0];
+      expect(callback?.headers['gateway-no']).toBe('22220002');
+      const event = verifyCallback({
+        rawBody: callback?.rawBody ?? '',
+        headers: callback?.headers ?? {},
+        gatewayNo: '22220002',
+        signKey: 'second-key',
+      });
+      expect(event.type).toBe('transaction.success');
+      expect(() =>
+        verifyCallback({
+          rawBody: callback?.rawBody ?? '',
+          headers: callback?.headers ?? {},
+          gatewayNo: '11110001',
+          signKey: 'first-key',
+        }),
+      ).toThrow();
+    } finally {
+      await second.close();
+      await multi.close();
+    }
+  });
+});
