@@ -5,21 +5,12 @@
  * Every attempt gets a fresh request-id and request-time and is signed again.
  */
 import type { Dispatcher } from 'undici';
-import { GATEWAY_API_VERSION, isSuccessCode } from './codes.js';
-import {
-  GatewayApiError,
-  GatewayConnectionError,
-  GatewayError,
-  GatewayTimeoutError,
-  ResponseValidationError,
-  UnknownOutcomeError,
-} from './errors.js';
+import { type AttemptResult, resultOfAnswer, resultOfTransportError } from './attempt-result.js';
+import { GATEWAY_API_VERSION } from './codes.js';
+import type { GatewayError } from './errors.js';
 import type { GatewayLogger } from './logger.js';
-import { describeNetworkError, isTimeout, neverReachedGateway } from './network-errors.js';
 import { buildOperationPath, type OperationDefinition } from './operations.js';
 import { newRequestId } from './request-id.js';
-import { errorForCode } from './response-errors.js';
-import { readEnvelope } from './schemas/envelope.js';
 import { signRequest } from './signing.js';
 
 export interface TransportConfig {
@@ -141,7 +132,6 @@ export class SignedTransport {
       'content-type': 'application/json;charset=UTF-8',
       accept: 'application/json',
     };
-    const errorOptions = { requestId };
     const begin = performance.now();
     config.logger?.({
       type: 'request',
@@ -151,31 +141,9 @@ export class SignedTransport {
       requestId,
       attempt,
     });
-
-    const failure = (error: GatewayError, retry: boolean): AttemptFailure => {
-      config.logger?.({
-        type: 'error',
-        operation: operation.name,
-        requestId,
-        attempt,
-        error: error.message,
-        durationMs: performance.now() - begin,
-      });
-      return { error, retry };
-    };
-    // After the request may have been written, a money-moving call must not be repeated.
-    const unknownOutcome = (reason: string, cause: unknown) =>
-      failure(
-        new UnknownOutcomeError(
-          `${operation.name}: the outcome is unknown (${reason}); the charge may exist. Do not retry it as a new payment: wait for the signed callback or return.`,
-          operation.name,
-          { ...errorOptions, cause },
-        ),
-        false,
-      );
-
-    let status: number;
-    let text: string;
+    const ctx = { operation, requestId, timeoutMs, callerAborted: false };
+    let result: AttemptResult;
+    let httpStatus = 0;
     try {
       const response = await config.dispatcher.request({
         origin: this.origin,
@@ -188,133 +156,32 @@ export class SignedTransport {
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      status = response.statusCode;
-      text = await response.body.text();
+      httpStatus = response.statusCode;
+      result = resultOfAnswer(ctx, httpStatus, await response.body.text());
     } catch (error) {
-      if (call.signal?.aborted) {
-        if (operation.moneyMoving) return unknownOutcome('aborted by the caller after sending', error);
-        return failure(
-          new GatewayError(`${operation.name}: aborted by the caller`, {
-            ...errorOptions,
-            code: 'ABORTED',
-            cause: error,
-          }),
-          false,
-        );
-      }
-      if (neverReachedGateway(error)) {
-        return failure(
-          new GatewayConnectionError(
-            `${operation.name}: could not reach the gateway (${describeNetworkError(error)})`,
-            {
-              ...errorOptions,
-              cause: error,
-              retryable: true,
-            },
-          ),
-          true,
-        );
-      }
-      if (isTimeout(error)) {
-        if (operation.moneyMoving) return unknownOutcome(`no answer within ${timeoutMs} ms`, error);
-        return failure(
-          new GatewayTimeoutError(`${operation.name}: no answer within ${timeoutMs} ms`, {
-            ...errorOptions,
-            cause: error,
-            retryable: true,
-          }),
-          true,
-        );
-      }
-      if (operation.moneyMoving)
-        return unknownOutcome(`connection failed after sending: ${describeNetworkError(error)}`, error);
-      return failure(
-        new GatewayConnectionError(`${operation.name}: connection failed (${describeNetworkError(error)})`, {
-          ...errorOptions,
-          cause: error,
-          retryable: true,
-        }),
-        true,
-      );
+      result = resultOfTransportError({ ...ctx, callerAborted: call.signal?.aborted === true }, error);
     }
-
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch (error) {
-      if (status >= 500 && !operation.moneyMoving) {
-        return failure(
-          new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, {
-            ...errorOptions,
-            httpStatus: status,
-            retryable: true,
-          }),
-          true,
-        );
-      }
-      if (operation.moneyMoving) return unknownOutcome(`unreadable answer, HTTP ${status}`, error);
-      return failure(
-        new ResponseValidationError(
-          `${operation.name}: the gateway's answer is not JSON (HTTP ${status})`,
-          [],
-          {
-            ...errorOptions,
-            httpStatus: status,
-            cause: error,
-            retryable: true,
-          },
-        ),
-        true,
-      );
+    const durationMs = performance.now() - begin;
+    if (result.ok) {
+      config.logger?.({
+        type: 'response',
+        operation: operation.name,
+        requestId,
+        attempt,
+        httpStatus,
+        code: result.code,
+        durationMs,
+      });
+      return { data: result.data, code: result.code, requestId };
     }
-    const envelope = readEnvelope(json);
-    if (!envelope) {
-      if (operation.moneyMoving)
-        return unknownOutcome(
-          `answer without the {code, message, data} envelope, HTTP ${status}`,
-          undefined,
-        );
-      if (status >= 500) {
-        return failure(
-          new GatewayApiError(`${operation.name}: gateway answered HTTP ${status}`, {
-            ...errorOptions,
-            httpStatus: status,
-            retryable: true,
-          }),
-          true,
-        );
-      }
-      return failure(
-        new ResponseValidationError(
-          `${operation.name}: the gateway's answer has no {code, message, data} envelope`,
-          [],
-          {
-            ...errorOptions,
-            httpStatus: status,
-          },
-        ),
-        false,
-      );
-    }
-    const { code, message, data } = envelope;
     config.logger?.({
-      type: 'response',
+      type: 'error',
       operation: operation.name,
       requestId,
       attempt,
-      httpStatus: status,
-      code,
-      durationMs: performance.now() - begin,
+      error: result.error.message,
+      durationMs,
     });
-    if (status >= 500 && !isSuccessCode(code)) {
-      if (operation.moneyMoving) return unknownOutcome(`HTTP ${status} ${code}`, undefined);
-      return failure(
-        errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status, retryable: true }),
-        true,
-      );
-    }
-    if (!isSuccessCode(code))
-      return failure(errorForCode(code, message ?? '', { ...errorOptions, httpStatus: status }), false);
-    return { data, code, requestId };
+    return { error: result.error, retry: result.retry };
   }
 }

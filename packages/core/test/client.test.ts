@@ -15,19 +15,11 @@ import {
   ResponseValidationError,
   UnknownOutcomeError,
 } from '../src/index.js';
+import { charge } from './support/fixtures.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 
 const gatewayNo = '12345678';
 const signKey = 'test-sign-key';
-const charge = {
-  orderNo: 'order_1',
-  orderAmount: '10.00',
-  orderCurrency: 'USD',
-  customerIp: '127.0.0.1',
-  returnUrl: 'https://shop.example/return',
-  webSite: 'shop.example',
-  customerPaymentMethodId: 'pm_1',
-};
 const chargeResult = {
   orderNo: 'order_1',
   tradeNo: 'T1',
@@ -40,15 +32,16 @@ const chargeResult = {
 let gateway: TestGateway;
 let client: GatewayClient;
 
+/** A client of the test gateway with other options; the caller closes it. */
+function clientWith(options: Partial<ConstructorParameters<typeof GatewayClient>[0]>) {
+  return new GatewayClient({ gatewayNo, signKey, baseUrl: gateway.url, ...options } as ConstructorParameters<
+    typeof GatewayClient
+  >[0]);
+}
+
 beforeEach(async () => {
   gateway = await startTestGateway();
-  client = new GatewayClient({
-    gatewayNo,
-    signKey,
-    baseUrl: gateway.url,
-    retryBaseDelayMs: 5,
-    timeoutMs: 2_000,
-  });
+  client = clientWith({ retryBaseDelayMs: 5, timeoutMs: 2_000 });
 });
 
 afterEach(async () => {
@@ -185,13 +178,7 @@ describe('retry policy of reads', () => {
         return; // hang
       else envelope(res, '00000', { customerId: 'cus_1' });
     });
-    const quick = new GatewayClient({
-      gatewayNo,
-      signKey,
-      baseUrl: gateway.url,
-      retryBaseDelayMs: 5,
-      timeoutMs: 300,
-    });
+    const quick = clientWith({ retryBaseDelayMs: 5, timeoutMs: 300 });
     await expect(quick.customers.retrieve('cus_1')).resolves.toMatchObject({ customerId: 'cus_1' });
     expect(gateway.requests).toHaveLength(3);
     await quick.close();
@@ -199,14 +186,7 @@ describe('retry policy of reads', () => {
 
   it('reports a read timeout as GatewayTimeoutError when retries run out', async () => {
     gateway.handle(() => undefined);
-    const quick = new GatewayClient({
-      gatewayNo,
-      signKey,
-      baseUrl: gateway.url,
-      retryBaseDelayMs: 5,
-      timeoutMs: 100,
-      maxRetries: 1,
-    });
+    const quick = clientWith({ retryBaseDelayMs: 5, timeoutMs: 100, maxRetries: 1 });
     await expect(quick.customers.retrieve('cus_1')).rejects.toBeInstanceOf(GatewayTimeoutError);
     expect(gateway.requests).toHaveLength(2);
     await quick.close();
@@ -229,13 +209,7 @@ describe('money-moving calls never charge twice', () => {
 
   it('a timeout after sending is an unknown outcome, sent exactly once', async () => {
     gateway.handle(() => undefined);
-    const quick = new GatewayClient({
-      gatewayNo,
-      signKey,
-      baseUrl: gateway.url,
-      retryBaseDelayMs: 5,
-      timeoutMs: 150,
-    });
+    const quick = clientWith({ retryBaseDelayMs: 5, timeoutMs: 150 });
     await expect(
       quick.checkout.createPayment({
         orderNo: 'o',
@@ -314,12 +288,7 @@ describe('call options', () => {
 
   it('logs requests and responses without bodies, card data or the key', async () => {
     const events: GatewayLogEvent[] = [];
-    const logged = new GatewayClient({
-      gatewayNo,
-      signKey,
-      baseUrl: gateway.url,
-      logger: (e) => events.push(e),
-    });
+    const logged = clientWith({ logger: (e) => events.push(e) });
     gateway.handle((_req, res) =>
       envelope(res, '00000', { customerPaymentMethodId: 'pm_1', card: { last4: '4242' } }),
     );
@@ -349,15 +318,7 @@ describe('call options', () => {
 describe('overall deadline', () => {
   it('stops retrying once the deadline has passed', async () => {
     gateway.handle(() => undefined);
-    const bounded = new GatewayClient({
-      gatewayNo,
-      signKey,
-      baseUrl: gateway.url,
-      retryBaseDelayMs: 5,
-      timeoutMs: 1_000,
-      deadlineMs: 250,
-      maxRetries: 5,
-    });
+    const bounded = clientWith({ retryBaseDelayMs: 5, timeoutMs: 1_000, deadlineMs: 250, maxRetries: 5 });
     await expect(bounded.customers.retrieve('cus_1')).rejects.toBeInstanceOf(GatewayTimeoutError);
     expect(gateway.requests).toHaveLength(1);
     await bounded.close();

@@ -9,30 +9,7 @@ import {
   paymentMethodListSchema,
   paymentMethodOrNothingSchema,
 } from '../src/index.js';
-
-const address = { line1: '1 Main Street', city: 'Austin', country: 'US', state: 'TX', postalCode: '73301' };
-const billingDetail = {
-  firstName: 'Ada',
-  lastName: 'Lovelace',
-  email: 'ada@example.com',
-  phone: '5550100',
-  address,
-};
-const card = {
-  cardNo: '4242424242424242',
-  cardExpireMonth: '12',
-  cardExpireYear: '2030',
-  cardSecurityCode: '123',
-};
-const charge = {
-  orderNo: 'order_1',
-  orderAmount: '10.00',
-  orderCurrency: 'USD',
-  customerIp: '127.0.0.1',
-  returnUrl: 'https://shop.example/return',
-  webSite: 'shop.example',
-  customerPaymentMethodId: 'pm_1',
-};
+import { address, billingDetail, card, charge } from './support/fixtures.js';
 
 function paths(
   schema: { safeParse(v: unknown): { success: boolean; error?: unknown } },
