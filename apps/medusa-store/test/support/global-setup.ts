@@ -16,6 +16,7 @@ declare module 'vitest' {
     sandboxUrl: string;
     logFile: string;
     dataDir: string;
+    databaseUrl: string;
   }
 }
 
@@ -39,6 +40,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('sandboxUrl', sandbox.url);
   project.provide('logFile', store.logFile);
   project.provide('dataDir', dataDir);
+  project.provide('databaseUrl', store.databaseUrl);
   return async () => {
     await store.stop();
     await sandbox.close();

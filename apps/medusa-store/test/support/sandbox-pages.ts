@@ -40,9 +40,26 @@ export async function followReturn(returnLocation: string): Promise<URL> {
   return new URL(location);
 }
 
-export async function sandboxControl(path: string, body?: unknown): Promise<any> {
+/** Finishes a hosted page when the sandbox is told not to return the shopper (callback only). */
+export async function finishWithoutReturn(
+  redirectUrl: string,
+  outcome: 'success' | 'fail',
+  cardNo?: string,
+): Promise<void> {
+  const form = new URLSearchParams({ outcome });
+  if (cardNo) {
+    form.set('cardNo', cardNo);
+    form.set('cardExpireMonth', '12');
+    form.set('cardExpireYear', String(new Date().getFullYear() + 2));
+    form.set('cardSecurityCode', '123');
+  }
+  const response = await fetch(redirectUrl, { method: 'POST', body: form, redirect: 'manual' });
+  if (response.status !== 200) throw new Error(`hosted page post answered ${response.status}`);
+}
+
+export async function sandboxControl(path: string, body?: unknown, method?: string): Promise<any> {
   const response = await fetch(`${inject('sandboxUrl')}/_sandbox/${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
+    method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers: { 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });

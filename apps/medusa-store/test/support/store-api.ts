@@ -9,7 +9,12 @@ export interface ApiResponse<T = Record<string, unknown>> {
 export async function api<T = Record<string, any>>(
   method: string,
   path: string,
-  options: { body?: unknown; token?: string | undefined } = {},
+  options: {
+    body?: unknown;
+    rawBody?: string;
+    headers?: Record<string, string>;
+    token?: string | undefined;
+  } = {},
 ): Promise<ApiResponse<T>> {
   const response = await fetch(`${inject('storeUrl')}${path}`, {
     method,
@@ -17,8 +22,10 @@ export async function api<T = Record<string, any>>(
       'content-type': 'application/json',
       'x-publishable-api-key': inject('publishableKey'),
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
+      ...options.headers,
     },
     ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    ...(options.rawBody === undefined ? {} : { body: options.rawBody }),
   });
   const text = await response.text();
   let body: unknown = text;

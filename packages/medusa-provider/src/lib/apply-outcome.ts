@@ -20,6 +20,7 @@ export interface AppliedOutcome {
 export async function applyOutcome(
   scope: MedusaContainer,
   incoming: PaymentOutcome,
+  attempt = 1,
 ): Promise<AppliedOutcome> {
   const paymentModule = scope.resolve(Modules.PAYMENT);
   const locking = scope.resolve(Modules.LOCKING);
@@ -54,6 +55,11 @@ export async function applyOutcome(
     await processPaymentWorkflow(scope).run({
       input: { action: 'captured', data: { session_id: result.session.id, amount: result.session.amount } },
     });
+    const after = await findSession(scope, incoming.orderNo);
+    if (!after.authorized_at && readSessionData(after.data).outcome?.status !== 'succeeded' && attempt < 3) {
+      // A concurrent authorize saved its older result over ours: store the success again and retry.
+      return applyOutcome(scope, incoming, attempt + 1);
+    }
   }
   return result;
 }

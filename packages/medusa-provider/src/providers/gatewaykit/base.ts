@@ -2,6 +2,7 @@ import {
   type GatewayClient,
   isFinalOutcome,
   medusaStatusFor,
+  mergeOutcome,
   normalizeLocalPaymentMethod,
   outcomeFromCallback,
   type PaymentMode,
@@ -62,7 +63,10 @@ import {
 } from '../../lib/session-data';
 import { webhookActionFor } from '../../lib/webhook-action';
 
-type Cradle = { logger: Logger };
+type StoredSessions = {
+  retrieve(id: string, config: { select: string[] }): Promise<{ data?: Record<string, unknown> | null }>;
+};
+type Cradle = { logger: Logger; paymentSessionService?: StoredSessions };
 
 /** Charges in flight in this process, by orderNo: a concurrent authorize waits instead of charging again. */
 const inFlight = new Map<string, Promise<PaymentOutcome>>();
@@ -76,6 +80,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   protected abstract readonly mode: GatewaykitMode;
   protected readonly options_: GatewaykitOptions;
   protected readonly logger_: Logger;
+  private readonly sessions_: StoredSessions | undefined;
 
   static override validateOptions(options: Record<string, unknown>): void {
     parseOptions(options);
@@ -85,6 +90,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     super(cradle, options);
     this.options_ = parseOptions(options);
     this.logger_ = cradle.logger;
+    this.sessions_ = cradle.paymentSessionService;
   }
 
   /** Overridable in unit tests to inject a fake client. */

@@ -1,0 +1,36 @@
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { freePort } from '../scripts/free-port';
+import { startMedusa } from '../scripts/medusa-cli';
+
+async function startWith(env: Record<string, string>): Promise<string> {
+  const port = await freePort();
+  const logFile = join(inject('dataDir'), `bad-options-${port}.log`);
+  const appEnv = {
+    ...process.env,
+    MEDUSA_DISABLE_TELEMETRY: 'true',
+    DATABASE_URL: inject('databaseUrl'),
+    GATEWAYKIT_BASE_URL: inject('sandboxUrl'),
+    ...env,
+  };
+  try {
+    const server = await startMedusa(port, appEnv, logFile);
+    await server.stop();
+    return 'started';
+  } catch (error) {
+    return String(error);
+  }
+}
+
+describe('provider options', () => {
+  it('the app refuses to start with a bad sign key, naming the option', async () => {
+    const result = await startWith({ GATEWAYKIT_SIGN_KEY: 'short' });
+    expect(result).not.toBe('started');
+    expect(result).toContain('invalid option "signKey"');
+  });
+
+  it('the app refuses to start with a malformed storefront return URL, naming the option', async () => {
+    const result = await startWith({ STOREFRONT_RETURN_URL: 'not a url' });
+    expect(result).toContain('invalid option "storefrontReturnUrl"');
+  });
+});
