@@ -1,0 +1,42 @@
+/**
+ * The built package as Medusa (CommonJS) and Vendure/ESM users load it. Runs after `build` (turbo's
+ * test dependsOn build), so it checks the published files, not the sources.
+ */
+import { createRequire } from 'node:module';
+import { describe, expect, it } from 'vitest';
+
+const require = createRequire(import.meta.url);
+
+describe('published entry points', () => {
+  it('exposes the same public API from the CommonJS and the ESM build', async () => {
+    const cjs = require('../dist/index.cjs') as Record<string, unknown>;
+    const esm = (await import('../dist/index.js')) as Record<string, unknown>;
+    for (const name of [
+      'GatewayClient',
+      'verifyCallback',
+      'verifyReturn',
+      'toOrderAmount',
+      'fromOrderAmount',
+      'startPayment',
+      'OPERATIONS',
+    ]) {
+      expect(typeof cjs[name], `cjs ${name}`).not.toBe('undefined');
+      expect(typeof esm[name], `esm ${name}`).not.toBe('undefined');
+    }
+    expect(Object.keys(cjs).sort()).toEqual(
+      Object.keys(esm)
+        .filter((key) => key !== 'default')
+        .sort(),
+    );
+    expect((cjs.OPERATIONS as unknown[]).length).toBe(13);
+  });
+
+  it('recognises an error thrown by another copy of the package', async () => {
+    const cjs = require('../dist/index.cjs') as typeof import('../src/index.js');
+    const esm = (await import('../dist/index.js')) as typeof import('../src/index.js');
+    const fromCjs = new cjs.UnknownOutcomeError('lost answer', 'confirmCharge');
+    expect(fromCjs instanceof esm.GatewayError).toBe(false);
+    expect(esm.isGatewayError(fromCjs)).toBe(true);
+    expect(esm.isGatewayError(new Error('plain'))).toBe(false);
+  });
+});
