@@ -6,11 +6,15 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 
 const require = createRequire(import.meta.url);
+// Paths in variables: the types come from src, the code from the built files.
+const cjsPath = '../dist/index.cjs';
+const esmPath = '../dist/index.js';
+type Core = typeof import('../src/index.js');
 
 describe('published entry points', () => {
   it('exposes the same public API from the CommonJS and the ESM build', async () => {
-    const cjs = require('../dist/index.cjs') as Record<string, unknown>;
-    const esm = (await import('../dist/index.js')) as Record<string, unknown>;
+    const cjs = require(cjsPath) as Record<string, unknown>;
+    const esm = (await import(esmPath)) as Record<string, unknown>;
     for (const name of [
       'GatewayClient',
       'verifyCallback',
@@ -32,8 +36,8 @@ describe('published entry points', () => {
   });
 
   it('recognises an error thrown by another copy of the package', async () => {
-    const cjs = require('../dist/index.cjs') as typeof import('../src/index.js');
-    const esm = (await import('../dist/index.js')) as typeof import('../src/index.js');
+    const cjs = require(cjsPath) as Core;
+    const esm = (await import(esmPath)) as Core;
     const fromCjs = new cjs.UnknownOutcomeError('lost answer', 'confirmCharge');
     expect(fromCjs instanceof esm.GatewayError).toBe(false);
     expect(esm.isGatewayError(fromCjs)).toBe(true);
