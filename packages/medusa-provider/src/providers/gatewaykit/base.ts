@@ -153,10 +153,24 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         'gatewaykit card payment: create the session with data.customerPaymentMethodId (a saved card) or use the hosted checkout provider',
       );
     }
-    const outcome = await this.charge(
+    const charged = await this.charge(
       buildAttempt({ options: this.options_, data, mode, context: input.context }),
     );
-    return this.statusOf(withOutcome({ ...data, attemptedAt: new Date().toISOString() }, outcome));
+    // A callback may have stored a result while the charge was in flight (e.g. after an unknown
+    // outcome). Medusa saves what we return over the stored data, so merge instead of overwriting.
+    const { next } = mergeOutcome(await this.storedOutcome(data.orderNo), charged);
+    return this.statusOf(withOutcome({ ...data, attemptedAt: new Date().toISOString() }, next));
+  }
+
+  /** The outcome currently stored for a session (written by the callback/return routes). */
+  private async storedOutcome(orderNo: string | undefined): Promise<PaymentOutcome | undefined> {
+    if (!orderNo || !this.sessions_) return undefined;
+    try {
+      const stored = await this.sessions_.retrieve(orderNo, { select: ['data'] });
+      return readSessionData(stored.data ?? undefined).outcome;
+    } catch {
+      return undefined;
+    }
   }
 
   /** Sends the one money-moving request of an attempt, sharing it with concurrent callers. */

@@ -1,0 +1,79 @@
+import { UnknownOutcomeError } from '@gatewaykit/core';
+import { describe, expect, it } from 'vitest';
+import { cardServiceWith, cardSession } from './fake-provider';
+
+const result = (fields: Record<string, string>) => async (body: Record<string, unknown>) => ({
+  orderNo: body.orderNo,
+  tradeNo: 'T1',
+  orderAmount: body.orderAmount,
+  orderCurrency: body.orderCurrency,
+  maskCardNo: '424242***4242',
+  ...fields,
+});
+
+describe('authorizePayment maps the gateway outcome to a Medusa session status (DESIGN §5)', () => {
+  it('success -> captured', async () => {
+    const { service, confirm } = cardServiceWith(result({ orderStatus: 'success', orderInfo: 'Approved' }));
+    const { status, data } = await service.authorizePayment({ data: cardSession() });
+    expect(status).toBe('captured');
+    expect(confirm).toHaveBeenCalledTimes(1);
+    expect(confirm.mock.calls[0]![0]).toMatchObject({
+      orderNo: 'payses_01TEST',
+      orderAmount: '60.00',
+      orderCurrency: 'USD',
+    });
+    expect(data).toMatchObject({ outcome: { status: 'succeeded', tradeNo: 'T1' } });
+  });
+
+  it('pending with redirectUrl -> requires_more with data.redirectUrl', async () => {
+    const { service } = cardServiceWith(
+      result({ orderStatus: 'pending', redirectUrl: 'http://gateway.test/3ds/T1' }),
+    );
+    const { status, data } = await service.authorizePayment({ data: cardSession() });
+    expect(status).toBe('requires_more');
+    expect(data?.redirectUrl).toBe('http://gateway.test/3ds/T1');
+  });
+
+  it('pending without redirect -> pending_authorization', async () => {
+    const { service } = cardServiceWith(result({ orderStatus: 'pending' }));
+    expect((await service.authorizePayment({ data: cardSession() })).status).toBe('pending_authorization');
+  });
+
+  it("fail -> error with the gateway's orderInfo", async () => {
+    const { service } = cardServiceWith(result({ orderStatus: 'fail', orderInfo: 'Card declined' }));
+    const { status, data } = await service.authorizePayment({ data: cardSession() });
+    expect(status).toBe('error');
+    expect(data?.error).toBe('Card declined');
+  });
+
+  it('unknown outcome -> pending, and a second authorize never charges again', async () => {
+    const { service, confirm } = cardServiceWith(async () => {
+      throw new UnknownOutcomeError('socket reset after the body was written', 'confirmCharge');
+    });
+    const first = await service.authorizePayment({ data: cardSession() });
+    expect(first.status).toBe('pending');
+    const second = await service.authorizePayment({ data: first.data });
+    expect(second.status).toBe('pending');
+    expect(confirm).toHaveBeenCalledTimes(1);
+  });
+
+  it('a stored success is returned without calling the gateway', async () => {
+    const { service, confirm } = cardServiceWith(result({ orderStatus: 'fail' }));
+    const stored = {
+      ...cardSession(),
+      outcome: { status: 'succeeded', orderNo: 'payses_01TEST', tradeNo: 'T9' },
+    };
+    expect((await service.authorizePayment({ data: stored })).status).toBe('captured');
+    expect(confirm).not.toHaveBeenCalled();
+  });
+
+  it('concurrent authorizes of one session share one charge', async () => {
+    const { service, confirm } = cardServiceWith(result({ orderStatus: 'success' }));
+    const [a, b] = await Promise.all([
+      service.authorizePayment({ data: cardSession('payses_SAME') }),
+      service.authorizePayment({ data: cardSession('payses_SAME') }),
+    ]);
+    expect([a.status, b.status]).toEqual(['captured', 'captured']);
+    expect(confirm).toHaveBeenCalledTimes(1);
+  });
+});
