@@ -114,6 +114,17 @@ describe('card payments (PCI opt-in raw card mode) through the real server and s
     expect(stack.sandbox.order(`${order.code}-1`)?.orderStatus).toBe('success');
   });
 
+  it('a double click (two concurrent starts) charges once', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const results = await Promise.all([pay(shop, CARDS.success), pay(shop, CARDS.success)]);
+    expect(results.filter((r) => r.__typename === 'GatewaykitPaymentCompleted')).toHaveLength(1);
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments).toHaveLength(1);
+    expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
+  });
+
   it('a shopper cannot fake a payment with addPaymentToOrder', async () => {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);

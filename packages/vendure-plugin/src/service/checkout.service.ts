@@ -21,6 +21,7 @@ import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
+import { KeyedLock } from './keyed-lock';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { SavedCardService } from './saved-card.service';
@@ -46,6 +47,8 @@ const OPEN_ATTEMPT_BLOCK_MS = 30 * 60 * 1000;
 /** Starts a gateway payment for the shopper's active order (Shop API mutation). */
 @Injectable()
 export class CheckoutService {
+  private readonly lock = new KeyedLock();
+
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly activeOrderService: ActiveOrderService,
@@ -61,7 +64,15 @@ export class CheckoutService {
   async start(ctx: RequestContext, input: StartPaymentInput): Promise<StartPaymentResult> {
     const active = await this.activeOrderService.getActiveOrder(ctx, undefined);
     if (!active) return error('NO_ACTIVE_ORDER', 'There is no active order');
+    // One attempt at a time per order (double clicks): attempt numbers and the open-attempt check stay exact.
+    return this.lock.run(String(active.id), () => this.startForOrder(ctx, input, active.id));
+  }
 
+  private async startForOrder(
+    ctx: RequestContext,
+    input: StartPaymentInput,
+    activeId: Order['id'],
+  ): Promise<StartPaymentResult> {
     let resolved: ResolvedMethod;
     try {
       resolved = await this.methods.resolve(ctx, input.paymentMethodCode);
@@ -70,7 +81,7 @@ export class CheckoutService {
       throw e;
     }
 
-    const ready = await this.arrangePayment(ctx, active.id);
+    const ready = await this.arrangePayment(ctx, activeId);
     if (typeof ready === 'string') return error('ORDER_STATE_ERROR', ready);
     const order = ready;
 
