@@ -38,11 +38,26 @@ function startChild(kind: 'bare' | 'sandbox'): Promise<Child> {
   });
 }
 
-function rssOf(child: Child): Promise<number> {
+function ask(child: Child, what: 'rss' | 'cpu'): Promise<number> {
   return new Promise((resolve) => {
-    child.process.once('message', (message) => resolve((message as { rss: number }).rss));
-    child.process.send('rss');
+    child.process.once('message', (message) => resolve((message as Record<string, number>)[what] ?? 0));
+    child.process.send(what);
   });
+}
+
+const rssOf = (child: Child) => ask(child, 'rss');
+
+interface Measured {
+  rps: number;
+  /** Server CPU time (user + system) per request: unlike req/s, not skewed by other load on the machine. */
+  cpuMicros: number;
+}
+
+async function measure(child: Child, next: () => Call, expectSuccess: boolean): Promise<Measured> {
+  const before = await ask(child, 'cpu');
+  const { rps, count } = await throughput(child.url, next, expectSuccess);
+  const after = await ask(child, 'cpu');
+  return { rps, cpuMicros: (after - before) / count };
 }
 
 interface Call {
@@ -77,7 +92,11 @@ function signed(call: Call) {
 }
 
 /** Requests per second over DURATION_MS with CONCURRENCY loops; counts only success envelopes. */
-async function throughput(url: string, next: () => Call, expectSuccess: boolean): Promise<number> {
+async function throughput(
+  url: string,
+  next: () => Call,
+  expectSuccess: boolean,
+): Promise<{ rps: number; count: number }> {
   const pool = new Pool(url, { connections: CONCURRENCY });
   let done = 0;
   let failed = 0;
@@ -96,7 +115,7 @@ async function throughput(url: string, next: () => Call, expectSuccess: boolean)
   const seconds = (performance.now() - started) / 1000;
   await pool.close();
   if (failed > 0) throw new Error(`${failed} requests did not succeed`);
-  return done / seconds;
+  return { rps: done / seconds, count: done };
 }
 
 let sequence = 0;
@@ -171,15 +190,20 @@ async function main(): Promise<void> {
     await throughput(bare.url, retrieve, false);
     await throughput(sandbox.url, retrieve, true);
 
-    const bareRetrieve = await throughput(bare.url, retrieve, false);
-    const sandboxRetrieve = await throughput(sandbox.url, retrieve, true);
-    const bareCharge = await throughput(bare.url, chargeCall, false);
-    const sandboxCharge = await throughput(sandbox.url, chargeCall, true);
+    const bareRetrieve = await measure(bare, retrieve, false);
+    const sandboxRetrieve = await measure(sandbox, retrieve, true);
+    const bareCharge = await measure(bare, chargeCall, false);
+    const sandboxCharge = await measure(sandbox, chargeCall, true);
 
-    const row = (name: string, base: number, value: number) =>
-      `${name.padEnd(20)} bare ${base.toFixed(0).padStart(7)} req/s   sandbox ${value.toFixed(0).padStart(7)} req/s   ratio ${(value / base).toFixed(2)}× (goal ≥ 0.50×)`;
+    const row = (name: string, base: Measured, value: Measured) =>
+      [
+        `${name.padEnd(19)} bare ${base.rps.toFixed(0).padStart(6)} req/s  sandbox ${value.rps.toFixed(0).padStart(6)} req/s`,
+        `ratio ${(value.rps / base.rps).toFixed(2)}× (goal ≥ 0.50×)`,
+        `| server CPU/request bare ${base.cpuMicros.toFixed(0)} µs, sandbox ${value.cpuMicros.toFixed(0)} µs`,
+        `(capacity ratio ${(base.cpuMicros / value.cpuMicros).toFixed(2)}×)`,
+      ].join('  ');
     console.log(
-      `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, same process for load):`,
+      `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, one load generator):`,
     );
     console.log(row('customers.retrieve', bareRetrieve, sandboxRetrieve));
     console.log(row('confirmCharge', bareCharge, sandboxCharge));

@@ -38,6 +38,10 @@ async function main(): Promise<void> {
   // A normal exit on SIGTERM lets --cpu-prof write its profile.
   process.once('SIGTERM', () => process.exit(0));
   process.on('message', (message) => {
+    if (message === 'cpu') {
+      const usage = process.cpuUsage();
+      process.send?.({ cpu: usage.user + usage.system });
+    }
     if (message === 'rss') {
       (globalThis as { gc?: () => void }).gc?.();
       process.send?.({ rss: process.memoryUsage().rss });

@@ -22,5 +22,17 @@ export interface SandboxContext {
 
 /** Times are shown as ISO strings of the virtual clock. */
 export function isoNow(context: SandboxContext): string {
-  return new Date(context.clock.now()).toISOString();
+  return isoAt(context.clock.now());
+}
+
+let lastMs = Number.NaN;
+let lastIso = '';
+
+/** ISO string of a timestamp; the last one is cached because busy request paths ask for the same ms often. */
+export function isoAt(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }

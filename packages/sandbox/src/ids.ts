@@ -15,8 +15,16 @@ export const newCustomerId = (): string => `cus_${nineteenDigits()}`;
 export const newPaymentMethodId = (): string => `pm_${nineteenDigits()}`;
 
 /** Like the gateway's example `2022041810092544882449`: yyyyMMddHHmmss + 8 digits (22 chars). */
+let stampSecond = Number.NaN;
+let stampText = '';
+
 export function newTradeNo(virtualNow: number): string {
-  const stamp = new Date(virtualNow).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  const second = Math.floor(virtualNow / 1000);
+  if (second !== stampSecond) {
+    stampSecond = second;
+    stampText = new Date(second * 1000).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+  }
+  const stamp = stampText;
   tradeSequence = (tradeSequence + 1) % 100_000_000;
   return `${stamp}${String(tradeSequence).padStart(8, '0')}`;
 }

@@ -32,14 +32,33 @@ export function assertNotPaid(context: SandboxContext, gatewayNo: string, orderN
 
 export function createOrder(context: SandboxContext, gatewayNo: string, fields: NewOrder): OrderRecord {
   const now = isoNow(context);
+  const tradeNo = newTradeNo(context.clock.now());
+  // Every field is written here, in one order, so all orders share one object shape (fast property access).
   const order: OrderRecord = {
-    ...fields,
     gatewayNo,
-    tradeNo: newTradeNo(context.clock.now()),
+    tradeNo,
+    orderNo: fields.orderNo,
+    kind: fields.kind,
+    orderAmount: fields.orderAmount,
+    orderCurrency: fields.orderCurrency,
+    orderStatus: fields.orderStatus,
+    orderInfo: fields.orderInfo,
+    maskCardNo: fields.maskCardNo,
+    brand: fields.brand,
+    last4: fields.last4,
+    behaviour: fields.behaviour,
+    paymentMethod: fields.paymentMethod,
+    customerId: fields.customerId,
+    customerPaymentMethodId: fields.customerPaymentMethodId,
+    remark: fields.remark,
+    returnUrl: fields.returnUrl,
+    callbackUrl: fields.callbackUrl,
+    page: fields.page,
+    redirectUrl: fields.page ? pageUrl(context, fields.page, tradeNo) : undefined,
+    returnedAt: undefined,
     createdAt: now,
     updatedAt: now,
   };
-  if (fields.page) order.redirectUrl = pageUrl(context, fields.page, order.tradeNo);
   context.store.orders.set(order.tradeNo, order);
   return order;
 }

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { type CallbackChaos, type CallbackDelivery, CallbackEngine } from './callbacks.js';
 import { VirtualClock } from './clock.js';
-import type { SandboxContext } from './context.js';
+import { isoAt, type SandboxContext } from './context.js';
 import { handleControl, moveClock, resetSandbox, type SandboxState, stateDump } from './control.js';
 import { ERROR_CODES } from './core.js';
 import { renderDashboard } from './dashboard.js';
@@ -271,7 +271,7 @@ class SandboxServer {
   ): void {
     this.context.store.logRequest({
       id: newShortId('req'),
-      at: new Date(this.context.clock.now()).toISOString(),
+      at: isoAt(this.context.clock.now()),
       method: request.method ?? 'GET',
       path,
       operation,
