@@ -6,6 +6,12 @@ import { startStore } from './server';
 async function main(): Promise<void> {
   // A demo store should not phone home (and would write .vendure/ into the repository root).
   process.env.VENDURE_DISABLE_TELEMETRY ??= 'true';
+  if (process.env.EXIT_WITH_PARENT === '1') {
+    // Test/bench harnesses keep our stdin open; when they die (even by SIGKILL) it closes and so do we.
+    process.stdin.on('close', () => process.exit(0));
+    process.stdin.on('end', () => process.exit(0));
+    process.stdin.resume();
+  }
   const settings = settingsFromEnv();
   let gateways = gatewaysFromEnv();
   if (!gateways) {

@@ -27,8 +27,15 @@ export interface ServerProcess {
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, [SERVER_ENTRY], {
-    env: { ...process.env, VENDURE_DISABLE_TELEMETRY: 'true', LOG_LEVEL: 'info', ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...process.env,
+      VENDURE_DISABLE_TELEMETRY: 'true',
+      LOG_LEVEL: 'info',
+      EXIT_WITH_PARENT: '1',
+      ...env,
+      PORT: String(port),
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let output = '';
   const ready = new Promise<void>((resolve, reject) => {
