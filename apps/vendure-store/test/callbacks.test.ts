@@ -203,4 +203,37 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     );
     expect(paid.payments[0]?.amount).toBe(jp.order.totalWithTax);
   });
+
+  it('a success for an order the shopper took back to the cart still settles it', async () => {
+    const { shop, order, started } = await hostedOrder();
+    const back = await shop.query<{ transitionOrderToState: { __typename: string; state?: string } }>(
+      `mutation { transitionOrderToState(state: "AddingItems") { __typename ... on Order { state } } }`,
+    );
+    expect(back.transitionOrderToState.state).toBe('AddingItems');
+    await completeRedirect(started.url, 'success');
+    const paid = await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => o.state === 'PaymentSettled',
+    );
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments).toHaveLength(1);
+  });
+
+  it('a second successful attempt after the order is paid is not applied twice, and is flagged for refund', async () => {
+    const { shop, order, started: first } = await hostedOrder();
+    const second = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (second.__typename !== 'GatewaykitPaymentRedirect') throw new Error(second.__typename);
+    await completeRedirect(second.url, 'success');
+    await completeRedirect(first.url, 'success');
+    await stack.sandbox.waitForCallbacks((d) =>
+      [first.orderNo, second.orderNo].every((no) =>
+        d.some((c) => c.orderNo === no && c.state === 'delivered'),
+      ),
+    );
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.state).toBe('PaymentSettled');
+    expect(after.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
+    const firstTrade = stack.sandbox.order(first.orderNo)?.tradeNo ?? '?';
+    expect(JSON.stringify(after.history.items)).toContain(`Gateway trade ${firstTrade}`);
+  });
 });
