@@ -4,6 +4,7 @@ import pg from 'pg';
 import { freePort } from './free-port';
 import { runMedusa, startMedusa } from './medusa-cli';
 import { type RunningPostgres, startEmbeddedPostgres } from './postgres';
+import { markSetupDone, setupDone } from './setup-marker';
 
 export interface BootOptions {
   /** Holds the embedded cluster and the logs; outside the app folder. */
@@ -73,8 +74,13 @@ export async function bootStore(options: BootOptions): Promise<BootedStore> {
     ...options.env,
   };
   try {
-    await timed('migrate', () => runMedusa(['db:migrate'], env, logFile));
-    await timed('seed', () => runMedusa(['exec', './src/scripts/seed.ts'], env, logFile));
+    if (setupDone(options.dataDir, databaseUrl)) {
+      log('[medusa-store] database already migrated and seeded by this Medusa version: skipping both');
+    } else {
+      await timed('migrate', () => runMedusa(['db:migrate'], env, logFile));
+      await timed('seed', () => runMedusa(['exec', './src/scripts/seed.ts'], env, logFile));
+      markSetupDone(options.dataDir, databaseUrl);
+    }
     const server = await timed('start', () => startMedusa(port, env, logFile));
     const publishableKey = await readPublishableKey(databaseUrl);
     return {

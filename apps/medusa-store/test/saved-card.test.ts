@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { adminOrder } from './support/admin';
 import { CARD, complete, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
-import { CARDS } from './support/sandbox-pages';
+import { sql } from './support/database';
+import { CARDS, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk } from './support/store-api';
 
 describe('logged-in customer, saved card', () => {
   it('creates the gateway customer, saves, lists, charges without redirect, and deletes the card', async () => {
-    const { token, email } = await registerCustomer();
+    const { token, email, customerId } = await registerCustomer();
     const saved = await saveCard(token, CARDS.success);
     expect(saved.id).toBeTruthy();
     expect(saved.data).toEqual({ brand: expect.any(String), last4: '4242' });
@@ -26,9 +27,24 @@ describe('logged-in customer, saved card', () => {
     expect(order.payment_collections[0].payments[0].data.outcome.status).toBe('succeeded');
 
     // The customer's account holder is the gateway customer the card belongs to.
-    const { customer } = await expectOk(api('GET', '/store/customers/me?fields=*account_holders', { token }));
-    const holder = customer.account_holders?.find((h: { provider_id: string }) => h.provider_id === CARD);
-    if (holder) expect(holder.external_id).toBeTruthy();
+    const holders = await sql<{ external_id: string; provider_id: string }>(
+      `SELECT ah.external_id, ah.provider_id FROM account_holder ah
+       JOIN customer_account_holder link ON link.account_holder_id = ah.id
+       WHERE link.customer_id = $1 AND link.deleted_at IS NULL`,
+      [customerId],
+    );
+    expect(holders).toEqual([{ external_id: expect.any(String), provider_id: CARD }]);
+    const state = await sandboxControl('state');
+    const gatewayCustomer = state.customers.find(
+      (c: { customerId: string }) => c.customerId === holders[0]!.external_id,
+    );
+    expect(gatewayCustomer?.email).toBe(email);
+    const methods = state.paymentMethods.filter(
+      (m: { customerId?: string }) => m.customerId === holders[0]!.external_id,
+    );
+    expect(methods.map((m: { customerPaymentMethodId: string }) => m.customerPaymentMethodId)).toContain(
+      saved.id,
+    );
 
     const deleted = await api('DELETE', `/store/gatewaykit/payment-methods/${saved.id}`, { token });
     expect(deleted.status).toBe(200);

@@ -1,0 +1,28 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+/**
+ * Remembers that a database was migrated and seeded by this exact Medusa version, so a second start
+ * goes straight to `medusa start` (migrating an up-to-date database still costs a full app boot).
+ * GATEWAYKIT_FORCE_SETUP=true runs migrations and the (idempotent) seed anyway.
+ */
+function fingerprint(databaseUrl: string): string {
+  const require = createRequire(__filename);
+  const medusa = (require('@medusajs/medusa/package.json') as { version: string }).version;
+  return `${databaseUrl}|medusa ${medusa}`;
+}
+
+function markerFile(dataDir: string): string {
+  return join(dataDir, 'setup-done.txt');
+}
+
+export function setupDone(dataDir: string, databaseUrl: string): boolean {
+  if (process.env.GATEWAYKIT_FORCE_SETUP === 'true') return false;
+  const file = markerFile(dataDir);
+  return existsSync(file) && readFileSync(file, 'utf8') === fingerprint(databaseUrl);
+}
+
+export function markSetupDone(dataDir: string, databaseUrl: string): void {
+  writeFileSync(markerFile(dataDir), fingerprint(databaseUrl));
+}
