@@ -1,4 +1,5 @@
 /** The dashboard: one server-rendered page of orders, customers, callbacks, requests and faults, with buttons. */
+import type { CallbackDelivery } from './callbacks.js';
 import { TEST_CARDS } from './cards.js';
 import type { SandboxContext } from './context.js';
 import { clockView } from './control.js';
@@ -8,6 +9,15 @@ const post = (action: string, label: string, fields: Record<string, string> = {}
   `<form class="inline" method="post" action="${escapeHtml(action)}">${Object.entries(fields)
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join('')}<button type="submit">${escapeHtml(label)}</button></form>`;
+
+/** Count, the last attempt and the next one: the full list is in GET /_sandbox/callbacks. */
+function attemptSummary(delivery: CallbackDelivery): string {
+  const last = delivery.attempts.at(-1);
+  if (!last) return delivery.nextAttemptAt ? `next ${delivery.nextAttemptAt}` : 'not sent';
+  const detail = [last.result, last.httpStatus, last.error].filter(Boolean).join(' ');
+  const next = delivery.nextAttemptAt ? ` · next ${delivery.nextAttemptAt}` : '';
+  return `${delivery.attempts.length} attempt(s), last #${last.attempt}${last.manual ? ' (manual)' : ''}: ${detail}${next}`;
+}
 
 const status = (value: string) => `<span class="${escapeHtml(value)}">${escapeHtml(value)}</span>`;
 
@@ -48,14 +58,7 @@ export function renderDashboard(context: SandboxContext, apiUrl: string): string
       escapeHtml(delivery.orderNo),
       escapeHtml(delivery.type),
       status(delivery.state),
-      escapeHtml(
-        delivery.attempts
-          .map(
-            (attempt) =>
-              `#${attempt.attempt}${attempt.manual ? ' (manual)' : ''} ${attempt.result}${attempt.httpStatus ? ` ${attempt.httpStatus}` : ''}${attempt.error ? ` ${attempt.error}` : ''}`,
-          )
-          .join(' · '),
-      ),
+      escapeHtml(attemptSummary(delivery)),
       escapeHtml(delivery.chaos ?? ''),
       post(`/_sandbox/callbacks/${encodeURIComponent(delivery.id)}/redeliver`, 'Redeliver'),
     ]);
