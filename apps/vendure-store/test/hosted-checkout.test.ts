@@ -41,6 +41,18 @@ describe('hosted checkout through the real server and sandbox', () => {
     expect(payment?.amount).toBe(order.totalWithTax);
     expect(payment?.transactionId).toBe(gatewayOrder?.tradeNo);
     expect(gatewayOrder?.orderAmount).toBe((order.totalWithTax / 100).toFixed(2));
+    // The shopper sees only the public part of the payment metadata.
+    const { orderByCode } = await shop.query<{
+      orderByCode: { payments: { metadata: Record<string, unknown> }[] };
+    }>(`query ($code: String!) { orderByCode(code: $code) { payments { metadata } } }`, { code: order.code });
+    const shopMetadata = orderByCode.payments[0]?.metadata ?? {};
+    expect(Object.keys(shopMetadata)).toEqual(['public']);
+    expect(Object.keys(shopMetadata.public as object).sort()).toEqual([
+      'maskCardNo',
+      'mode',
+      'orderNo',
+      'status',
+    ]);
     // The callback after the return was acknowledged as a duplicate.
     const delivered = stack.sandbox.callbacks().filter((c) => c.orderNo === started.orderNo);
     expect(delivered.every((c) => c.attempts.at(-1)?.response === 'success')).toBe(true);
