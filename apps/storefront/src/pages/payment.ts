@@ -1,0 +1,169 @@
+import { validateCard } from '../cards';
+import type { Page } from '../context';
+import {
+  busy,
+  clearErrors,
+  field,
+  formatMoney,
+  formValues,
+  Html,
+  html,
+  render,
+  showError,
+  spinner,
+} from '../dom';
+import { describeFailure } from '../failures';
+import {
+  type CardChoice,
+  FieldError,
+  type PaymentOption,
+  type PayResult,
+  type SavedCard,
+} from '../stores/types';
+import { cartSummary } from './cart';
+import { renderPlaced } from './return';
+
+/** Every way to pay the store enables, then the hand-over to the gateway (or the placed order). */
+export const paymentPage: Page = async ({ store, navigate, query, refreshHeader }) => {
+  render(spinner('Loading payment options…'));
+  const [cart, customer, options] = await Promise.all([
+    store.getCart(),
+    store.currentCustomer(),
+    store.paymentOptions(),
+  ]);
+  if (!cart) {
+    render(html`<h1>Payment</h1><p>Your cart is empty. <a href="/" data-link>Browse the products</a>.</p>`);
+    return;
+  }
+  if (!cart.address || !cart.shippingOptionId) {
+    navigate('/checkout');
+    return;
+  }
+  const saved: SavedCard[] = customer ? await store.savedCards().catch(() => []) : [];
+  const canType = store.rawCards === 'anyone' || (store.rawCards === 'logged-in' && customer !== undefined);
+  const retry = query.get('retry');
+
+  render(html`<h1>Payment</h1>
+    <div class="columns"><form id="payment" class="card" novalidate>
+      ${retry ? html`<p class="notice" data-testid="retry-reason">${describeFailure(retry)}</p>` : ''}
+      ${options.map((option, index) => optionHtml(option, index === 0, saved, canType, customer !== undefined, store.rawCards))}
+      <p class="form-error" role="alert" data-testid="payment-error"></p>
+      <button type="submit" id="pay" data-testid="pay">Pay ${formatMoney(cart.total)}</button>
+    </form><aside class="card"><h2>Order</h2>${cartSummary(cart)}
+      <p class="muted">Deliver to ${cart.address.firstName} ${cart.address.lastName}, ${cart.address.line1}, ${cart.address.city}</p>
+      <a href="/checkout" data-link>Change address or shipping</a></aside></div>`);
+
+  const form = document.getElementById('payment') as HTMLFormElement;
+  const syncCardFields = () => {
+    const method = formValues(form).method;
+    for (const block of form.querySelectorAll<HTMLElement>('[data-card-fields]'))
+      block.hidden = block.dataset.cardFields !== method;
+    const newCard = form.querySelector<HTMLElement>('#new-card');
+    if (newCard) newCard.hidden = (formValues(form).savedCard ?? 'new') !== 'new';
+  };
+  form.addEventListener('change', syncCardFields);
+  syncCardFields();
+
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    void busy(form, async () => {
+      try {
+        const values = formValues(form);
+        const option = options.find((candidate) => candidate.id === values.method);
+        if (!option) throw new FieldError('method', 'Choose how to pay');
+        let choice: CardChoice | undefined;
+        if (option.kind === 'card') {
+          if (values.savedCard && values.savedCard !== 'new') choice = { savedCardId: values.savedCard };
+          else if (canType)
+            choice = {
+              card: validateCard({
+                cardNo: values.cardNo ?? '',
+                expMonth: values.expMonth ?? '',
+                expYear: values.expYear ?? '',
+                cvc: values.cvc ?? '',
+              }),
+            };
+          else throw new FieldError('method', 'Log in and save a card first, or pay on the secure page');
+        }
+        const status = form.querySelector('.form-error')!;
+        status.innerHTML = spinner('Contacting the payment gateway…').value;
+        const result = await store.pay(option, choice);
+        status.textContent = '';
+        await handleResult(result);
+      } catch (error) {
+        showError(form, error);
+      }
+    });
+  });
+
+  async function handleResult(result: PayResult): Promise<void> {
+    switch (result.kind) {
+      case 'redirect':
+        if (result.url.startsWith('/')) {
+          navigate(result.url);
+          return;
+        }
+        render(spinner('Redirecting you to the secure payment page…'));
+        location.assign(result.url);
+        return;
+      case 'placed':
+        await refreshHeader();
+        renderPlaced(store.name, result.order);
+        return;
+      case 'pending':
+        render(spinner(result.message));
+        return;
+      case 'failed': {
+        const slot = form.querySelector('.form-error')!;
+        slot.textContent = describeFailure(result.reason);
+        // The typed card is wrong or refused: clear it so the next attempt starts clean.
+        for (const name of ['cardNo', 'cvc']) {
+          const input = form.querySelector<HTMLInputElement>(`[name="${name}"]`);
+          if (input) input.value = '';
+        }
+      }
+    }
+  }
+};
+
+function optionHtml(
+  option: PaymentOption,
+  checked: boolean,
+  saved: SavedCard[],
+  canType: boolean,
+  loggedIn: boolean,
+  rawCards: string,
+): Html {
+  const testId = option.kind === 'local' ? `pay-local-${option.label.toLowerCase()}` : `pay-${option.kind}`;
+  const radio = html`<label class="choice"><input type="radio" name="method" value="${option.id}" data-testid="${testId}"
+    ${new Html(checked ? 'checked' : '')}> ${option.label}${
+      option.kind === 'local'
+        ? html` <span class="muted">(you finish on the ${option.label} page)</span>`
+        : ''
+    }</label>`;
+  if (option.kind !== 'card') return radio;
+  const hint =
+    !canType && saved.length === 0
+      ? html`<p class="muted">${
+          rawCards === 'logged-in' && !loggedIn
+            ? html`<a href="/account" data-link>Log in</a> to pay with a card saved on your account, or pay on the secure page.`
+            : 'No saved cards yet: pay on the secure page.'
+        }</p>`
+      : '';
+  return html`${radio}<fieldset class="card-fields" data-card-fields="${option.id}">
+    ${saved.map(
+      (card, index) => html`<label class="choice"><input type="radio" name="savedCard" value="${card.id}"
+        ${new Html(index === 0 ? 'checked' : '')}> ${card.label}</label>`,
+    )}
+    ${
+      canType
+        ? html`${saved.length > 0 ? html`<label class="choice"><input type="radio" name="savedCard" value="new"> A new card</label>` : ''}
+      <div id="new-card">${field('cardNo', 'Card number', '', { inputmode: 'numeric', autocomplete: 'cc-number' })}
+      <div class="row">${field('expMonth', 'Expiry month (MM)', '', { inputmode: 'numeric', autocomplete: 'cc-exp-month' })}
+      ${field('expYear', 'Expiry year (YYYY)', '', { inputmode: 'numeric', autocomplete: 'cc-exp-year' })}
+      ${field('cvc', 'Security code', '', { inputmode: 'numeric', autocomplete: 'cc-csc' })}</div>
+      ${rawCards === 'logged-in' ? html`<p class="muted">The card is saved on your account for next time.</p>` : ''}</div>`
+        : ''
+    }${hint}<span class="field-error" data-error-for="method" role="alert"></span></fieldset>`;
+}

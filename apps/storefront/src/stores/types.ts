@@ -1,0 +1,140 @@
+/** What the pages need from a store; one adapter per platform implements it. */
+
+export type StoreId = 'medusa' | 'vendure';
+
+export interface Money {
+  amount: number;
+  currency: string;
+}
+
+export interface Variant {
+  id: string;
+  title: string;
+  price: Money;
+}
+
+export interface Product {
+  id: string;
+  title: string;
+  description: string;
+  variants: Variant[];
+}
+
+export interface CartLine {
+  id: string;
+  title: string;
+  quantity: number;
+  total: Money;
+}
+
+export interface Address {
+  firstName: string;
+  lastName: string;
+  line1: string;
+  city: string;
+  postalCode: string;
+  countryCode: string;
+  province: string;
+  phone: string;
+}
+
+export interface Cart {
+  id: string;
+  lines: CartLine[];
+  itemCount: number;
+  subtotal: Money;
+  shipping: Money;
+  total: Money;
+  email: string | undefined;
+  address: Address | undefined;
+  shippingOptionId: string | undefined;
+}
+
+export interface ShippingOption {
+  id: string;
+  name: string;
+  price: Money;
+}
+
+/** A way to pay that the store enables; `kind` decides which fields the payment page shows. */
+export interface PaymentOption {
+  id: string;
+  kind: 'card' | 'hosted' | 'local';
+  label: string;
+}
+
+export interface SavedCard {
+  id: string;
+  label: string;
+}
+
+/** Card fields exactly as typed; passed straight to the store API and never kept anywhere. */
+export interface CardInput {
+  cardNo: string;
+  expMonth: string;
+  expYear: string;
+  cvc: string;
+}
+
+export type CardChoice = { savedCardId: string } | { card: CardInput };
+
+export type PayResult =
+  | { kind: 'redirect'; url: string }
+  | { kind: 'placed'; order: PlacedOrder }
+  | { kind: 'pending'; message: string }
+  | { kind: 'failed'; reason: string };
+
+export interface PlacedOrder {
+  id: string;
+  reference: string;
+  total: Money;
+  paymentStatus: string;
+}
+
+/** Where the shopper is after the gateway's page: order placed, failed (why), or still waiting. */
+export type ReturnState =
+  | { kind: 'placed'; order: PlacedOrder }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'pending'; message: string };
+
+export interface Customer {
+  email: string;
+  firstName: string;
+  lastName: string;
+}
+
+/** A validation problem the store reported for one form field. */
+export class FieldError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface StoreAdapter {
+  readonly id: StoreId;
+  readonly name: string;
+  /** Whether the store accepts typed card numbers (PCI opt-in) and for whom. */
+  readonly rawCards: 'no' | 'logged-in' | 'anyone';
+  listProducts(): Promise<Product[]>;
+  getCart(): Promise<Cart | undefined>;
+  addToCart(variantId: string, quantity: number): Promise<Cart>;
+  removeLine(lineId: string): Promise<Cart | undefined>;
+  setDetails(email: string, address: Address): Promise<Cart>;
+  shippingOptions(): Promise<ShippingOption[]>;
+  setShipping(optionId: string): Promise<Cart>;
+  paymentOptions(): Promise<PaymentOption[]>;
+  pay(option: PaymentOption, card: CardChoice | undefined): Promise<PayResult>;
+  /** Reads the outcome after the gateway sent the shopper back (the return page's query). */
+  readReturn(path: string, query: URLSearchParams): Promise<ReturnState>;
+  currentCustomer(): Promise<Customer | undefined>;
+  login(email: string, password: string): Promise<void>;
+  register(customer: Customer, password: string): Promise<void>;
+  logout(): Promise<void>;
+  savedCards(): Promise<SavedCard[]>;
+  /** Saves a card on the customer account; the address defaults to the cart's. */
+  saveCard(card: CardInput, address?: Address): Promise<SavedCard>;
+  removeCard(id: string): Promise<void>;
+}

@@ -1,0 +1,43 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminOrder } from './support/admin';
+import { launchChromium } from './support/chromium';
+import {
+  addFirstProduct,
+  CARDS,
+  checkoutToPayment,
+  openStore,
+  payOnHostedPage,
+  placedOrderReference,
+  screenshot,
+  uniqueEmail,
+} from './support/shopper';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe.each(['medusa', 'vendure'] as const)('%s: guest pays on the hosted checkout page', (store) => {
+  it('types the card on the sandbox page, comes back to a placed and paid order', async () => {
+    const email = uniqueEmail(`hosted-${store}`);
+    const page = await openStore(browser, store);
+    await addFirstProduct(page);
+    await checkoutToPayment(page, email);
+    await page.getByTestId('pay-hosted').check();
+    await page.getByTestId('pay').click();
+
+    await payOnHostedPage(page, CARDS.success);
+    const reference = await placedOrderReference(page);
+    await screenshot(page, `${store}-hosted-checkout`);
+
+    const order = await adminOrder(store, reference);
+    expect(order.email).toBe(email);
+    expect(order.paid).toBe(true);
+    expect(order.method).toMatch(/hosted/);
+    await page.context().close();
+  });
+});

@@ -1,0 +1,78 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { inject } from 'vitest';
+import { STOREFRONT_ROOT } from '../../server/serve';
+
+export type StoreName = 'medusa' | 'vendure';
+
+export const CARDS = {
+  success: '4242424242424242',
+  decline: '4000000000009995',
+  challenge: '4000002500003155',
+} as const;
+
+const ARTIFACTS = join(STOREFRONT_ROOT, 'test-artifacts');
+
+/** A fresh browser context (own localStorage: no cart, not logged in) on the chosen store. */
+export async function openStore(browser: Browser, store: StoreName): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${inject('storefrontUrl')}/?store=${store}`);
+  await page.getByTestId('product').first().waitFor();
+  return page;
+}
+
+export async function addFirstProduct(page: Page): Promise<void> {
+  const product = page.getByTestId('product').first();
+  await product.getByRole('button', { name: 'Add to cart' }).click();
+  await product.getByText(/Added\./).waitFor();
+}
+
+/** Cart → checkout form → shipping → payment page. */
+export async function checkoutToPayment(page: Page, email?: string): Promise<void> {
+  await page.getByTestId('nav-cart').click();
+  await page.getByTestId('go-checkout').click();
+  const details = page.locator('#details');
+  await details.waitFor();
+  if (email !== undefined) await details.getByLabel('Email').fill(email);
+  await details.getByLabel('First name').fill('Ada');
+  await details.getByLabel('Last name').fill('Lovelace');
+  await details.getByLabel('Street and number').fill('1 Analytical Way');
+  await details.getByLabel('City').fill('London');
+  await details.getByLabel('Postal code').fill('N1 1AA');
+  await details.getByLabel('Country').selectOption('GB');
+  await details.getByRole('button', { name: 'Continue to shipping' }).click();
+  await page.getByRole('button', { name: 'Continue to payment' }).click();
+  await page.getByTestId('pay').waitFor();
+}
+
+/** On the sandbox's card page: types the card and presses the pay button. */
+export async function payOnHostedPage(page: Page, cardNo: string): Promise<void> {
+  await page.waitForURL((url) => url.href.startsWith(inject('sandboxUrl')));
+  await page.getByLabel('Card number').fill(cardNo);
+  await page.getByLabel('Security code').fill('123');
+  await page.getByRole('button', { name: 'Pay / complete' }).click();
+}
+
+/** On a sandbox page with only outcome buttons (3-D Secure challenge, local method). */
+export async function completeSandboxPage(page: Page, heading: RegExp): Promise<void> {
+  await page.waitForURL((url) => url.href.startsWith(inject('sandboxUrl')));
+  await page.getByRole('heading', { name: heading }).waitFor();
+  await page.getByRole('button', { name: 'Pay / complete' }).click();
+}
+
+/** Waits for the confirmation and returns the order reference the storefront shows. */
+export async function placedOrderReference(page: Page): Promise<string> {
+  await page.getByTestId('order-placed').waitFor({ timeout: 60_000 });
+  return (await page.getByTestId('order-reference').textContent())!.trim();
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+export function uniqueEmail(prefix: string): string {
+  return `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
+}
