@@ -98,4 +98,22 @@ describe('dashboard', () => {
     expect(reset.headers.get('location')).toBe('/_sandbox/');
     expect(sb.state().orders).toHaveLength(0);
   });
+
+  it('dashboard forms set chaos, add and remove faults and move the clock', async () => {
+    const form = (path: string, fields: Record<string, string>) =>
+      fetch(`${sb.url}${path}`, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
+    expect(
+      (await form('/_sandbox/chaos', { copies: '2', drop: 'true', timing: '', noReturn: 'always' })).status,
+    ).toBe(303);
+    expect(sb.state().chaos).toEqual({ copies: 2, drop: true, noReturn: 'always' });
+    expect(
+      (await form('/_sandbox/faults', { route: 'confirmCharge', kind: '5xx', times: '3', ms: '' })).status,
+    ).toBe(303);
+    const [rule] = sb.faults();
+    expect(rule).toMatchObject({ route: 'confirmCharge', kind: '5xx', remaining: 3 });
+    expect((await form(`/_sandbox/faults/${rule?.id}`, { _method: 'DELETE' })).status).toBe(303);
+    expect(sb.faults()).toHaveLength(0);
+    expect((await form('/_sandbox/clock', { advanceMs: '1000' })).status).toBe(303);
+    expect(sb.clock.offsetMs).toBe(1000);
+  });
 });

@@ -6,10 +6,13 @@ import { type CallbackReceiver, chargeBody, rawCall, startReceiver } from './hel
 
 let sb: Sandbox;
 let client: GatewayClient;
+/** Short per-attempt timeout, only for the hang faults. */
+let impatient: GatewayClient;
 let receiver: CallbackReceiver;
 beforeAll(async () => {
   sb = await startSandbox({ port: 0 });
-  client = new GatewayClient({
+  client = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: sb.signKey, baseUrl: sb.url });
+  impatient = new GatewayClient({
     gatewayNo: sb.gatewayNo,
     signKey: sb.signKey,
     baseUrl: sb.url,
@@ -19,6 +22,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await client.close();
+  await impatient.close();
   await sb.close();
   await receiver.close();
 });
@@ -58,12 +62,12 @@ describe('transport faults', () => {
 
   it('hang: a charge times out as unknown; a read is retried and succeeds', async () => {
     sb.addFault({ route: 'confirmCharge', kind: 'hang' });
-    expect(await client.charges.confirm(chargeBody()).catch((caught: unknown) => caught)).toBeInstanceOf(
+    expect(await impatient.charges.confirm(chargeBody()).catch((caught: unknown) => caught)).toBeInstanceOf(
       UnknownOutcomeError,
     );
     const customer = await client.customers.create({ email: 'h@example.com' });
     sb.addFault({ route: 'retrieveCustomer', kind: 'hang', times: 1 });
-    expect((await client.customers.retrieve(customer.customerId)).customerId).toBe(customer.customerId);
+    expect((await impatient.customers.retrieve(customer.customerId)).customerId).toBe(customer.customerId);
     expect(
       sb
         .requests()
