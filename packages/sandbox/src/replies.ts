@@ -1,5 +1,6 @@
 /** The gateway's envelope and the error replies the sandbox gives (reference/gateway.md §5). */
 import { ERROR_CODES } from './core.js';
+import { redactText } from './redact.js';
 
 /** Business code for a second charge of an orderNo that already succeeded (the gateway's "Duplicate Order", I0061). */
 export const DUPLICATE_ORDER_CODE = 'I0061';
@@ -45,5 +46,6 @@ export function success(data: unknown): Envelope {
 
 /** A reference to something that does not exist: the gateway's "param is null or incorrect". */
 export function notFound(field: string, value: string): GatewayReply {
-  return new GatewayReply(ERROR_CODES.PARAM_NULL, `${field} ${value} does not exist`);
+  // Redacted in case a card number was sent where an id belongs.
+  return new GatewayReply(ERROR_CODES.PARAM_NULL, `${field} ${redactText(value)} does not exist`);
 }

@@ -15,7 +15,7 @@ import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
 import { newShortId } from './ids.js';
 import { runOperation } from './operations/index.js';
 import { handlePage } from './pages.js';
-import { redactBody } from './redact.js';
+import { redactBody, redactText } from './redact.js';
 import { type Envelope, GatewayReply, success } from './replies.js';
 import { API_PREFIX, matchRoute } from './router.js';
 import { type Merchant, RequestIdRegistry, verifyRequest } from './signature-check.js';
@@ -158,7 +158,7 @@ class SandboxServer {
     if (url.pathname.startsWith('/_sandbox/'))
       return handleControl(this.context, request, response, url, rawBody);
     // Anything else is a wrong gateway URL, answered the gateway's way.
-    const reply = new GatewayReply(ERROR_CODES.URL, `no route ${url.pathname}`).toEnvelope();
+    const reply = new GatewayReply(ERROR_CODES.URL, `no route ${redactText(url.pathname)}`).toEnvelope();
     this.log(request, url.pathname, rawBody, Date.now(), reply);
     sendJson(response, 200, reply);
   }
@@ -177,7 +177,9 @@ class SandboxServer {
     if (match.kind !== 'operation') {
       const reply = new GatewayReply(
         ERROR_CODES.URL,
-        match.kind === 'wrong-method' ? `use ${match.allowed.join(' or ')} for ${path}` : `no route ${path}`,
+        match.kind === 'wrong-method'
+          ? `use ${match.allowed.join(' or ')} for ${redactText(path)}`
+          : `no route ${redactText(path)}`,
       ).toEnvelope();
       this.log(request, logPath, rawBody, started, reply);
       return sendJson(response, 200, reply);
@@ -273,7 +275,7 @@ class SandboxServer {
       id: newShortId('req'),
       at: isoAt(this.context.clock.now()),
       method: request.method ?? 'GET',
-      path,
+      path: redactText(path),
       operation,
       gatewayNo: header(request, 'gateway-no'),
       requestId: header(request, 'request-id'),

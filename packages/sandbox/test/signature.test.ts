@@ -209,3 +209,19 @@ describe('parameter errors', () => {
     expect(result.envelope.message).toContain('paymentMethod');
   });
 });
+
+describe('card numbers in the wrong place', () => {
+  it('are masked in error messages and in the request log', async () => {
+    const wrong = await rawCall(sb, {
+      path: '/customers/4242424242424242',
+      pathParams: { customerId: '4242424242424242' },
+    });
+    expect(wrong.envelope.code).toBe('P0002');
+    expect(wrong.envelope.message).toContain('424242***4242');
+    const lost = await rawCall(sb, { path: '/cards/4000000000009995', body: '{}' });
+    expect(lost.envelope.code).toBe('L0002');
+    const text = JSON.stringify(sb.requests()) + wrong.envelope.message + lost.envelope.message;
+    expect(text).not.toContain('4242424242424242');
+    expect(text).not.toContain('4000000000009995');
+  });
+});
