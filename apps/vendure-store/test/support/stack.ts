@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from '@gatewaykit/sandbox';
+import { inject } from 'vitest';
 import { DEMO_MERCHANTS } from '../../src/gateways';
 import { GraphqlClient, loginAdmin } from '../../src/graphql-client';
-import { TEMPLATE_DB } from './paths';
 import { type ServerProcess, startServerProcess } from './server-process';
 
 export interface Stack {
@@ -26,7 +26,7 @@ export async function startStack(sandboxOptions: SandboxOptions = {}): Promise<S
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-test-'));
   const dbPath = path.join(dir, 'store.sqlite');
-  fs.copyFileSync(TEMPLATE_DB, dbPath);
+  fs.copyFileSync(inject('templateDb'), dbPath);
   const server = await startServerProcess({ DB_PATH: dbPath, GATEWAY_BASE_URL: sandbox.url });
   const adminUrl = `${server.baseUrl}/admin-api`;
   return {
