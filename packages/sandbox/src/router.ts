@@ -10,6 +10,15 @@ export type OperationName = Operation['name'];
 interface CompiledRoute {
   operation: Operation;
   pattern: RegExp;
+  /** Number of path segments: a cheap filter before the pattern runs. */
+  segments: number;
+}
+
+function countSegments(path: string): number {
+  let count = 0;
+  for (let index = 0; index < path.length; index++) if (path.charCodeAt(index) === 47) count++;
+  // A trailing slash does not add a segment (patterns accept it).
+  return path.length > 1 && path.endsWith('/') ? count - 1 : count;
 }
 
 export const API_PREFIX = `/${GATEWAY_API_VERSION}`;
@@ -21,7 +30,7 @@ function compile(operation: Operation): CompiledRoute {
       /^\{\w+\}$/.test(segment) ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
     )
     .join('/');
-  return { operation, pattern: new RegExp(`^${source}/?$`) };
+  return { operation, pattern: new RegExp(`^${source}/?$`), segments: countSegments(operation.path) };
 }
 
 const ROUTES: readonly CompiledRoute[] = OPERATIONS.map(compile);
@@ -44,7 +53,9 @@ export function matchRoute(method: string, path: string): RouteMatch {
   if (direct) return { kind: 'operation', operation: direct, pathParams: {} };
   const allowed: string[] = [];
   let best: { route: CompiledRoute; values: string[]; fixed: number } | undefined;
+  const segments = countSegments(path);
   for (const route of ROUTES) {
+    if (route.segments !== segments) continue;
     const match = route.pattern.exec(path);
     if (!match) continue;
     if (route.operation.method !== method) {

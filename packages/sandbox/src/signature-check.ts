@@ -15,6 +15,8 @@ export interface Merchant {
 
 export const REQUEST_TIME_TOLERANCE_MS = 10 * 60_000;
 export const REQUEST_ID_WINDOW_MS = 30 * 60_000;
+/** At most this many remembered request-ids (about 100 MB); beyond it the L0004 check covers the newest ones. */
+export const REQUEST_ID_LIMIT = 1_000_000;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
@@ -42,6 +44,11 @@ export class RequestIdRegistry {
     if (at !== undefined && Math.abs(now - at) < REQUEST_ID_WINDOW_MS) return false;
     this.seen.delete(key);
     this.seen.set(key, now);
+    if (this.seen.size > REQUEST_ID_LIMIT) {
+      // Under sustained load the window could hold millions of ids; the oldest go first.
+      const oldest = this.seen.keys().next().value;
+      if (oldest !== undefined) this.seen.delete(oldest);
+    }
     return true;
   }
 

@@ -67,6 +67,9 @@ describe('routing', () => {
     expect(matchRoute('DELETE', '/customers/cus_1')).toMatchObject({ operation: { name: 'deleteCustomer' } });
     expect(matchRoute('PUT', '/customers/cus_1')).toMatchObject({ kind: 'wrong-method' });
     expect(matchRoute('GET', '/refund')).toEqual({ kind: 'unknown' });
+    expect(matchRoute('GET', '/customers/cus_1/')).toMatchObject({ operation: { name: 'retrieveCustomer' } });
+    expect(matchRoute('GET', '/customers/')).toMatchObject({ operation: { name: 'listCustomers' } });
+    expect(matchRoute('GET', '/customers/cus_1/extra')).toEqual({ kind: 'unknown' });
   });
 
   it('resolves fault targets by name, path or method + path', () => {
