@@ -1,3 +1,4 @@
+import { signReturn } from '@gatewaykit/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
@@ -235,5 +236,45 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     expect(after.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
     const firstTrade = stack.sandbox.order(first.orderNo)?.tradeNo ?? '?';
     expect(JSON.stringify(after.history.items)).toContain(`Gateway trade ${firstTrade}`);
+  });
+
+  it('a replayed, signed `fail` return after a success changes nothing and shows success', async () => {
+    const { order, started } = await hostedOrder();
+    await completeRedirect(started.url, 'success');
+    const gatewayOrder = stack.sandbox.order(started.orderNo);
+    const fields = {
+      code: '0000',
+      gatewayNo: DEMO_MERCHANTS.main.gatewayNo,
+      maskCardNo: '',
+      merNo: '',
+      message: 'Fail',
+      orderAmount: gatewayOrder?.orderAmount ?? '',
+      orderCurrency: gatewayOrder?.orderCurrency ?? '',
+      orderInfo: 'Declined',
+      orderNo: started.orderNo,
+      orderStatus: 'fail',
+      tradeNo: gatewayOrder?.tradeNo ?? '',
+    };
+    const query = new URLSearchParams({
+      ...fields,
+      signInfo: signReturn(fields, DEMO_MERCHANTS.main.signKey),
+    });
+    const res = await fetch(
+      `${stack.server.baseUrl}/payments/gatewaykit/return/${defaultToken}/gatewaykit-hosted?${query}`,
+      { redirect: 'manual' },
+    );
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toContain('payment=succeeded');
+    const forged = await fetch(
+      `${stack.server.baseUrl}/payments/gatewaykit/return/${defaultToken}/gatewaykit-hosted?${query}`.replace(
+        'orderStatus=fail',
+        'orderStatus=success',
+      ),
+      { redirect: 'manual' },
+    );
+    expect(forged.status).toBe(400);
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.state).toBe('PaymentSettled');
+    expect(after.payments.map((p) => p.state)).toEqual(['Settled']);
   });
 });

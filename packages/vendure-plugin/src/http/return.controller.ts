@@ -63,7 +63,8 @@ export class GatewaykitReturnController {
     const target = new URL(
       this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(result.attempt.orderCode)),
     );
-    target.searchParams.set('payment', outcome.status);
+    // The attempt's state after recording: a stale `fail` return after a success still shows success.
+    target.searchParams.set('payment', result.kind === 'mismatch' ? 'error' : result.attempt.status);
     res.redirect(303, target.toString());
   }
 }
