@@ -7,8 +7,8 @@ import { billingDetail, card, chargeBody, hostedBody, orderNo } from './helpers.
 let sb: Sandbox;
 let client: GatewayClient;
 beforeAll(async () => {
-  // A long pending delay (10 virtual min = 600 ms real) so only the clock advance settles the pending card.
-  sb = await startSandbox({ port: 0, pendingDelayMs: 600_000 });
+  // A long pending delay (1 virtual hour = 3.6 s real) so only the clock advance settles the pending card.
+  sb = await startSandbox({ port: 0, pendingDelayMs: 3_600_000 });
   client = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: sb.signKey, baseUrl: sb.url });
 });
 afterAll(async () => {
@@ -151,7 +151,7 @@ describe('confirmCharge test cards (raw card data and stored methods behave the 
       expect(result.redirectUrl ?? '').toBe('');
       const tradeNo = result.tradeNo ?? '';
       expect(sb.order(tradeNo)?.orderStatus).toBe('pending');
-      sb.clock.advance(600_000);
+      sb.clock.advance(3_600_000);
       expect(sb.order(tradeNo)?.orderStatus).toBe('success');
       sb.clock.setOffset(0);
     });

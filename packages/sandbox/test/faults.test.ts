@@ -6,7 +6,7 @@ import { type CallbackReceiver, chargeBody, rawCall, startReceiver } from './hel
 
 let sb: Sandbox;
 let client: GatewayClient;
-/** Short per-attempt timeout, only for the hang faults. */
+/** Short per-attempt timeout (1 s), only for the hang faults. */
 let impatient: GatewayClient;
 let receiver: CallbackReceiver;
 beforeAll(async () => {
@@ -16,7 +16,7 @@ beforeAll(async () => {
     gatewayNo: sb.gatewayNo,
     signKey: sb.signKey,
     baseUrl: sb.url,
-    timeoutMs: 400,
+    timeoutMs: 1000,
   });
   receiver = await startReceiver();
 });
