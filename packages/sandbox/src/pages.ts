@@ -196,7 +196,8 @@ export async function handlePage(
       new Promise((resolve) => setTimeout(resolve, BEFORE_RETURN_CAP_MS).unref()),
     ]);
   } else if (chaos.timing === 'after-return') {
-    response.once('finish', () => void context.callbacks.start(deliveries));
+    // 'close' also fires when the browser goes away before the 303 was written.
+    response.once('close', () => void context.callbacks.start(deliveries));
   } else {
     void context.callbacks.start(deliveries);
   }
