@@ -1,0 +1,40 @@
+/** The published build (turbo builds before testing): CommonJS for Medusa/Vendure, ESM, and the bin. */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
+
+const script = (load: string) => `
+${load}
+sb.startSandbox({ port: 0 }).then(async (s) => {
+  const res = await fetch(s.url + '/V2022-03/customers', { method: 'POST', body: '{}' });
+  console.log(JSON.stringify({ code: (await res.json()).code, cards: sb.TEST_CARDS.length }));
+  await s.close();
+});`;
+
+describe('dist', () => {
+  it('loads with require() and starts', async () => {
+    const { stdout } = await run(process.execPath, [
+      '-e',
+      script(`const sb = require(${JSON.stringify(dist('index.cjs'))});`),
+    ]);
+    expect(JSON.parse(stdout)).toEqual({ code: 'L0001', cards: 5 });
+  });
+
+  it('loads with import and starts', async () => {
+    const { stdout } = await run(process.execPath, [
+      '--input-type=module',
+      '-e',
+      script(`const sb = await import(${JSON.stringify(dist('index.js'))});`),
+    ]);
+    expect(JSON.parse(stdout)).toEqual({ code: 'L0001', cards: 5 });
+  });
+
+  it('ships the CLI with a shebang', () => {
+    expect(readFileSync(dist('cli.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+});
