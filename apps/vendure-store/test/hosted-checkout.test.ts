@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANTS } from '../src/gateways';
+import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -109,5 +111,30 @@ describe('hosted checkout through the real server and sandbox', () => {
       (o) => JSON.stringify(o.history.items).includes('no refund API'),
     );
     expect(JSON.stringify(noted.history.items)).toContain(`Refund trade ${payment.transactionId}`);
+
+    // The merchant refunds in the portal; the gateway's refund notice lands on the order as a note.
+    const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
+      `{ activeChannel { token } }`,
+    );
+    const notice = await postSignedCallback({
+      url: callbackUrl(stack.server.baseUrl, activeChannel.token, 'gatewaykit-hosted'),
+      ...DEMO_MERCHANTS.main,
+      type: 'refund.success',
+      data: {
+        orderNo: started.orderNo,
+        tradeNo: payment.transactionId ?? '',
+        amount: '1.00',
+        currency: paid.currencyCode,
+        orderAmount: (paid.totalWithTax / 100).toFixed(2),
+        orderCurrency: paid.currencyCode,
+        reason: 'customer request',
+      },
+    });
+    expect(notice).toEqual({ status: 200, body: 'success' });
+    const after = await adminOrder(stack.admin, order.id);
+    expect(JSON.stringify(after.history.items)).toContain(
+      `Gateway notice refund.success for trade ${payment.transactionId}`,
+    );
+    expect(after.payments.map((p) => p.state)).toEqual(['Settled']);
   });
 });

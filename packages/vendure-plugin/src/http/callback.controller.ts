@@ -67,8 +67,19 @@ export class GatewaykitCallbackController {
     }
     const outcome = outcomeFromCallback(event);
     if (!outcome) {
-      // Refund and chargeback notices: nothing to record on the order automatically.
-      Logger.info(`Callback ${event.type} for ${event.data.orderNo ?? '?'} acknowledged`, loggerCtx);
+      // Refund and chargeback notices: tell the admin on the order; nothing changes automatically.
+      const d = event.data as Record<string, unknown>;
+      const orderNo = typeof d.orderNo === 'string' ? d.orderNo : '';
+      const text =
+        `Gateway notice ${event.type} for trade ${String(d.tradeNo ?? '?')}: ` +
+        `${String(d.amount ?? d.orderAmount ?? '?')} ${String(d.currency ?? d.orderCurrency ?? '')}` +
+        (d.reason ? ` (${String(d.reason)})` : '') +
+        '. Settle or review the matching refund in Vendure.';
+      const known = orderNo ? await this.recorder.noteEvent(ctx, orderNo, text) : false;
+      Logger.info(
+        `Callback ${event.type} for ${orderNo || '?'} acknowledged (order known: ${known})`,
+        loggerCtx,
+      );
       res.type('text/plain').send('success');
       return;
     }

@@ -92,6 +92,21 @@ export class PaymentRecorderService {
     return { kind: 'recorded', attempt: updated, outcome: next };
   }
 
+  /**
+   * Gateway notices that are not about the payment's status (refund, chargeback): a private order
+   * note for the admin, once per notice body. Returns false when the orderNo is not of this channel.
+   */
+  async noteEvent(ctx: RequestContext, orderNo: string, text: string): Promise<boolean> {
+    return this.connection.withTransaction(ctx, async (txCtx) => {
+      const attempt = await this.connection
+        .getRepository(txCtx, GatewaykitPaymentAttempt)
+        .findOne({ where: { orderNo } });
+      if (!attempt || String(attempt.channelId) !== String(txCtx.channelId)) return false;
+      await this.note(txCtx, attempt, text);
+      return true;
+    });
+  }
+
   private async addPayment(
     ctx: RequestContext,
     attempt: GatewaykitPaymentAttempt,
