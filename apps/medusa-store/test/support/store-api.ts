@@ -1,4 +1,9 @@
-import { inject } from 'vitest';
+let target: { url: string; publishableKey: string } | undefined;
+
+/** Points the helpers at a store: the tests' setup file (provided store) or the bench script. */
+export function useStore(url: string, publishableKey: string): void {
+  target = { url, publishableKey };
+}
 
 export interface ApiResponse<T = Record<string, unknown>> {
   status: number;
@@ -16,11 +21,13 @@ export async function api<T = Record<string, any>>(
     token?: string | undefined;
   } = {},
 ): Promise<ApiResponse<T>> {
-  const response = await fetch(`${inject('storeUrl')}${path}`, {
+  const store = target;
+  if (!store) throw new Error('useStore() was not called');
+  const response = await fetch(`${store.url}${path}`, {
     method,
     headers: {
       'content-type': 'application/json',
-      'x-publishable-api-key': inject('publishableKey'),
+      'x-publishable-api-key': store.publishableKey,
       ...(options.token ? { authorization: `Bearer ${options.token}` } : {}),
       ...options.headers,
     },
