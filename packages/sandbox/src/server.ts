@@ -280,6 +280,8 @@ class SandboxServer {
       gatewayNo: header(request, 'gateway-no'),
       requestId: header(request, 'request-id'),
       requestTime: header(request, 'request-time'),
+      signInfo: header(request, 'sign-info'),
+      contentType: header(request, 'content-type'),
       body: redactBody(rawBody),
       code: envelope?.code,
       message: envelope?.message,

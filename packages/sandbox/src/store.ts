@@ -85,6 +85,8 @@ export interface RequestLogEntry {
   gatewayNo?: string | undefined;
   requestId?: string | undefined;
   requestTime?: string | undefined;
+  signInfo?: string | undefined;
+  contentType?: string | undefined;
   /** The body text as received, with card numbers masked and security codes replaced. */
   body?: string | undefined;
   code?: string | undefined;

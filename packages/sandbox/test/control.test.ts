@@ -50,6 +50,12 @@ describe('control API', () => {
     expect(text).not.toContain('4321');
     expect(text).toContain('400000***9995');
     expect(await json<unknown[]>('/_sandbox/requests?limit=1')).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      operation: 'confirmCharge',
+      gatewayNo: '12345678',
+      contentType: expect.stringContaining('application/json'),
+      signInfo: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('sets and advances the virtual clock; request-time follows it (L0003)', async () => {
