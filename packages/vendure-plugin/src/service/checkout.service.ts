@@ -81,8 +81,13 @@ export class CheckoutService {
       throw e;
     }
 
-    const ready = await this.arrangePayment(ctx, activeId);
+    // The saved-card ownership check talks to the gateway: overlap it with the order's own DB work.
+    const [ready, mode] = await Promise.all([
+      this.arrangePayment(ctx, activeId),
+      this.modeFor(ctx, resolved, input),
+    ]);
     if (typeof ready === 'string') return error('ORDER_STATE_ERROR', ready);
+    if ('errorCode' in mode) return mode;
     const order = ready;
 
     const attempts = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
@@ -113,8 +118,6 @@ export class CheckoutService {
 
     const customer = order.customer;
     if (!customer) return error('ORDER_STATE_ERROR', 'The order has no customer');
-    const mode = await this.modeFor(ctx, resolved, input);
-    if ('errorCode' in mode) return mode;
 
     const orderNo = attemptOrderNo(order.code, previous.length + 1);
     const attempt = await this.connection.withTransaction(ctx, (tx) =>
