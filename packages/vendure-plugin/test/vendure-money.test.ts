@@ -20,7 +20,7 @@ describe('vendureAmountToOrderAmount', () => {
 
   it('round-trips any whole-yen amount', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 10_000_000 }), (yen) => {
+      fc.property(fc.integer({ min: 1, max: 10_000_000 }), (yen) => {
         expect(vendureAmountToOrderAmount(yen * 100, 'JPY', 2)).toBe(String(yen));
       }),
     );
