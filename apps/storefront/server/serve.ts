@@ -34,7 +34,11 @@ export async function startStorefront(options: StorefrontOptions): Promise<Runni
       rawCards: options.medusaRawCards,
       localMethods: options.localMethods ?? ['klarna', 'ideal', 'Alipay'],
     },
-    vendure: { apiBase: '/vendure-api', rawCards: options.vendureRawCards },
+    vendure: {
+      apiBase: '/vendure-api',
+      rawCards: options.vendureRawCards,
+      cardMethodCode: 'gatewaykit-card',
+    },
   };
   const proxy = (target: string, prefix: string) => ({
     target,

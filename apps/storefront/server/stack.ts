@@ -50,8 +50,9 @@ export async function startStack(options: {
     });
     let medusa!: BootedStore;
     let vendure!: RunningVendure;
-    // The two stores boot side by side: they share nothing but the sandbox.
-    await Promise.all([
+    // The two stores boot side by side: they share nothing but the sandbox. allSettled: when one
+    // fails, the other has finished starting before everything is stopped again.
+    const booted = await Promise.allSettled([
       step(
         `Medusa store on port ${options.ports.medusa} (embedded Postgres on ${options.ports.postgres})`,
         async () => {
@@ -81,6 +82,8 @@ export async function startStack(options: {
         started.push({ close: () => vendure.stop() });
       }),
     ]);
+    const failed = booted.find((result) => result.status === 'rejected');
+    if (failed) throw failed.reason;
     let storefront!: RunningStorefront;
     await step(`storefront on port ${options.ports.storefront}`, async () => {
       storefront = await startStorefront({

@@ -16,6 +16,8 @@ export interface StorefrontConfig {
     apiBase: string;
     /** The store charges typed cards (PCI opt-in). */
     rawCards: boolean;
+    /** Payment method whose saved cards "my saved cards" shows (eligible methods need an active order). */
+    cardMethodCode: string;
   };
 }
 

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminOrder } from './support/admin';
-import { launchChromium } from './support/chromium';
+import { useBrowser } from './support/browser';
 import {
   addFirstProduct,
   CARDS,
@@ -13,18 +12,12 @@ import {
   uniqueEmail,
 } from './support/shopper';
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useBrowser();
 
 describe.each(['medusa', 'vendure'] as const)('%s: guest pays on the hosted checkout page', (store) => {
   it('types the card on the sandbox page, comes back to a placed and paid order', async () => {
     const email = uniqueEmail(`hosted-${store}`);
-    const page = await openStore(browser, store);
+    const page = await openStore(browser(), store);
     await addFirstProduct(page);
     await checkoutToPayment(page, email);
     await page.getByTestId('pay-hosted').check();

@@ -323,9 +323,7 @@ export class VendureStore implements StoreAdapter {
   }
 
   private async cardMethodCode(): Promise<string> {
-    const card = (await this.paymentOptions()).find((option) => option.kind === 'card');
-    if (!card) throw new Error('This store has no card payment method');
-    return card.id;
+    return this.config.cardMethodCode;
   }
 
   async savedCards(): Promise<SavedCard[]> {

@@ -76,3 +76,24 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export function uniqueEmail(prefix: string): string {
   return `${prefix}-${Date.now()}-${Math.floor(Math.random() * 1e6)}@example.com`;
 }
+
+/** Creates an account through the storefront's register form and stays logged in. */
+export async function registerInBrowser(page: Page, email: string): Promise<void> {
+  await page.getByRole('navigation').getByRole('link', { name: 'Log in' }).click();
+  const form = page.locator('#register');
+  await form.getByLabel('First name').fill('Grace');
+  await form.getByLabel('Last name').fill('Hopper');
+  await form.getByLabel('Email').fill(email);
+  await form.getByLabel('Password').fill('correct-horse-battery');
+  await form.getByRole('button', { name: 'Register' }).click();
+  await page.getByTestId('logged-in-as').getByText(email).waitFor();
+}
+
+/** Types a card into the payment page's card fields (expiry and code are any valid future values). */
+export async function typeCard(page: Page, cardNo: string): Promise<void> {
+  await page.getByTestId('pay-card').check();
+  await page.getByLabel('Card number').fill(cardNo);
+  await page.getByLabel('Expiry month (MM)').fill('12');
+  await page.getByLabel('Expiry year (YYYY)').fill(String(new Date().getFullYear() + 2));
+  await page.getByLabel('Security code').fill('123');
+}
