@@ -161,14 +161,18 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
       orderStatus: 'success',
       orderInfo: 'Transaction Approved',
     };
-    // Channel A's key for channel B's order, posted to B's endpoint: bad signature.
-    const crossSigned = await postSignedCallback({
-      url: callbackUrl(stack.server.baseUrl, JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted'),
-      ...DEMO_MERCHANTS.main,
-      type: 'transaction.success',
-      data,
-    });
-    expect(crossSigned.status).toBe(401);
+    // Channel A's key for channel B's order, posted to B's endpoint: rejected, whether it names A's
+    // gateway number or claims B's.
+    for (const gatewayNo of [DEMO_MERCHANTS.main.gatewayNo, DEMO_MERCHANTS.jp.gatewayNo]) {
+      const crossSigned = await postSignedCallback({
+        url: callbackUrl(stack.server.baseUrl, JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted'),
+        gatewayNo,
+        signKey: DEMO_MERCHANTS.main.signKey,
+        type: 'transaction.success',
+        data,
+      });
+      expect(crossSigned.status).toBe(401);
+    }
     // Channel A's key on A's endpoint, naming B's order: not an order of channel A.
     const crossRouted = await postSignedCallback({
       url: callbackUrl(stack.server.baseUrl, defaultToken, 'gatewaykit-hosted'),

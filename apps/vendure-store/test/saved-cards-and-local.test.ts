@@ -155,6 +155,39 @@ describe('saved cards, local methods and method settings', () => {
     await expect(save).rejects.toThrow(/gatewayNo must be the numeric gateway number.*signKey.*localMethod/);
   });
 
+  it('refuses to update a payment method to unusable settings', async () => {
+    const { paymentMethods } = await stack.admin.query<{
+      paymentMethods: { items: { id: string; code: string }[] };
+    }>(`{ paymentMethods(options: { take: 100 }) { items { id code } } }`);
+    const hosted = paymentMethods.items.find((p) => p.code === 'gatewaykit-hosted');
+    const update = stack.admin.query(
+      `mutation ($input: UpdatePaymentMethodInput!) { updatePaymentMethod(input: $input) { id } }`,
+      {
+        input: {
+          id: hosted?.id,
+          handler: {
+            code: 'gatewaykit',
+            arguments: [
+              { name: 'gatewayNo', value: '12345001' },
+              { name: 'signKey', value: 'demo-sign-key-main-0001' },
+              { name: 'environment', value: 'custom' },
+              { name: 'baseUrl', value: 'not a url' },
+              { name: 'mode', value: 'hosted' },
+              { name: 'localMethod', value: '' },
+            ],
+          },
+        },
+      },
+    );
+    await expect(update).rejects.toThrow(/baseUrl must be an http\(s\) URL/);
+    // The stored method still works.
+    const shop = shopClient(stack);
+    await prepareOrder(shop);
+    expect((await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' })).__typename).toBe(
+      'GatewaykitPaymentRedirect',
+    );
+  });
+
   it('the Shop API never exposes the sign key', async () => {
     const shop = shopClient(stack);
     await prepareOrder(shop);

@@ -38,6 +38,13 @@ export async function startStack(sandboxOptions: SandboxOptions = {}): Promise<S
     dbPath,
     async close() {
       await server.stop();
+      // Debugging aid: GK_SERVER_LOG_DIR=/some/dir keeps each server's log.
+      if (process.env.GK_SERVER_LOG_DIR) {
+        fs.writeFileSync(
+          path.join(process.env.GK_SERVER_LOG_DIR, `${path.basename(dir)}.log`),
+          server.output(),
+        );
+      }
       await sandbox.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
