@@ -6,7 +6,7 @@
  *   Q = query values ordered by key (values only, unencoded),
  *   B = the exact body string on the wire.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export interface RequestSignInput {
   gatewayNo: string;
@@ -92,12 +92,13 @@ export function signReturn(fields: Partial<Record<ReturnFieldName, string>>, sig
 }
 
 /**
- * Case-insensitive, constant-time comparison of two hex signatures. Both sides are hashed first so
- * neither the content nor the length of the expected value leaks through timing.
+ * Case-insensitive, constant-time comparison of two hex signatures. Only the length can differ in time,
+ * and the length of an HMAC-SHA256 hex string is public (64).
  */
 export function safeEqualHex(a: string, b: string): boolean {
-  const digest = (value: string) => createHash('sha256').update(value.toLowerCase(), 'utf8').digest();
-  return timingSafeEqual(digest(a), digest(b));
+  const left = Buffer.from(a.toLowerCase(), 'utf8');
+  const right = Buffer.from(b.toLowerCase(), 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /**

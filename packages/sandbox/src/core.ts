@@ -7,6 +7,7 @@ export {
   confirmChargeRequestSchema,
   createCustomerRequestSchema,
   createPaymentMethodRequestSchema,
+  DUPLICATE_ORDER_CODE,
   ERROR_CODES,
   GATEWAY_API_VERSION,
   LOCAL_PAYMENT_METHODS,

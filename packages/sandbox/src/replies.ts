@@ -1,9 +1,9 @@
 /** The gateway's envelope and the error replies the sandbox gives (reference/gateway.md §5). */
-import { ERROR_CODES } from './core.js';
+import { DUPLICATE_ORDER_CODE, ERROR_CODES } from './core.js';
 import { redactText } from './redact.js';
 
 /** Business code for a second charge of an orderNo that already succeeded (the gateway's "Duplicate Order", I0061). */
-export const DUPLICATE_ORDER_CODE = 'I0061';
+export { DUPLICATE_ORDER_CODE };
 
 export const CODE_MESSAGES: Readonly<Record<string, string>> = {
   [ERROR_CODES.SUCCESS]: 'success',
