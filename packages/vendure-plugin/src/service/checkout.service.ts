@@ -108,6 +108,7 @@ export class CheckoutService {
       .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
       .reduce((sum, p) => sum + p.amount, 0);
     const amount = order.totalWithTax - settled;
+    if (amount <= 0) return error('NOTHING_TO_PAY', 'The order is already covered by its payments');
     const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
     let orderAmount: string;
     try {
