@@ -1,5 +1,5 @@
 import type { PaymentOutcome } from '@gatewaykit/core';
-import type { AttemptStatus, GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /** Rebuilds the stored outcome of an attempt so core's mergeOutcome can decide what a new one changes. */
 export function outcomeOfAttempt(attempt: GatewaykitPaymentAttempt): PaymentOutcome | undefined {
@@ -18,8 +18,4 @@ export function outcomeOfAttempt(attempt: GatewaykitPaymentAttempt): PaymentOutc
     case 'succeeded':
       return { ...base, status: 'succeeded' };
   }
-}
-
-export function attemptStatusOf(outcome: PaymentOutcome): AttemptStatus {
-  return outcome.status;
 }
