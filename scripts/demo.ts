@@ -15,8 +15,11 @@ import { type Stack, type StackPorts, startStack } from '../apps/storefront/serv
 
 const ROOT = resolve(__dirname, '..');
 
+/** Demo settings come from the shell, never from turbo (the demo is not a turbo task). */
+const setting = (name: string): string | undefined => process.env[name];
+
 function port(name: string, fallback: number): number {
-  const raw = process.env[name];
+  const raw = setting(name);
   const value = raw === undefined || raw === '' ? fallback : Number(raw);
   if (!Number.isInteger(value) || value < 1 || value > 65535) {
     console.error(`✖ ${name}=${raw} is not a port number (1–65535)`);
@@ -98,7 +101,7 @@ async function main(): Promise<void> {
     if (result.status !== 0) throw new Error('the build failed (see above)');
   });
 
-  const dataDir = resolve(process.env.DEMO_DATA_DIR || join(ROOT, '.data', 'demo'));
+  const dataDir = resolve(setting('DEMO_DATA_DIR') || join(ROOT, '.data', 'demo'));
   mkdirSync(dataDir, { recursive: true, mode: 0o755 });
   const ports = Object.fromEntries(
     Object.entries(PORTS).map(([key, { value }]) => [key, value]),
@@ -111,10 +114,8 @@ async function main(): Promise<void> {
     stopping = true;
     console.log(`\n${signal}: stopping the storefront, the stores, Postgres and the sandbox …`);
     stack.close().then(
-      () => {
-        console.log('stopped.');
-        process.exit(0);
-      },
+      // Exit once the line is written: stdout to a pipe is asynchronous.
+      () => process.stdout.write('stopped.\n', () => process.exit(0)),
       (error: unknown) => {
         console.error(error);
         process.exit(1);

@@ -4,13 +4,9 @@ import type { Browser, Page } from 'playwright-core';
 import { inject } from 'vitest';
 import { STOREFRONT_ROOT } from '../../server/serve';
 
-export type StoreName = 'medusa' | 'vendure';
+import type { StoreName } from './cards';
 
-export const CARDS = {
-  success: '4242424242424242',
-  decline: '4000000000009995',
-  challenge: '4000002500003155',
-} as const;
+export { CARDS, type StoreName } from './cards';
 
 const ARTIFACTS = join(STOREFRONT_ROOT, 'test-artifacts');
 

@@ -1,0 +1,54 @@
+/**
+ * README screenshots from a running `npm run demo`: the storefront's payment page (Vendure, guest)
+ * after one hosted checkout, and the sandbox dashboard showing that payment.
+ * Usage: npm run screenshots -w apps/storefront (demo URLs via DEMO_STOREFRONT_URL / DEMO_SANDBOX_URL).
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { CARDS, type StoreName } from '../test/support/cards';
+import { launchChromium } from '../test/support/chromium';
+
+const storefront = process.env['DEMO_STOREFRONT_URL'] ?? 'http://127.0.0.1:8000';
+const sandbox = process.env['DEMO_SANDBOX_URL'] ?? 'http://127.0.0.1:8600';
+const out = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+
+const browser = await launchChromium();
+try {
+  mkdirSync(out, { recursive: true });
+  const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
+  const toPayment = async (store: StoreName) => {
+    await page.goto(`${storefront}/?store=${store}`);
+    const product = page.getByTestId('product').first();
+    await product.getByRole('button', { name: 'Add to cart' }).click();
+    await product.getByText(/Added\./).waitFor();
+    await page.goto(`${storefront}/checkout?store=${store}`);
+    const details = page.locator('#details');
+    await details.getByLabel('Email').fill('ada@example.com');
+    await details.getByLabel('First name').fill('Ada');
+    await details.getByLabel('Last name').fill('Lovelace');
+    await details.getByLabel('Street and number').fill('1 Analytical Way');
+    await details.getByLabel('City').fill('London');
+    await details.getByLabel('Postal code').fill('N1 1AA');
+    await details.getByLabel('Country').selectOption('GB');
+    await details.getByRole('button', { name: 'Continue to shipping' }).click();
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByTestId('pay').waitFor();
+  };
+  await toPayment('vendure');
+  await page.getByTestId('pay-hosted').check();
+  await page.getByTestId('pay').click();
+  await page.waitForURL((url) => url.href.startsWith(sandbox));
+  await page.getByLabel('Card number').fill(CARDS.success);
+  await page.getByLabel('Security code').fill('123');
+  await page.getByRole('button', { name: 'Pay / complete' }).click();
+  await page.getByTestId('order-placed').waitFor({ timeout: 60_000 });
+
+  await toPayment('vendure');
+  await page.getByTestId('pay-card').check();
+  await page.screenshot({ path: `${out}storefront.png` });
+  await page.goto(`${sandbox}/`);
+  await page.screenshot({ path: `${out}sandbox-dashboard.png` });
+  console.log(`screenshots written to ${out}`);
+} finally {
+  await browser.close();
+}
