@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { adminOrder } from './support/admin';
-import { complete, HOSTED, readyCart, startSession } from './support/checkout';
+import { complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { CARDS, finishHostedPage, followReturn } from './support/sandbox-pages';
 
 describe('guest, hosted checkout', () => {
@@ -12,6 +12,15 @@ describe('guest, hosted checkout', () => {
     expect(JSON.stringify(session.data)).not.toContain('sign');
 
     const returnLocation = await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
+    // An edited return (here: the status) fails the signature and changes nothing.
+    const tampered = new URL(returnLocation);
+    tampered.searchParams.set(
+      'orderStatus',
+      tampered.searchParams.get('orderStatus') === 'success' ? 'fail' : 'success',
+    );
+    expect((await fetch(tampered, { redirect: 'manual' })).status).toBe(401);
+    expect((await currentSession(cartId)).status).toBe('requires_more');
+
     const storefront = await followReturn(returnLocation);
     expect(storefront.origin + storefront.pathname).toBe('http://storefront.test/checkout/return');
     expect(storefront.searchParams.get('cart_id')).toBe(cartId);
