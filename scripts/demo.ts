@@ -4,7 +4,7 @@
  * Data stays in DEMO_DATA_DIR (default .data/demo), so the next run reuses it. Ctrl-C stops everything.
  *
  * Ports: DEMO_STOREFRONT_PORT (8000), DEMO_MEDUSA_PORT (9000), DEMO_POSTGRES_PORT (54329),
- * DEMO_VENDURE_PORT (3100), DEMO_SANDBOX_PORT (8600).
+ * DEMO_VENDURE_PORT (3100), DEMO_SANDBOX_PORT (8600). DEMO_MEDUSA_ADMIN=0 skips Medusa's admin dashboard.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -58,7 +58,7 @@ async function step(name: string, work: () => Promise<unknown>): Promise<void> {
   console.log(`✔ ${name} (${elapsed(started)})`);
 }
 
-function summary(stack: Stack, dataDir: string): string {
+function summary(stack: Stack, dataDir: string, medusaAdmin: boolean): string {
   const storefront = stack.storefront.url;
   const cards = TEST_CARDS.map((card) => `    ${card.cardNo}  ${card.outcome}`).join('\n');
   return `
@@ -66,7 +66,7 @@ gatewaykit demo is running. Ctrl-C stops everything.
 
   Storefront          ${storefront}/?store=medusa   (switch to ${storefront}/?store=vendure)
   Medusa store        ${stack.medusa.url}   Store API key ${stack.medusa.publishableKey}
-    admin API         ${stack.medusa.url}/admin   login admin@gatewaykit.test / supersecret
+    admin             ${medusaAdmin ? `${stack.medusa.url}/app (dashboard), ` : ''}API ${stack.medusa.url}/admin   login admin@gatewaykit.test / supersecret
   Vendure store       ${stack.vendure.shopApi}
     admin API         ${stack.vendure.adminApi}   login superadmin / superadmin
   Gateway sandbox     dashboard ${stack.sandbox.url}/   (merchant 12345678 for Medusa, 12345001 for Vendure)
@@ -106,7 +106,8 @@ async function main(): Promise<void> {
   const ports = Object.fromEntries(
     Object.entries(PORTS).map(([key, { value }]) => [key, value]),
   ) as StackPorts;
-  const stack = await startStack({ dataDir, ports, step });
+  const medusaAdmin = setting('DEMO_MEDUSA_ADMIN') !== '0';
+  const stack = await startStack({ dataDir, ports, step, medusaAdmin });
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -124,7 +125,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  console.log(summary(stack, dataDir));
+  console.log(summary(stack, dataDir, medusaAdmin));
   console.log(`(ready in ${elapsed(started)})`);
 }
 

