@@ -61,6 +61,10 @@ function signingBench() {
   );
 }
 
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const BARE = 'bare undici Pool (baseline)';
+const CLIENT = 'GatewayClient (validate+sign+parse)';
+
 async function throughputBench() {
   const answer = JSON.stringify({
     code: '00000',
@@ -74,12 +78,15 @@ async function throughputBench() {
     server.once('message', (m: { port: number }) => resolve(m.port)),
   );
   const origin = `http://127.0.0.1:${port}`;
-  const total = 4_000;
+  const total = Number(process.env['BENCH_CALLS'] ?? 4_000);
   const concurrency = 16;
   const body = JSON.stringify(charge);
 
+  // Client-process CPU per request (user + system): unlike req/s, not skewed by other load on the machine.
+  const cpu = new Map<string, number[]>();
   async function run(label: string, once: (i: number) => Promise<unknown>): Promise<number> {
     let next = 0;
+    const cpuBefore = process.cpuUsage();
     const start = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -87,7 +94,12 @@ async function throughputBench() {
       }),
     );
     const perSecond = total / ((performance.now() - start) / 1000);
-    console.log(`  ${label.padEnd(34)} ${perSecond.toFixed(0)} req/s`);
+    const used = process.cpuUsage(cpuBefore);
+    const micros = (used.user + used.system) / total;
+    cpu.set(label, [...(cpu.get(label) ?? []), micros]);
+    console.log(
+      `  ${label.padEnd(36)} ${perSecond.toFixed(0).padStart(6)} req/s  ${micros.toFixed(1)} µs CPU/request`,
+    );
     return perSecond;
   }
 
@@ -125,13 +137,18 @@ async function throughputBench() {
   // Interleaved rounds, median of each: the machine's other load hits both sides alike.
   const baseline: number[] = [];
   const measured: number[] = [];
-  for (let round = 0; round < 3; round += 1) {
-    baseline.push(await run('bare undici Pool (baseline)', bare));
-    measured.push(await run('GatewayClient (validate+sign+parse)', typed));
+  for (let round = 0; round < ROUNDS; round += 1) {
+    baseline.push(await run(BARE, bare));
+    measured.push(await run(CLIENT, typed));
   }
-  const median = (values: number[]) => [...values].sort((a, b) => a - b)[1]!;
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   console.log(
-    `  ratio ${(median(measured) / median(baseline)).toFixed(2)}× of bare undici (medians of 3)   (goal ≥ 0.85×)`,
+    `  ratio ${(median(measured) / median(baseline)).toFixed(2)}× of bare undici (medians of ${ROUNDS})   (goal ≥ 0.85×)`,
+  );
+  const bareCpu = median(cpu.get(BARE) ?? []);
+  const clientCpu = median(cpu.get(CLIENT) ?? []);
+  console.log(
+    `  client-process CPU/request: bare ${bareCpu.toFixed(1)} µs, GatewayClient ${clientCpu.toFixed(1)} µs (+${(clientCpu - bareCpu).toFixed(1)} µs)`,
   );
   await client.close();
   await pool.close();

@@ -106,81 +106,54 @@ export class GatewayClient {
   private readonly transport: SignedTransport;
   private readonly ownedPool: Pool | undefined;
 
+  // Plain arrows (not async): `call` is async, so any error still arrives as a rejection, and the
+  // wrapper would only add a promise and microtask hops to every call. Ids are checked in `call`.
   readonly customers = {
-    create: async (body: CreateCustomerRequest, options?: CallOptions) =>
+    create: (body: CreateCustomerRequest, options?: CallOptions) =>
       this.call<Customer>('createCustomer', { body }, options),
-    retrieve: async (customerId: string, options?: CallOptions) =>
-      this.call<Customer>(
-        'retrieveCustomer',
-        { pathParams: { customerId: requireId(customerId, 'customerId') } },
-        options,
-      ),
-    list: async (query: ListCustomersQuery = {}, options?: CallOptions) =>
+    retrieve: (customerId: string, options?: CallOptions) =>
+      this.call<Customer>('retrieveCustomer', { pathParams: { customerId } }, options),
+    list: (query: ListCustomersQuery = {}, options?: CallOptions) =>
       this.call<CustomerList>('listCustomers', { query }, options),
-    delete: async (customerId: string, options?: CallOptions) =>
-      this.call<null>(
-        'deleteCustomer',
-        { pathParams: { customerId: requireId(customerId, 'customerId') } },
-        options,
-      ),
+    delete: (customerId: string, options?: CallOptions) =>
+      this.call<null>('deleteCustomer', { pathParams: { customerId } }, options),
   };
 
   readonly paymentMethods = {
-    create: async (body: CreatePaymentMethodRequest, options?: CallOptions) =>
+    create: (body: CreatePaymentMethodRequest, options?: CallOptions) =>
       this.call<PaymentMethod>('createPaymentMethod', { body }, options),
-    update: async (body: UpdatePaymentMethodRequest, options?: CallOptions) =>
+    update: (body: UpdatePaymentMethodRequest, options?: CallOptions) =>
       this.call<PaymentMethod>('updatePaymentMethod', { body }, options),
-    retrieve: async (customerPaymentMethodId: string, options?: CallOptions) =>
-      this.call<PaymentMethod>(
-        'retrievePaymentMethod',
-        {
-          pathParams: {
-            customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId'),
-          },
-        },
-        options,
-      ),
-    list: async (customerId: string, options?: CallOptions) =>
-      this.call<PaymentMethod[]>(
-        'listPaymentMethods',
-        { pathParams: { customerId: requireId(customerId, 'customerId') } },
-        options,
-      ),
-    attach: async (customerPaymentMethodId: string, customerId: string, options?: CallOptions) =>
+    retrieve: (customerPaymentMethodId: string, options?: CallOptions) =>
+      this.call<PaymentMethod>('retrievePaymentMethod', { pathParams: { customerPaymentMethodId } }, options),
+    list: (customerId: string, options?: CallOptions) =>
+      this.call<PaymentMethod[]>('listPaymentMethods', { pathParams: { customerId } }, options),
+    attach: (customerPaymentMethodId: string, customerId: string, options?: CallOptions) =>
       this.call<PaymentMethod | null>(
         'attachPaymentMethod',
-        {
-          pathParams: {
-            customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId'),
-            customerId: requireId(customerId, 'customerId'),
-          },
-        },
+        { pathParams: { customerPaymentMethodId, customerId } },
         options,
       ),
-    detach: async (customerPaymentMethodId: string, options?: CallOptions) =>
+    detach: (customerPaymentMethodId: string, options?: CallOptions) =>
       this.call<PaymentMethod | null>(
         'detachPaymentMethod',
-        {
-          pathParams: {
-            customerPaymentMethodId: requireId(customerPaymentMethodId, 'customerPaymentMethodId'),
-          },
-        },
+        { pathParams: { customerPaymentMethodId } },
         options,
       ),
   };
 
   readonly charges = {
-    confirm: async (body: ConfirmChargeRequest, options?: CallOptions) =>
+    confirm: (body: ConfirmChargeRequest, options?: CallOptions) =>
       this.call<ChargeResult>('confirmCharge', { body }, options),
   };
 
   readonly checkout = {
-    createPayment: async (body: CheckoutPaymentRequest, options?: CallOptions) =>
+    createPayment: (body: CheckoutPaymentRequest, options?: CallOptions) =>
       this.call<PreOrderResult>('checkoutPayment', { body }, options),
   };
 
   readonly localPayments = {
-    create: async (body: LocalPaymentRequest, options?: CallOptions) =>
+    create: (body: LocalPaymentRequest, options?: CallOptions) =>
       this.call<PreOrderResult>('localPayment', { body }, options),
   };
 
@@ -219,9 +192,11 @@ export class GatewayClient {
   private async call<T>(
     name: OperationName,
     input: { body?: unknown; pathParams?: Record<string, string>; query?: unknown },
-    options: CallOptions = {},
+    options?: CallOptions,
   ): Promise<T> {
     const operation = getOperation(name);
+    // Path values checked in the operation's parameter order (attach: payment method id, then customer).
+    if (input.pathParams) for (const param of operation.pathParams) requireId(input.pathParams[param], param);
     let body: string | undefined;
     if (operation.request) {
       // Serialized once: this exact string is signed and sent.
@@ -235,8 +210,8 @@ export class GatewayClient {
       pathParams: input.pathParams,
       query,
       body,
-      signal: options.signal,
-      timeoutMs: options.timeoutMs,
+      signal: options?.signal,
+      timeoutMs: options?.timeoutMs,
     });
     const parsed = parseResponse(operation.result, result.data, name, result.requestId);
     if (parsed.ok) return parsed.value as T;

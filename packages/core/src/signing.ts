@@ -6,7 +6,7 @@
  *   Q = query values ordered by key (values only, unencoded),
  *   B = the exact body string on the wire.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 
 export interface RequestSignInput {
   gatewayNo: string;
@@ -19,25 +19,75 @@ export interface RequestSignInput {
 
 function valuesByName(record: Readonly<Record<string, string | number>> | undefined): string {
   if (!record) return '';
-  return Object.keys(record)
-    .sort()
-    .map((key) => String(record[key]))
-    .join('');
+  const keys = Object.keys(record);
+  // Most calls have no or one value: skip the sort and the intermediate arrays for them.
+  if (keys.length === 0) return '';
+  if (keys.length === 1) return String(record[keys[0] as string]);
+  keys.sort();
+  let out = '';
+  for (const key of keys) out += String(record[key]);
+  return out;
 }
 
 /** The exact string that is HMAC'd for an API request. */
 export function buildRequestSignString(input: RequestSignInput): string {
-  const parts = [
-    `${input.gatewayNo}${input.requestId}${input.requestTime}`,
-    valuesByName(input.pathParams),
-    valuesByName(input.query),
+  const head = `${input.gatewayNo}${input.requestId}${input.requestTime}`;
+  return joinNonEmpty(
+    joinNonEmpty(joinNonEmpty(head, valuesByName(input.pathParams)), valuesByName(input.query)),
     input.body ?? '',
-  ];
-  return parts.filter((part) => part.length > 0).join('.');
+  );
+}
+
+/** `left.right`, dropping an empty side (no doubled or trailing dots); no intermediate arrays. */
+function joinNonEmpty(left: string, right: string): string {
+  if (right.length === 0) return left;
+  return left.length === 0 ? right : `${left}.${right}`;
+}
+
+/**
+ * HMAC-SHA256 (RFC 2104) as two one-shot hashes over cached key pads: H(K^opad ‖ H(K^ipad ‖ m)).
+ * createHmac imports the key into a new native object on every call, which costs more than hashing
+ * a gateway-sized message; the sandbox and the client sign or verify once per request. Only for
+ * ASCII keys of at most one block, where K^ipad is itself ASCII and so can be prefixed to the message
+ * as a string; any other key goes through createHmac. Results are identical (checked in the tests).
+ */
+interface KeyPads {
+  /** K^ipad as a 64-character ASCII string. */
+  inner: string;
+  /** 96 bytes: K^opad, then room for the inner digest. Reused: signing is synchronous. */
+  outer: Buffer;
+}
+
+const SHA256_BLOCK = 64;
+const PAD_CACHE_LIMIT = 64;
+const padCache = new Map<string, KeyPads | null>();
+
+function padsOf(signKey: string): KeyPads | null {
+  let pads = padCache.get(signKey);
+  if (pads !== undefined) return pads;
+  pads = null;
+  // UTF-8 length equal to the string length: every character is ASCII (one byte each).
+  if (signKey.length <= SHA256_BLOCK && Buffer.byteLength(signKey, 'utf8') === signKey.length) {
+    let inner = '';
+    const outer = Buffer.alloc(SHA256_BLOCK + 32);
+    for (let i = 0; i < SHA256_BLOCK; i += 1) {
+      const byte = i < signKey.length ? signKey.charCodeAt(i) : 0;
+      inner += String.fromCharCode(byte ^ 0x36);
+      outer[i] = byte ^ 0x5c;
+    }
+    pads = { inner, outer };
+  }
+  // A handful of merchants per process is normal; an unbounded set of keys must not grow memory.
+  if (padCache.size >= PAD_CACHE_LIMIT) padCache.clear();
+  padCache.set(signKey, pads);
+  return pads;
 }
 
 export function hmacSha256Hex(signKey: string, message: string): string {
-  return createHmac('sha256', signKey).update(message, 'utf8').digest('hex');
+  const pads = padsOf(signKey);
+  if (!pads) return createHmac('sha256', signKey).update(message, 'utf8').digest('hex');
+  hash('sha256', pads.inner + message, 'buffer').copy(pads.outer, SHA256_BLOCK);
+  return hash('sha256', pads.outer, 'hex');
 }
 
 /** sign-info for an outgoing API request: lowercase hex, as the official SDK sends it. */
@@ -56,7 +106,7 @@ export interface CallbackSignInput {
 /** The exact string that is HMAC'd for a callback: H includes the version header. */
 export function buildCallbackSignString(input: CallbackSignInput): string {
   const head = `${input.gatewayNo}${input.requestId}${input.requestTime}${input.version}`;
-  return [head, input.body].filter((part) => part.length > 0).join('.');
+  return joinNonEmpty(head, input.body);
 }
 
 /** sign-info of a callback, UPPERCASE hex as the gateway sends it. */

@@ -7,7 +7,6 @@
 import type { Dispatcher } from 'undici';
 import { type AttemptResult, resultOfAnswer, resultOfTransportError } from './attempt-result.js';
 import { GATEWAY_API_VERSION } from './codes.js';
-import type { GatewayError } from './errors.js';
 import type { GatewayLogger } from './logger.js';
 import { buildOperationPath, type OperationDefinition } from './operations.js';
 import { newRequestId } from './request-id.js';
@@ -43,9 +42,6 @@ export interface TransportResult {
   requestId: string;
 }
 
-/** What one attempt ended with; `retry` says whether another attempt is allowed by the policy. */
-type AttemptFailure = { error: GatewayError; retry: boolean };
-
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -72,116 +68,109 @@ export class SignedTransport {
     this.pathPrefix = base.pathname.replace(/\/+$/, '');
   }
 
+  /**
+   * One async function for the whole call, attempts included: each nested async layer costs promise
+   * allocations and microtask hops on every request, and this is the client's hot path.
+   */
   async send(call: TransportCall): Promise<TransportResult> {
     const { config } = this;
-    const started = config.now();
-    const deadline = started + config.deadlineMs;
-    let attempt = 0;
-    for (;;) {
-      attempt += 1;
-      const remaining = deadline - config.now();
-      const outcome = await this.attempt(
-        call,
+    const { operation } = call;
+    const deadline = config.now() + config.deadlineMs;
+    const pathParams = call.pathParams ?? {};
+    // The URL is the same for every attempt; only request-id, request-time and the signature change.
+    const path = `/${GATEWAY_API_VERSION}${buildOperationPath(operation, pathParams)}`;
+    const requestPath = `${this.pathPrefix}${path}${call.query ? `?${queryString(call.query)}` : ''}`;
+    for (let attempt = 1; ; attempt += 1) {
+      const timeoutMs = Math.max(1, Math.min(call.timeoutMs ?? config.timeoutMs, deadline - config.now()));
+      const requestId = newRequestId();
+      const requestTime = String(config.now());
+      const headers: Record<string, string> = {
+        'gateway-no': config.gatewayNo,
+        'request-id': requestId,
+        'request-time': requestTime,
+        'sign-info': signRequest({
+          signKey: config.signKey,
+          gatewayNo: config.gatewayNo,
+          requestId,
+          requestTime,
+          pathParams,
+          query: call.query,
+          body: call.body,
+        }),
+        'content-type': 'application/json;charset=UTF-8',
+        accept: 'application/json',
+      };
+      const begin = performance.now();
+      config.logger?.({
+        type: 'request',
+        operation: operation.name,
+        method: operation.method,
+        path,
+        requestId,
         attempt,
-        Math.max(1, Math.min(call.timeoutMs ?? config.timeoutMs, remaining)),
-      );
-      if (!('error' in outcome)) return outcome;
+      });
+      const ctx = { operation, requestId, timeoutMs, callerAborted: false };
+      let result: AttemptResult;
+      let httpStatus = 0;
+      try {
+        const response = await config.dispatcher.request({
+          origin: this.origin,
+          path: requestPath,
+          method: operation.method,
+          headers,
+          body: call.body,
+          signal: call.signal,
+          // undici's own timers: far cheaper per request than an AbortSignal.timeout.
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        httpStatus = response.statusCode;
+        result = resultOfAnswer(ctx, httpStatus, await response.body.text());
+      } catch (error) {
+        ctx.callerAborted = call.signal?.aborted === true;
+        result = resultOfTransportError(ctx, error);
+      }
+      const durationMs = performance.now() - begin;
+      if (result.ok) {
+        config.logger?.({
+          type: 'response',
+          operation: operation.name,
+          requestId,
+          attempt,
+          httpStatus,
+          code: result.code,
+          durationMs,
+        });
+        return { data: result.data, code: result.code, requestId };
+      }
+      const { error } = result;
+      config.logger?.({
+        type: 'error',
+        operation: operation.name,
+        requestId,
+        attempt,
+        error: error.message,
+        durationMs,
+      });
       const delay = config.retryBaseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
-      const canRetry = outcome.retry && attempt <= config.maxRetries && config.now() + delay < deadline;
-      if (!canRetry) throw outcome.error;
+      const canRetry = result.retry && attempt <= config.maxRetries && config.now() + delay < deadline;
+      if (!canRetry) throw error;
       config.logger?.({
         type: 'retry',
-        operation: call.operation.name,
-        requestId: outcome.error.requestId ?? '',
+        operation: operation.name,
+        requestId: error.requestId ?? '',
         attempt,
         delayMs: Math.round(delay),
-        reason: outcome.error.message,
+        reason: error.message,
       });
       await sleep(delay, call.signal);
     }
   }
+}
 
-  private async attempt(
-    call: TransportCall,
-    attempt: number,
-    timeoutMs: number,
-  ): Promise<TransportResult | AttemptFailure> {
-    const { config } = this;
-    const { operation } = call;
-    const requestId = newRequestId();
-    const requestTime = String(config.now());
-    const pathParams = call.pathParams ?? {};
-    const path = `/${GATEWAY_API_VERSION}${buildOperationPath(operation, pathParams)}`;
-    const queryString = call.query
-      ? `?${new URLSearchParams(Object.entries(call.query).map(([k, v]): [string, string] => [k, String(v)])).toString()}`
-      : '';
-    const signInfo = signRequest({
-      signKey: config.signKey,
-      gatewayNo: config.gatewayNo,
-      requestId,
-      requestTime,
-      pathParams,
-      query: call.query,
-      body: call.body,
-    });
-    const headers: Record<string, string> = {
-      'gateway-no': config.gatewayNo,
-      'request-id': requestId,
-      'request-time': requestTime,
-      'sign-info': signInfo,
-      'content-type': 'application/json;charset=UTF-8',
-      accept: 'application/json',
-    };
-    const begin = performance.now();
-    config.logger?.({
-      type: 'request',
-      operation: operation.name,
-      method: operation.method,
-      path,
-      requestId,
-      attempt,
-    });
-    const ctx = { operation, requestId, timeoutMs, callerAborted: false };
-    let result: AttemptResult;
-    let httpStatus = 0;
-    try {
-      const response = await config.dispatcher.request({
-        origin: this.origin,
-        path: `${this.pathPrefix}${path}${queryString}`,
-        method: operation.method,
-        headers,
-        body: call.body,
-        signal: call.signal,
-        // undici's own timers: far cheaper per request than an AbortSignal.timeout.
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      httpStatus = response.statusCode;
-      result = resultOfAnswer(ctx, httpStatus, await response.body.text());
-    } catch (error) {
-      result = resultOfTransportError({ ...ctx, callerAborted: call.signal?.aborted === true }, error);
-    }
-    const durationMs = performance.now() - begin;
-    if (result.ok) {
-      config.logger?.({
-        type: 'response',
-        operation: operation.name,
-        requestId,
-        attempt,
-        httpStatus,
-        code: result.code,
-        durationMs,
-      });
-      return { data: result.data, code: result.code, requestId };
-    }
-    config.logger?.({
-      type: 'error',
-      operation: operation.name,
-      requestId,
-      attempt,
-      error: result.error.message,
-      durationMs,
-    });
-    return { error: result.error, retry: result.retry };
-  }
+/** Query string of the values as sent (URL-encoded); signing uses the same values unencoded. */
+function queryString(query: Readonly<Record<string, string | number>>): string {
+  const params = new URLSearchParams();
+  for (const key of Object.keys(query)) params.append(key, String(query[key]));
+  return params.toString();
 }
