@@ -55,6 +55,7 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     await completeRedirect(started.url, 'success');
     await stack.sandbox.waitForCallbacks(
       (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 2,
+      20_000,
     );
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
@@ -67,8 +68,9 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
       const { order, started } = await hostedOrder();
       const back = await completeRedirect(started.url, 'success');
       expect(back.storefrontLocation).toContain('payment=succeeded');
-      await stack.sandbox.waitForCallbacks((d) =>
-        d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
+      await stack.sandbox.waitForCallbacks(
+        (d) => d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
+        20_000,
       );
       const paid = await adminOrder(stack.admin, order.id);
       expect(paid.state).toBe('PaymentSettled');
@@ -230,10 +232,12 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     if (second.__typename !== 'GatewaykitPaymentRedirect') throw new Error(second.__typename);
     await completeRedirect(second.url, 'success');
     await completeRedirect(first.url, 'success');
-    await stack.sandbox.waitForCallbacks((d) =>
-      [first.orderNo, second.orderNo].every((no) =>
-        d.some((c) => c.orderNo === no && c.state === 'delivered'),
-      ),
+    await stack.sandbox.waitForCallbacks(
+      (d) =>
+        [first.orderNo, second.orderNo].every((no) =>
+          d.some((c) => c.orderNo === no && c.state === 'delivered'),
+        ),
+      20_000,
     );
     const after = await adminOrder(stack.admin, order.id);
     expect(after.state).toBe('PaymentSettled');

@@ -31,8 +31,9 @@ describe('hosted checkout through the real server and sandbox', () => {
     expect(back.storefrontLocation).toContain(`/order-confirmation/${order.code}`);
     expect(back.storefrontLocation).toContain('payment=succeeded');
 
-    await stack.sandbox.waitForCallbacks((d) =>
-      d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
+    await stack.sandbox.waitForCallbacks(
+      (d) => d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
+      20_000,
     );
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
