@@ -259,11 +259,18 @@ export class VendureStore implements StoreAdapter {
 
   async readReturn(path: string, query: URLSearchParams): Promise<ReturnState> {
     const code = decodeURIComponent(path.split('/').pop() ?? '');
-    const { orderByCode: order } = await this.gql<{ orderByCode: Json | null }>(
-      `query ($code: String!) { orderByCode(code: $code) { id code state totalWithTax currencyCode
-         payments { id state errorMessage createdAt } } }`,
-      { code },
-    );
+    const fields = 'id code state totalWithTax currencyCode payments { id state errorMessage createdAt }';
+    // An unpaid order is still the session's active order (orderByCode refuses unplaced guest
+    // orders); a paid one is no longer active and is read by its code.
+    const { activeOrder } = await this.gql<{ activeOrder: Json | null }>(`{ activeOrder { ${fields} } }`);
+    let order = activeOrder?.code === code ? activeOrder : undefined;
+    if (!order) {
+      const { orderByCode } = await this.gql<{ orderByCode: Json | null }>(
+        `query ($code: String!) { orderByCode(code: $code) { ${fields} } }`,
+        { code },
+      );
+      order = orderByCode ?? undefined;
+    }
     if (!order) return { kind: 'failed', reason: `Order ${code} was not found for this session` };
     if (PAID_STATES.includes(order.state)) return { kind: 'placed', order: toOrder(order) };
     const declined = (order.payments as Json[]).filter((payment) => payment.state === 'Declined').pop();

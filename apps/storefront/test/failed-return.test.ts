@@ -1,0 +1,45 @@
+import { describe, expect, inject, it } from 'vitest';
+import { adminOrder } from './support/admin';
+import { useBrowser } from './support/browser';
+import {
+  addFirstProduct,
+  CARDS,
+  checkoutToPayment,
+  openStore,
+  payOnHostedPage,
+  placedOrderReference,
+  screenshot,
+  uniqueEmail,
+} from './support/shopper';
+
+const browser = useBrowser();
+
+describe.each(['medusa', 'vendure'] as const)('%s: payment fails on the gateway page', (store) => {
+  it('comes back to the reason in words and a "try again" that leads to a paid order', async () => {
+    const email = uniqueEmail(`failed-${store}`);
+    const page = await openStore(browser(), store);
+    await addFirstProduct(page);
+    await checkoutToPayment(page, email);
+    await page.getByTestId('pay-hosted').check();
+    await page.getByTestId('pay').click();
+
+    // The declined test card typed on the gateway's own page.
+    await payOnHostedPage(page, CARDS.decline);
+    await page.getByTestId('payment-failed').waitFor({ timeout: 60_000 });
+    expect(await page.getByTestId('failure-reason').textContent()).toMatch(/declined by the bank/i);
+    await screenshot(page, `${store}-failed-return`);
+
+    await page.getByTestId('try-again').click();
+    await page.getByTestId('retry-reason').waitFor();
+    await page.getByTestId('pay-hosted').check();
+    await page.getByTestId('pay').click();
+    await page.waitForURL((url) => url.href.startsWith(inject('sandboxUrl')));
+    await payOnHostedPage(page, CARDS.success);
+    const reference = await placedOrderReference(page);
+
+    const order = await adminOrder(store, reference);
+    expect(order.email).toBe(email);
+    expect(order.paid).toBe(true);
+    await page.context().close();
+  });
+});
