@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { STOREFRONT_ROOT } from '../../server/serve';
 import { startStack } from '../../server/stack';
 import { ensureChromium } from './chromium';
+import { keepVitestExitCode } from './exit-code';
 import { freePort } from './ports';
 
 declare module 'vitest' {
@@ -40,6 +41,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Callback retries compressed: a failed first delivery must not hold a journey for 15 s.
     callbackTimeScale: 1 / 100,
   });
+  keepVitestExitCode();
   console.log(`[storefront tests] stack ready in ${Date.now() - started} ms (data in ${dataDir})`);
   project.provide('storefrontUrl', stack.storefront.url);
   project.provide('sandboxUrl', stack.sandbox.url);
