@@ -23,7 +23,13 @@ declare module 'vitest' {
 /** Boots sandbox + embedded Postgres + the real Medusa app on free ports; tears all down after the run. */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatewaykit-medusa-test-'));
-  const sandbox = await startSandbox({ port: 0, merchants: [{ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY }] });
+  const sandbox = await startSandbox({
+    port: 0,
+    merchants: [{ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY }],
+    // The pending test card settles 10 s (real) after the charge: after the cart completion, as with a
+    // real asynchronous payment. Callback retries stay compressed (default time scale 1/1000).
+    pendingDelayMs: 10_000_000,
+  });
   const store = await bootStore({
     dataDir,
     port: 0,

@@ -26,28 +26,38 @@ export async function applyOutcome(
   const locking = scope.resolve(Modules.LOCKING);
   const logger = scope.resolve(ContainerRegistrationKeys.LOGGER);
 
-  const result = await locking.execute(`gatewaykit:${incoming.orderNo}`, async () => {
-    const session = await findSession(scope, incoming.orderNo);
-    const expectedAmount = gatewayAmount(session.amount, session.currency_code);
-    if (incoming.status === 'succeeded' || incoming.amount !== undefined) {
-      assertAmountMatches(incoming, expectedAmount, session.currency_code);
-    }
-    const data = readSessionData(session.data);
-    const { next, changed } = mergeOutcome(data.outcome, incoming);
-    if (!changed) return { session, outcome: next, changed };
-    const updated = await paymentModule.updatePaymentSession({
-      id: session.id,
-      amount: session.amount,
-      currency_code: session.currency_code,
-      data: withOutcome(data, next) as Record<string, unknown>,
-      // A failure closes the session (the storefront starts a new one); other outcomes keep it processable.
-      status: next.status === 'failed' ? 'error' : session.status,
-    });
-    logger.info(
-      `gatewaykit: session ${session.id} outcome ${data.outcome?.status ?? 'none'} -> ${next.status}`,
-    );
-    return { session: updated, outcome: next, changed };
-  });
+  // Lock the cart id, the key Medusa's cart completion and processPaymentWorkflow lock: the session data
+  // is then never read while an authorize of the same session is about to save its own copy.
+  const first = await findSession(scope, incoming.orderNo);
+  const lockKey = (await cartIdOfSession(scope, first)) ?? `gatewaykit:${incoming.orderNo}`;
+  const result = await locking.execute(
+    lockKey,
+    async () => {
+      const session = await findSession(scope, incoming.orderNo);
+      const expectedAmount = gatewayAmount(session.amount, session.currency_code);
+      if (incoming.status === 'succeeded' || incoming.amount !== undefined) {
+        assertAmountMatches(incoming, expectedAmount, session.currency_code);
+      }
+      const data = readSessionData(session.data);
+      const { next, changed } = mergeOutcome(data.outcome, incoming);
+      if (!changed) return { session, outcome: next, changed };
+      const updated = await paymentModule.updatePaymentSession({
+        id: session.id,
+        amount: session.amount,
+        currency_code: session.currency_code,
+        data: withOutcome(data, next) as Record<string, unknown>,
+        // A failure closes the session (the storefront starts a new one); a success becomes `captured`
+        // through the authorization below; others take the provider's mapping (pending ->
+        // pending_authorization), so the cart stays processable.
+        status: next.status === 'failed' ? 'error' : next.status === 'succeeded' ? session.status : undefined,
+      });
+      logger.info(
+        `gatewaykit: session ${session.id} outcome ${data.outcome?.status ?? 'none'} -> ${next.status}`,
+      );
+      return { session: updated, outcome: next, changed };
+    },
+    { timeout: 60 },
+  );
 
   if (result.outcome.status === 'succeeded' && !result.session.authorized_at) {
     // Same path as Medusa's own payment webhooks: authorize (the provider reads the stored success and
