@@ -1,4 +1,4 @@
-import { api, expectOk } from './store-api';
+import { api, expectOk, type Json } from './store-api';
 
 let adminToken: string | undefined;
 
@@ -15,7 +15,7 @@ export async function adminTokenFor(): Promise<string> {
   return adminToken;
 }
 
-export async function adminOrder(orderId: string): Promise<Record<string, any>> {
+export async function adminOrder(orderId: string): Promise<Record<string, Json>> {
   const token = await adminTokenFor();
   const { order } = await expectOk(
     api(

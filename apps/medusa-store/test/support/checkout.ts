@@ -1,4 +1,4 @@
-import { api, expectOk } from './store-api';
+import { api, expectOk, type Json } from './store-api';
 
 export const HOSTED = 'pp_gatewaykit-hosted_gatewaykit';
 export const CARD = 'pp_gatewaykit_gatewaykit';
@@ -65,7 +65,7 @@ export async function startSession(
   providerId: string,
   data: Record<string, unknown> = {},
   token?: string,
-): Promise<{ id: string; status: string; data: Record<string, any> }> {
+): Promise<{ id: string; status: string; data: Record<string, Json> }> {
   const { payment_collection } = await expectOk(
     api('POST', `/store/payment-collections/${collectionId}/payment-sessions`, {
       token,
@@ -78,7 +78,7 @@ export async function startSession(
 export async function currentSession(
   cartId: string,
   token?: string,
-): Promise<{ id: string; status: string; data: Record<string, any> }> {
+): Promise<{ id: string; status: string; data: Record<string, Json> }> {
   const { cart } = await expectOk(api('GET', `/store/carts/${cartId}`, { token }));
   return cart.payment_collection.payment_sessions[0];
 }

@@ -1,8 +1,8 @@
 import { adminTokenFor } from './admin';
-import { api, expectOk } from './store-api';
+import { api, expectOk, type Json } from './store-api';
 
 /** All orders of one shopper email (each test uses its own email). */
-export async function ordersOf(email: string): Promise<Record<string, any>[]> {
+export async function ordersOf(email: string): Promise<Record<string, Json>[]> {
   const token = await adminTokenFor();
   const { orders } = await expectOk(
     api(

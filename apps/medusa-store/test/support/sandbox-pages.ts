@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import type { Json } from './store-api';
 
 export const CARDS = {
   success: '4242424242424242',
@@ -57,7 +58,7 @@ export async function finishWithoutReturn(
   if (response.status !== 200) throw new Error(`hosted page post answered ${response.status}`);
 }
 
-export async function sandboxControl(path: string, body?: unknown, method?: string): Promise<any> {
+export async function sandboxControl(path: string, body?: unknown, method?: string): Promise<Json> {
   const response = await fetch(`${inject('sandboxUrl')}/_sandbox/${path}`, {
     method: method ?? (body === undefined ? 'GET' : 'POST'),
     headers: { 'content-type': 'application/json' },

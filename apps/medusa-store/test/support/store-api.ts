@@ -1,3 +1,6 @@
+// biome-ignore lint/suspicious/noExplicitAny: untyped JSON of the HTTP API; the tests' assertions check it
+export type Json = any;
+
 let target: { url: string; publishableKey: string } | undefined;
 
 /** Points the helpers at a store: the tests' setup file (provided store) or the bench script. */
@@ -11,7 +14,7 @@ export interface ApiResponse<T = Record<string, unknown>> {
 }
 
 /** Minimal Store/Admin API client: JSON in, JSON out, publishable key and bearer token added. */
-export async function api<T = Record<string, any>>(
+export async function api<T = Record<string, Json>>(
   method: string,
   path: string,
   options: {
@@ -44,7 +47,7 @@ export async function api<T = Record<string, any>>(
   return { status: response.status, body: body as T };
 }
 
-export async function expectOk<T = Record<string, any>>(response: Promise<ApiResponse<T>>): Promise<T> {
+export async function expectOk<T = Record<string, Json>>(response: Promise<ApiResponse<T>>): Promise<T> {
   const { status, body } = await response;
   if (status >= 300) throw new Error(`expected 2xx, got ${status}: ${JSON.stringify(body)}`);
   return body;
