@@ -11,6 +11,7 @@ import { signRequest } from '@gatewaykit/core';
 import { Pool } from 'undici';
 
 const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CONCURRENCY = 32;
 const CUSTOMERS = Number(process.env['BENCH_CUSTOMERS'] ?? 100_000);
 const GATEWAY_NO = '12345678';
@@ -190,10 +191,32 @@ async function main(): Promise<void> {
     await throughput(bare.url, retrieve, false);
     await throughput(sandbox.url, retrieve, true);
 
-    const bareRetrieve = await measure(bare, retrieve, false);
-    const sandboxRetrieve = await measure(sandbox, retrieve, true);
-    const bareCharge = await measure(bare, chargeCall, false);
-    const sandboxCharge = await measure(sandbox, chargeCall, true);
+    // Interleaved rounds (bare and sandbox in alternating order), medians of each: the machine's
+    // other load hits both sides alike.
+    const results = new Map<string, Measured[]>();
+    const record = async (key: string, child: Child, next: () => Call, expectSuccess: boolean) => {
+      results.set(key, [...(results.get(key) ?? []), await measure(child, next, expectSuccess)]);
+    };
+    for (let round = 0; round < ROUNDS; round++) {
+      const pairs: [string, Child, () => Call, boolean][] = [
+        ['bare retrieve', bare, retrieve, false],
+        ['sandbox retrieve', sandbox, retrieve, true],
+        ['bare charge', bare, chargeCall, false],
+        ['sandbox charge', sandbox, chargeCall, true],
+      ];
+      if (round % 2 === 1) pairs.reverse();
+      for (const [key, child, next, expectSuccess] of pairs) await record(key, child, next, expectSuccess);
+    }
+    const medianOf = (key: string): Measured => {
+      const values = results.get(key) ?? [];
+      const middle = (pick: (m: Measured) => number) =>
+        values.map(pick).sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+      return { rps: middle((m) => m.rps), cpuMicros: middle((m) => m.cpuMicros) };
+    };
+    const bareRetrieve = medianOf('bare retrieve');
+    const sandboxRetrieve = medianOf('sandbox retrieve');
+    const bareCharge = medianOf('bare charge');
+    const sandboxCharge = medianOf('sandbox charge');
 
     const row = (name: string, base: Measured, value: Measured) =>
       [
@@ -203,7 +226,7 @@ async function main(): Promise<void> {
         `(capacity ratio ${(base.cpuMicros / value.cpuMicros).toFixed(2)}×)`,
       ].join('  ');
     console.log(
-      `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, one load generator):`,
+      `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, one load generator, medians of ${ROUNDS} interleaved rounds):`,
     );
     console.log(row('customers.retrieve', bareRetrieve, sandboxRetrieve));
     console.log(row('confirmCharge', bareCharge, sandboxCharge));

@@ -94,6 +94,8 @@ interface Runtime {
   autoAttempts: number;
 }
 
+const NOTHING_TO_WAIT_FOR: Promise<void> = Promise.resolve();
+
 export function callbackData(
   order: OrderRecord,
   overrides: Partial<Record<string, string>> = {},
@@ -183,6 +185,8 @@ export class CallbackEngine {
 
   /** Sends held deliveries (after the chaos delay). Resolves once each has had its first attempt. */
   start(deliveries: readonly CallbackDelivery[]): Promise<void> {
+    // Orders without a callbackUrl have no deliveries: no need to build an empty Promise.all.
+    if (deliveries.length === 0) return NOTHING_TO_WAIT_FOR;
     const delayMs = Math.max(0, this.chaosSettings.delayMs ?? 0);
     const waits: Promise<void>[] = [];
     for (const delivery of deliveries) {

@@ -25,14 +25,33 @@ export function isoNow(context: SandboxContext): string {
   return isoAt(context.clock.now());
 }
 
+/** Largest time a Date can hold (ECMA-262 TimeClip). */
+const MAX_DATE_MS = 8.64e15;
 let lastMs = Number.NaN;
 let lastIso = '';
+let secondStart = Number.NaN;
+/** toISOString of the current second without its `000Z` tail, e.g. `2026-01-01T00:00:00.`. */
+let secondPrefix = '';
 
-/** ISO string of a timestamp; the last one is cached because busy request paths ask for the same ms often. */
+/**
+ * ISO string of a timestamp. Busy request paths ask for the same ms often (the last one is kept) and
+ * for the same second nearly always: the second's prefix is kept and only the milliseconds appended.
+ */
 export function isoAt(ms: number): string {
   if (ms !== lastMs) {
     lastMs = ms;
-    lastIso = new Date(ms).toISOString();
+    // Fractional, invalid or out-of-range times (an offset of 0.5 ms, NaN) take Date's own path.
+    if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) {
+      lastIso = new Date(ms).toISOString();
+    } else {
+      const second = Math.floor(ms / 1000) * 1000;
+      if (second !== secondStart) {
+        secondStart = second;
+        secondPrefix = new Date(second).toISOString().slice(0, -4);
+      }
+      const millis = ms - second;
+      lastIso = `${secondPrefix}${millis < 10 ? '00' : millis < 100 ? '0' : ''}${millis}Z`;
+    }
   }
   return lastIso;
 }

@@ -12,6 +12,8 @@ interface CompiledRoute {
   pattern: RegExp;
   /** Number of path segments: a cheap filter before the pattern runs. */
   segments: number;
+  /** Fixed (non-parameter) segments: the more, the more specific the route. */
+  fixed: number;
 }
 
 function countSegments(path: string): number {
@@ -30,7 +32,12 @@ function compile(operation: Operation): CompiledRoute {
       /^\{\w+\}$/.test(segment) ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
     )
     .join('/');
-  return { operation, pattern: new RegExp(`^${source}/?$`), segments: countSegments(operation.path) };
+  return {
+    operation,
+    pattern: new RegExp(`^${source}/?$`),
+    segments: countSegments(operation.path),
+    fixed: operation.path.split('/').filter((segment) => segment && !segment.startsWith('{')).length,
+  };
 }
 
 const ROUTES: readonly CompiledRoute[] = OPERATIONS.map(compile);
@@ -52,7 +59,8 @@ export function matchRoute(method: string, path: string): RouteMatch {
   const direct = STATIC.get(`${method} ${path}`);
   if (direct) return { kind: 'operation', operation: direct, pathParams: {} };
   const allowed: string[] = [];
-  let best: { route: CompiledRoute; values: string[]; fixed: number } | undefined;
+  let best: CompiledRoute | undefined;
+  let values: RegExpExecArray | undefined;
   const segments = countSegments(path);
   for (const route of ROUTES) {
     if (route.segments !== segments) continue;
@@ -62,21 +70,22 @@ export function matchRoute(method: string, path: string): RouteMatch {
       allowed.push(route.operation.method);
       continue;
     }
-    const fixed = route.operation.path
-      .split('/')
-      .filter((segment) => segment && !segment.startsWith('{')).length;
-    if (!best || fixed > best.fixed) best = { route, values: match.slice(1), fixed };
+    if (!best || route.fixed > best.fixed) {
+      best = route;
+      values = match;
+    }
   }
-  if (!best) return allowed.length > 0 ? { kind: 'wrong-method', allowed } : { kind: 'unknown' };
+  if (!best || !values) return allowed.length > 0 ? { kind: 'wrong-method', allowed } : { kind: 'unknown' };
   const pathParams: Record<string, string> = {};
+  const names = best.operation.pathParams;
   try {
-    best.route.operation.pathParams.forEach((name, index) => {
-      pathParams[name] = decodeURIComponent(best.values[index] ?? '');
-    });
+    for (let index = 0; index < names.length; index++) {
+      pathParams[names[index] as string] = decodeURIComponent(values[index + 1] ?? '');
+    }
   } catch {
     return { kind: 'unknown' };
   }
-  return { kind: 'operation', operation: best.route.operation, pathParams };
+  return { kind: 'operation', operation: best.operation, pathParams };
 }
 
 /** Resolves a fault target: an operation name, its path (with or without the version prefix) or `*`. */

@@ -41,8 +41,11 @@ export class RequestIdRegistry {
     }
     const key = `${gatewayNo}\u0000${requestId}`;
     const at = this.seen.get(key);
-    if (at !== undefined && Math.abs(now - at) < REQUEST_ID_WINDOW_MS) return false;
-    this.seen.delete(key);
+    if (at !== undefined) {
+      if (Math.abs(now - at) < REQUEST_ID_WINDOW_MS) return false;
+      // Re-inserted at the back, so the map stays in arrival order for expiry.
+      this.seen.delete(key);
+    }
     this.seen.set(key, now);
     if (this.seen.size > REQUEST_ID_LIMIT) {
       // Under sustained load the window could hold millions of ids; the oldest go first.
