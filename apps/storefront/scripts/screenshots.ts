@@ -1,6 +1,6 @@
 /**
  * README screenshots from a running `npm run demo`: the storefront's payment page (Vendure, guest)
- * after one hosted checkout, and the sandbox dashboard showing that payment.
+ * after one hosted checkout on Medusa, and the sandbox dashboard showing that payment.
  * Usage: npm run screenshots -w apps/storefront (demo URLs via DEMO_STOREFRONT_URL / DEMO_SANDBOX_URL).
  */
 import { mkdirSync } from 'node:fs';
@@ -34,7 +34,7 @@ try {
     await page.getByRole('button', { name: 'Continue to payment' }).click();
     await page.getByTestId('pay').waitFor();
   };
-  await toPayment('vendure');
+  await toPayment('medusa');
   await page.getByTestId('pay-hosted').check();
   await page.getByTestId('pay').click();
   await page.waitForURL((url) => url.href.startsWith(sandbox));
