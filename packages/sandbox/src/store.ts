@@ -104,8 +104,11 @@ export class SandboxStore {
   readonly paymentMethods = new Map<string, PaymentMethodRecord>();
   /** By tradeNo. */
   readonly orders = new Map<string, OrderRecord>();
-  /** tradeNo of the successful order per merchant + orderNo: the duplicate check must not scan all orders. */
-  private readonly paid = new Map<string, string>();
+  /**
+   * tradeNo of the successful order by merchant, then orderNo: the duplicate check must not scan all
+   * orders. Nested rather than one joined key, so a lookup builds and hashes no new string.
+   */
+  private readonly paid = new Map<string, Map<string, string>>();
   private requestLog: RequestLogEntry[] = [];
 
   reset(): void {
@@ -130,11 +133,16 @@ export class SandboxStore {
   }
 
   markPaid(order: OrderRecord): void {
-    this.paid.set(`${order.gatewayNo}\u0000${order.orderNo}`, order.tradeNo);
+    let byOrderNo = this.paid.get(order.gatewayNo);
+    if (!byOrderNo) {
+      byOrderNo = new Map();
+      this.paid.set(order.gatewayNo, byOrderNo);
+    }
+    byOrderNo.set(order.orderNo, order.tradeNo);
   }
 
   paidOrder(gatewayNo: string, orderNo: string): OrderRecord | undefined {
-    const tradeNo = this.paid.get(`${gatewayNo}\u0000${orderNo}`);
+    const tradeNo = this.paid.get(gatewayNo)?.get(orderNo);
     return tradeNo === undefined ? undefined : this.orders.get(tradeNo);
   }
 }
