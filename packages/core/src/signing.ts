@@ -86,8 +86,8 @@ function padsOf(signKey: string): KeyPads | null {
 export function hmacSha256Hex(signKey: string, message: string): string {
   const pads = padsOf(signKey);
   if (!pads) return createHmac('sha256', signKey).update(message, 'utf8').digest('hex');
-  // The inner digest travels as a 32-char latin1 string: cheaper than a new Buffer per call.
-  pads.outer.write(hash('sha256', pads.inner + message, 'latin1'), SHA256_BLOCK, 'latin1');
+  // The inner digest travels as a 32-char 'binary' (latin1) string: cheaper than a new Buffer per call.
+  pads.outer.write(hash('sha256', pads.inner + message, 'binary'), SHA256_BLOCK, 'latin1');
   return hash('sha256', pads.outer, 'hex');
 }
 
