@@ -43,4 +43,23 @@ describe('unknown outcome', () => {
     );
     expect(charges).toHaveLength(1);
   });
+
+  it('two concurrent completions of one cart send one charge and make one order', async () => {
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    const answers = await Promise.all([complete(cartId, token), complete(cartId, token)]);
+    expect(answers.some((answer) => answer.status === 200 && answer.body.type === 'order')).toBe(true);
+    const orders = await ordersOf(email);
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.payment_collections[0].payments).toHaveLength(1);
+    const requests = (await sandboxControl('requests')) as { operation?: string; path?: string }[];
+    const charges = requests.filter(
+      (r) =>
+        (r.operation === 'confirmCharge' || r.path?.endsWith('/confirmCharge')) &&
+        JSON.stringify(r).includes(session.id),
+    );
+    expect(charges).toHaveLength(1);
+  });
 });
