@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { startSandbox } from '@gatewaykit/sandbox';
 import type { TestProject } from 'vitest/node';
 import { bootStore } from '../../scripts/boot';
+import { keepVitestExitCode } from '../../scripts/keep-exit-code';
 
 export const GATEWAY_NO = '12345678';
 export const SIGN_KEY = 'medusa-store-test-sign-key';
@@ -40,6 +41,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     storefrontReturnUrl: STOREFRONT_RETURN_URL,
     env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true' },
   });
+  keepVitestExitCode();
   console.log(`[medusa-store tests] boot timings ${JSON.stringify(store.timings)}`);
   project.provide('storeUrl', store.url);
   project.provide('publishableKey', store.publishableKey);

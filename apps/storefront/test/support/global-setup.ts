@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
+import { keepVitestExitCode } from '../../../medusa-store/scripts/keep-exit-code';
 import { STOREFRONT_ROOT } from '../../server/serve';
 import { startStack } from '../../server/stack';
 import { ensureChromium } from './chromium';
-import { keepVitestExitCode } from './exit-code';
 import { freePort } from './ports';
 
 declare module 'vitest' {
