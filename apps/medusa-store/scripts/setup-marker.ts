@@ -1,16 +1,23 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 /**
- * Remembers that a database was migrated and seeded by this exact Medusa version, so a second start
- * goes straight to `medusa start` (migrating an up-to-date database still costs a full app boot).
+ * Remembers that a database was migrated and seeded by this exact Medusa version, app configuration and
+ * seed, so a second start goes straight to `medusa start` (migrating an up-to-date database still costs a
+ * full app boot). A changed medusa-config.ts (e.g. a new module with tables) or seed runs setup again.
  * GATEWAYKIT_FORCE_SETUP=true runs migrations and the (idempotent) seed anyway.
  */
 function fingerprint(databaseUrl: string): string {
   const require = createRequire(__filename);
   const medusa = (require('@medusajs/medusa/package.json') as { version: string }).version;
-  return `${databaseUrl}|medusa ${medusa}`;
+  const appDir = join(__dirname, '..');
+  const sources = createHash('sha256');
+  for (const file of ['medusa-config.ts', join('src', 'scripts', 'seed.ts')]) {
+    sources.update(readFileSync(join(appDir, file)));
+  }
+  return `${databaseUrl}|medusa ${medusa}|${sources.digest('hex').slice(0, 16)}`;
 }
 
 function markerFile(dataDir: string): string {
