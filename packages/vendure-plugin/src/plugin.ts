@@ -7,6 +7,7 @@ import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
 import { GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 import { GatewaykitCallbackController } from './http/callback.controller';
 import { ChannelContextService } from './http/channel-context.service';
+import { GatewayEndpointService } from './http/gateway-endpoint.service';
 import { rawBodyMiddleware } from './http/raw-body.middleware';
 import { GatewaykitReturnController } from './http/return.controller';
 import { CheckoutService } from './service/checkout.service';
@@ -32,6 +33,7 @@ import type { GatewaykitPluginOptions } from './types';
   providers: [
     { provide: GATEWAYKIT_PLUGIN_OPTIONS, useFactory: () => GatewaykitPlugin.options },
     ChannelContextService,
+    GatewayEndpointService,
     MethodConfigService,
     PaymentRecorderService,
     SavedCardService,

@@ -7,11 +7,9 @@ import {
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import { Logger } from '@vendure/core';
 import type { Response } from 'express';
-import { MethodConfigError } from '../config/method-args';
 import { loggerCtx, ROUTE_PREFIX } from '../constants';
-import { MethodConfigService } from '../service/method-config.service';
 import { PaymentRecorderService } from '../service/payment-recorder.service';
-import { ChannelContextService } from './channel-context.service';
+import { GatewayEndpointService } from './gateway-endpoint.service';
 import type { RequestWithRawBody } from './raw-body.middleware';
 
 /**
@@ -23,8 +21,7 @@ import type { RequestWithRawBody } from './raw-body.middleware';
 @Controller(ROUTE_PREFIX)
 export class GatewaykitCallbackController {
   constructor(
-    private readonly channels: ChannelContextService,
-    private readonly methods: MethodConfigService,
+    private readonly endpoints: GatewayEndpointService,
     private readonly recorder: PaymentRecorderService,
   ) {}
 
@@ -36,20 +33,13 @@ export class GatewaykitCallbackController {
     @Req() req: RequestWithRawBody,
     @Res() res: Response,
   ): Promise<void> {
-    const ctx = await this.channels.forToken(channelToken);
-    if (!ctx) {
-      res.status(404).type('text/plain').send('unknown channel');
+    const endpoint = await this.endpoints.resolve(channelToken, methodCode);
+    if ('notFound' in endpoint) {
+      res.status(404).type('text/plain').send(endpoint.notFound);
       return;
     }
-    let signKey: string;
-    let gatewayNo: string;
-    try {
-      ({ signKey, gatewayNo } = (await this.methods.resolve(ctx, methodCode)).config);
-    } catch (e) {
-      if (!(e instanceof MethodConfigError)) throw e;
-      res.status(404).type('text/plain').send('unknown payment method');
-      return;
-    }
+    const { ctx } = endpoint;
+    const { signKey, gatewayNo } = endpoint.config;
     const rawBody = req.rawBody ?? Buffer.alloc(0);
     let event: ReturnType<typeof verifyCallback>;
     try {

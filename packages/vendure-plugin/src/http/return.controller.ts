@@ -2,12 +2,10 @@ import { outcomeFromReturn, SignatureVerificationError, verifyReturn } from '@ga
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import { Logger } from '@vendure/core';
 import type { Request, Response } from 'express';
-import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx, ROUTE_PREFIX } from '../constants';
-import { MethodConfigService } from '../service/method-config.service';
 import { PaymentRecorderService } from '../service/payment-recorder.service';
 import type { GatewaykitPluginOptions } from '../types';
-import { ChannelContextService } from './channel-context.service';
+import { GatewayEndpointService } from './gateway-endpoint.service';
 
 /**
  * Shopper's return from the hosted page / 3-D Secure / local method:
@@ -18,8 +16,7 @@ import { ChannelContextService } from './channel-context.service';
 @Controller(ROUTE_PREFIX)
 export class GatewaykitReturnController {
   constructor(
-    private readonly channels: ChannelContextService,
-    private readonly methods: MethodConfigService,
+    private readonly endpoints: GatewayEndpointService,
     private readonly recorder: PaymentRecorderService,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
@@ -31,19 +28,13 @@ export class GatewaykitReturnController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const ctx = await this.channels.forToken(channelToken);
-    if (!ctx) {
-      res.status(404).type('text/plain').send('unknown channel');
+    const endpoint = await this.endpoints.resolve(channelToken, methodCode);
+    if ('notFound' in endpoint) {
+      res.status(404).type('text/plain').send(endpoint.notFound);
       return;
     }
-    let signKey: string;
-    try {
-      ({ signKey } = (await this.methods.resolve(ctx, methodCode)).config);
-    } catch (e) {
-      if (!(e instanceof MethodConfigError)) throw e;
-      res.status(404).type('text/plain').send('unknown payment method');
-      return;
-    }
+    const { ctx } = endpoint;
+    const { signKey } = endpoint.config;
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     let fields: ReturnType<typeof verifyReturn>;
     try {
