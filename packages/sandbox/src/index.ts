@@ -20,5 +20,6 @@ export {
   type SandboxOptions,
   startSandbox,
 } from './server.js';
+export { type PageOutcome, submitSandboxPage, TEST_CARD_NUMBERS, testCardForm } from './shopper.js';
 export type { Merchant } from './signature-check.js';
 export type { CustomerRecord, OrderRecord, PaymentMethodRecord, RequestLogEntry } from './store.js';

@@ -1,34 +1,17 @@
+import { type PageOutcome, submitSandboxPage } from '@gatewaykit/sandbox';
 import { inject } from 'vitest';
 import type { Json } from './store-api';
 
-export const CARDS = {
-  success: '4242424242424242',
-  decline: '4000000000009995',
-  challenge: '4000002500003155',
-  pendingThenSuccess: '4000000000000077',
-  challengeFail: '4000000000003220',
-} as const;
+export { TEST_CARD_NUMBERS as CARDS } from '@gatewaykit/sandbox';
 
 /** Acts as the shopper on a sandbox hosted page: posts the form, returns the signed returnUrl. */
 export async function finishHostedPage(
   redirectUrl: string,
-  outcome: 'success' | 'fail' | 'abandon',
+  outcome: PageOutcome,
   cardNo?: string,
 ): Promise<string> {
-  const page = await fetch(redirectUrl);
-  if (page.status !== 200) throw new Error(`hosted page answered ${page.status}`);
-  const form = new URLSearchParams({ outcome });
-  if (cardNo) {
-    form.set('cardNo', cardNo);
-    form.set('cardExpireMonth', '12');
-    form.set('cardExpireYear', String(new Date().getFullYear() + 2));
-    form.set('cardSecurityCode', '123');
-  }
-  const response = await fetch(redirectUrl, { method: 'POST', body: form, redirect: 'manual' });
-  const location = response.headers.get('location');
-  if (response.status !== 303 || !location) {
-    throw new Error(`hosted page post answered ${response.status}: ${(await response.text()).slice(0, 300)}`);
-  }
+  const { status, location } = await submitSandboxPage(redirectUrl, outcome, cardNo);
+  if (!location) throw new Error(`hosted page post answered ${status} without a return`);
   return location;
 }
 
@@ -47,15 +30,8 @@ export async function finishWithoutReturn(
   outcome: 'success' | 'fail',
   cardNo?: string,
 ): Promise<void> {
-  const form = new URLSearchParams({ outcome });
-  if (cardNo) {
-    form.set('cardNo', cardNo);
-    form.set('cardExpireMonth', '12');
-    form.set('cardExpireYear', String(new Date().getFullYear() + 2));
-    form.set('cardSecurityCode', '123');
-  }
-  const response = await fetch(redirectUrl, { method: 'POST', body: form, redirect: 'manual' });
-  if (response.status !== 200) throw new Error(`hosted page post answered ${response.status}`);
+  const { status } = await submitSandboxPage(redirectUrl, outcome, cardNo);
+  if (status !== 200) throw new Error(`hosted page post answered ${status}`);
 }
 
 export async function sandboxControl(path: string, body?: unknown, method?: string): Promise<Json> {

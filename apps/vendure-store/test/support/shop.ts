@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { type PageOutcome, submitSandboxPage, TEST_CARD_NUMBERS, testCardForm } from '@gatewaykit/sandbox';
 import type { GraphqlClient } from '../../src/graphql-client';
 
 export interface PreparedOrder {
@@ -77,16 +78,10 @@ export async function startPayment(
   return res.gatewaykitStartPayment;
 }
 
-export const CARDS = {
-  success: '4242424242424242',
-  decline: '4000000000009995',
-  challenge: '4000002500003155',
-  pendingThenSuccess: '4000000000000077',
-  challengeFail: '4000000000003220',
-} as const;
+export { TEST_CARD_NUMBERS as CARDS } from '@gatewaykit/sandbox';
 
 export function cardInput(cardNo: string): Record<string, string> {
-  return { cardNo, cardExpireMonth: '12', cardExpireYear: '2030', cardSecurityCode: '123' };
+  return testCardForm(cardNo);
 }
 
 /**
@@ -95,18 +90,11 @@ export function cardInput(cardNo: string): Record<string, string> {
  */
 export async function completeRedirect(
   redirectUrl: string,
-  outcome: 'success' | 'fail' | 'abandon',
-  cardNo: string = CARDS.success,
+  outcome: PageOutcome,
+  cardNo: string = TEST_CARD_NUMBERS.success,
 ): Promise<{ returnStatus: number; storefrontLocation: string | null; returnUrl: string | null }> {
-  const page = await fetch(redirectUrl);
-  await page.text();
-  const posted = await fetch(redirectUrl, {
-    method: 'POST',
-    body: new URLSearchParams({ outcome, ...cardInput(cardNo) }),
-    redirect: 'manual',
-  });
-  const returnUrl = posted.headers.get('location');
-  if (!returnUrl) return { returnStatus: posted.status, storefrontLocation: null, returnUrl: null };
+  const { status, location: returnUrl } = await submitSandboxPage(redirectUrl, outcome, cardNo);
+  if (!returnUrl) return { returnStatus: status, storefrontLocation: null, returnUrl: null };
   const back = await fetch(returnUrl, { redirect: 'manual' });
   await back.text();
   return { returnStatus: back.status, storefrontLocation: back.headers.get('location'), returnUrl };
