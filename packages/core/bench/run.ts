@@ -6,6 +6,7 @@
  */
 
 import { fork } from 'node:child_process';
+import { createHmac, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { confirmChargeRequestSchema, GatewayClient, signRequest } from '../src/index.js';
