@@ -2,26 +2,20 @@ import { describe, expect, inject, it } from 'vitest';
 import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
 import {
-  addFirstProduct,
   CARDS,
-  checkoutToPayment,
-  openStore,
+  guestOnPaymentStep,
   payOnHostedPage,
+  payWith,
   placedOrderReference,
   screenshot,
-  uniqueEmail,
 } from './support/shopper';
 
 const browser = useBrowser();
 
 describe.each(['medusa', 'vendure'] as const)('%s: payment fails on the gateway page', (store) => {
   it('comes back to the reason in words and a "try again" that leads to a paid order', async () => {
-    const email = uniqueEmail(`failed-${store}`);
-    const page = await openStore(browser(), store);
-    await addFirstProduct(page);
-    await checkoutToPayment(page, email);
-    await page.getByTestId('pay-hosted').check();
-    await page.getByTestId('pay').click();
+    const { page, email } = await guestOnPaymentStep(browser(), store, 'failed');
+    await payWith(page, 'pay-hosted');
 
     // The declined test card typed on the gateway's own page.
     await payOnHostedPage(page, CARDS.decline);

@@ -2,26 +2,20 @@ import { describe, expect, it } from 'vitest';
 import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
 import {
-  addFirstProduct,
   CARDS,
-  checkoutToPayment,
-  openStore,
+  guestOnPaymentStep,
   payOnHostedPage,
+  payWith,
   placedOrderReference,
   screenshot,
-  uniqueEmail,
 } from './support/shopper';
 
 const browser = useBrowser();
 
 describe.each(['medusa', 'vendure'] as const)('%s: guest pays on the hosted checkout page', (store) => {
   it('types the card on the sandbox page, comes back to a placed and paid order', async () => {
-    const email = uniqueEmail(`hosted-${store}`);
-    const page = await openStore(browser(), store);
-    await addFirstProduct(page);
-    await checkoutToPayment(page, email);
-    await page.getByTestId('pay-hosted').check();
-    await page.getByTestId('pay').click();
+    const { page, email } = await guestOnPaymentStep(browser(), store, 'hosted');
+    await payWith(page, 'pay-hosted');
 
     await payOnHostedPage(page, CARDS.success);
     const reference = await placedOrderReference(page);

@@ -2,13 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
 import {
-  addFirstProduct,
-  checkoutToPayment,
   completeSandboxPage,
-  openStore,
+  guestOnPaymentStep,
+  payWith,
   placedOrderReference,
   screenshot,
-  uniqueEmail,
 } from './support/shopper';
 
 const browser = useBrowser();
@@ -18,12 +16,8 @@ const METHOD = { medusa: 'klarna', vendure: 'alipay' } as const;
 
 describe.each(['medusa', 'vendure'] as const)('%s: guest pays with a local method', (store) => {
   it("finishes on the method's sandbox page and comes back to a paid order", async () => {
-    const email = uniqueEmail(`local-${store}`);
-    const page = await openStore(browser(), store);
-    await addFirstProduct(page);
-    await checkoutToPayment(page, email);
-    await page.getByTestId(`pay-local-${METHOD[store]}`).check();
-    await page.getByTestId('pay').click();
+    const { page, email } = await guestOnPaymentStep(browser(), store, 'local');
+    await payWith(page, `pay-local-${METHOD[store]}`);
 
     await completeSandboxPage(page, new RegExp(`${METHOD[store]} payment`, 'i'));
     const reference = await placedOrderReference(page);

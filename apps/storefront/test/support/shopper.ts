@@ -93,3 +93,22 @@ export async function typeCard(page: Page, cardNo: string): Promise<void> {
   await page.getByLabel('Expiry year (YYYY)').fill(String(new Date().getFullYear() + 2));
   await page.getByLabel('Security code').fill('123');
 }
+
+/** A guest with the first product in the cart, on the payment step: where most journeys start. */
+export async function guestOnPaymentStep(
+  browser: Browser,
+  store: StoreName,
+  label: string,
+): Promise<{ page: Page; email: string }> {
+  const email = uniqueEmail(`${label}-${store}`);
+  const page = await openStore(browser, store);
+  await addFirstProduct(page);
+  await checkoutToPayment(page, email);
+  return { page, email };
+}
+
+/** Chooses a payment option by its test id and presses Pay. */
+export async function payWith(page: Page, choiceTestId: string): Promise<void> {
+  await page.getByTestId(choiceTestId).check();
+  await page.getByTestId('pay').click();
+}
