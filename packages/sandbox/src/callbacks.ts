@@ -10,7 +10,7 @@ import type { VirtualClock } from './clock.js';
 import { GATEWAY_API_VERSION, phpJsonEncode, signCallback } from './core.js';
 import { newRequestId, newShortId } from './ids.js';
 import type { Merchant } from './signature-check.js';
-import type { OrderRecord } from './store.js';
+import { type OrderRecord, orderSummary } from './store.js';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -102,14 +102,7 @@ export function callbackData(
 ): Record<string, string> {
   return {
     transactionType: 'Sale',
-    orderNo: order.orderNo,
-    tradeNo: order.tradeNo,
-    orderAmount: order.orderAmount,
-    orderCurrency: order.orderCurrency,
-    orderStatus: order.orderStatus,
-    orderInfo: order.orderInfo,
-    maskCardNo: order.maskCardNo,
-    remark: order.remark,
+    ...orderSummary(order),
     ...overrides,
   } as Record<string, string>;
 }

@@ -7,7 +7,7 @@ import { isoNow, type SandboxContext } from './context.js';
 import { RETURN_FIELD_NAMES, signReturn } from './core.js';
 import { newTradeNo } from './ids.js';
 import { DUPLICATE_ORDER_CODE, GatewayReply } from './replies.js';
-import type { OrderPage, OrderRecord, OrderStatus } from './store.js';
+import { type OrderPage, type OrderRecord, type OrderStatus, orderSummary } from './store.js';
 
 export const ORDER_INFO = {
   approved: 'Transaction Approved',
@@ -70,16 +70,9 @@ export function pageUrl(context: SandboxContext, page: OrderPage, tradeNo: strin
 /** The result `data` of confirmCharge, checkout/payment and local_payment. */
 export function orderView(order: OrderRecord) {
   return {
-    orderNo: order.orderNo,
-    tradeNo: order.tradeNo,
-    orderAmount: order.orderAmount,
-    orderCurrency: order.orderCurrency,
-    orderStatus: order.orderStatus,
-    orderInfo: order.orderInfo,
+    ...orderSummary(order),
     redirectUrl: order.orderStatus === 'pending' ? (order.redirectUrl ?? '') : '',
-    maskCardNo: order.maskCardNo,
     riskInfos: '',
-    remark: order.remark,
   };
 }
 

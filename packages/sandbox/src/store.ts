@@ -146,3 +146,17 @@ export class SandboxStore {
     return tradeNo === undefined ? undefined : this.orders.get(tradeNo);
   }
 }
+
+/** The order fields every gateway answer about an order carries (operation results and callbacks). */
+export function orderSummary(order: OrderRecord) {
+  return {
+    orderNo: order.orderNo,
+    tradeNo: order.tradeNo,
+    orderAmount: order.orderAmount,
+    orderCurrency: order.orderCurrency,
+    orderStatus: order.orderStatus,
+    orderInfo: order.orderInfo,
+    maskCardNo: order.maskCardNo,
+    remark: order.remark,
+  };
+}
