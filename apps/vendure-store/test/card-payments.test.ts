@@ -99,12 +99,20 @@ describe('card payments (PCI opt-in raw card mode) through the real server and s
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);
     stack.sandbox.addFault({ route: 'confirmCharge', kind: 'commit-then-drop' });
-    const started = await pay(shop, CARDS.success);
-    expect(started.__typename).toBe('GatewaykitPaymentPending');
-    // Paying again right away does not start a second charge.
-    const again = await pay(shop, CARDS.success);
-    expect(again.__typename).not.toBe('GatewaykitPaymentCompleted');
-    expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
+    // Hold the charge's callback so "paying again" deterministically happens while the outcome is unknown.
+    stack.sandbox.setChaos({ drop: true });
+    try {
+      const started = await pay(shop, CARDS.success);
+      expect(started.__typename).toBe('GatewaykitPaymentPending');
+      const again = await pay(shop, CARDS.success);
+      expect(again.__typename).not.toBe('GatewaykitPaymentCompleted');
+      expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
+    } finally {
+      stack.sandbox.setChaos({});
+    }
+    const held = stack.sandbox.callbacks().filter((delivery) => delivery.orderNo === `${order.code}-1`);
+    expect(held.length).toBeGreaterThan(0);
+    for (const delivery of held) await stack.sandbox.redeliver(delivery.id);
     const paid = await eventually(
       () => adminOrder(stack.admin, order.id),
       (o) => o.state === 'PaymentSettled',
