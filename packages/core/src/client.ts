@@ -25,7 +25,7 @@ import type {
   UpdatePaymentMethodRequest,
 } from './schemas/payment-methods.js';
 import { SignedTransport } from './transport.js';
-import { formatIssues, parseRequest, parseResponse } from './validation.js';
+import { invalidInput, parseRequest, parseResponse } from './validation.js';
 
 export type GatewayEnvironment = keyof typeof GATEWAY_HOSTS;
 
@@ -94,8 +94,7 @@ function normalizeBaseUrl(options: GatewayClientOptions): string {
 
 function requireId(value: unknown, path: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 100) {
-    const issues = [{ path, message: 'must be a non-empty string of at most 100 characters' }];
-    throw new GatewayValidationError(`Invalid ${path}: ${formatIssues(issues)}`, issues);
+    throw invalidInput(path, [{ path, message: 'must be a non-empty string of at most 100 characters' }]);
   }
   return value;
 }
@@ -160,7 +159,7 @@ export class GatewayClient {
   constructor(options: GatewayClientOptions) {
     const issues = configIssues(options);
     if (issues.length > 0) {
-      throw new GatewayValidationError(`Invalid GatewayClient options: ${formatIssues(issues)}`, issues);
+      throw invalidInput('GatewayClient options', issues);
     }
     this.gatewayNo = options.gatewayNo;
     this.baseUrl = normalizeBaseUrl(options);

@@ -4,7 +4,8 @@
  * amounts are converted by the ISO 4217 minor-unit digits of the currency. Nothing is ever rounded:
  * an amount more precise than its currency allows is an error, not a guess.
  */
-import { GatewayValidationError } from './errors.js';
+import type { GatewayValidationError } from './errors.js';
+import { invalidInput } from './validation.js';
 
 /** ISO 4217 currencies with no minor unit. */
 const ZERO_DIGIT = new Set('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' '));
@@ -27,7 +28,7 @@ const TWO_DIGIT = new Set(
 export type CurrencyDigits = 0 | 2;
 
 function moneyError(path: string, message: string): GatewayValidationError {
-  return new GatewayValidationError(`Invalid amount: ${path}: ${message}`, [{ path, message }]);
+  return invalidInput('amount', [{ path, message }]);
 }
 
 /** Minor-unit digits the gateway uses for `currency` (0 or 2); throws for currencies it cannot take. */

@@ -14,6 +14,7 @@ import { CHECKOUT_CARD_METHOD, normalizeLocalPaymentMethod } from './local-metho
 import { outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
 import type { ConfirmChargeRequest } from './schemas/charges.js';
 import type { CheckoutPaymentRequest } from './schemas/hosted-payments.js';
+import { invalidInput } from './validation.js';
 
 /** Code the sandbox (and the legacy gateway) use for "this orderNo was already paid". */
 export const DUPLICATE_ORDER_CODE = 'I0061';
@@ -66,21 +67,24 @@ export interface PaymentAttempt {
   isMobile?: '0' | '1' | '2' | '3' | undefined;
 }
 
-function goods(attempt: PaymentAttempt) {
+/** `{ goodsDetails }` for the request, or nothing when there are no items. */
+function goodsField(attempt: PaymentAttempt) {
   // The gateway takes at most 10 lines; the rest are summarised in the last one.
   const items = attempt.items ?? [];
-  if (items.length === 0) return undefined;
+  if (items.length === 0) return {};
   const lines = items.map((item) => ({
     goodsTitle: item.title.slice(0, 100),
     goodsCount: String(item.quantity),
     goodsPrice: item.unitPrice,
   }));
-  if (lines.length <= 10) return lines;
+  if (lines.length <= 10) return { goodsDetails: lines };
   const rest = lines.slice(9);
-  return [
-    ...lines.slice(0, 9),
-    { goodsTitle: `${rest.length} more items`.slice(0, 100), goodsCount: '1', goodsPrice: '0' },
-  ];
+  return {
+    goodsDetails: [
+      ...lines.slice(0, 9),
+      { goodsTitle: `${rest.length} more items`.slice(0, 100), goodsCount: '1', goodsPrice: '0' },
+    ],
+  };
 }
 
 function phoneOf(attempt: PaymentAttempt): string {
@@ -89,18 +93,22 @@ function phoneOf(attempt: PaymentAttempt): string {
   return phone && phone.length >= 2 ? phone : '00';
 }
 
-function chargeRequest(
-  attempt: PaymentAttempt,
-  mode: Extract<PaymentMode, { kind: 'saved-card' | 'card-data' }>,
-): ConfirmChargeRequest {
-  const address = (a: PaymentAddress) => ({
+/** An address in the charge request's shape (billing detail and shipping). */
+function chargeAddress(a: PaymentAddress) {
+  return {
     line1: a.line1,
     ...(a.line2 ? { line2: a.line2 } : {}),
     city: a.city,
     country: a.country.toUpperCase(),
     ...(a.state ? { state: a.state } : {}),
     ...(a.postalCode ? { postalCode: a.postalCode } : {}),
-  });
+  };
+}
+
+function chargeRequest(
+  attempt: PaymentAttempt,
+  mode: Extract<PaymentMode, { kind: 'saved-card' | 'card-data' }>,
+): ConfirmChargeRequest {
   const request: ConfirmChargeRequest = {
     orderNo: attempt.orderNo,
     orderAmount: attempt.amount,
@@ -111,14 +119,14 @@ function chargeRequest(
     callbackUrl: attempt.callbackUrl,
     ...(attempt.isMobile ? { isMobile: attempt.isMobile } : {}),
     ...(attempt.remark ? { remark: attempt.remark } : {}),
-    ...(goods(attempt) ? { goodsDetails: goods(attempt) } : {}),
+    ...goodsField(attempt),
     ...(attempt.shippingAddress
       ? {
           shipping: {
             firstName: attempt.customer.firstName,
             lastName: attempt.customer.lastName,
             phone: phoneOf(attempt),
-            address: address(attempt.shippingAddress),
+            address: chargeAddress(attempt.shippingAddress),
           },
         }
       : {}),
@@ -134,7 +142,7 @@ function chargeRequest(
         lastName: attempt.customer.lastName,
         email: attempt.customer.email,
         phone: phoneOf(attempt),
-        address: address(attempt.billingAddress),
+        address: chargeAddress(attempt.billingAddress),
       },
       card: mode.card,
     };
@@ -157,7 +165,7 @@ function hostedRequest(attempt: PaymentAttempt, paymentMethod: string): Checkout
     customerIp: attempt.customerIp,
     isMobile: attempt.isMobile ?? '0',
     ...(attempt.remark ? { remark: attempt.remark } : {}),
-    ...(goods(attempt) ? { goodsDetails: goods(attempt) } : {}),
+    ...goodsField(attempt),
     billingAddress: {
       address: [billing.line1, billing.line2].filter(Boolean).join(', '),
       city: billing.city,
@@ -197,13 +205,9 @@ async function callFor(client: GatewayClient, attempt: PaymentAttempt) {
     case 'local': {
       const method = normalizeLocalPaymentMethod(mode.method);
       if (!method) {
-        const issues = [
+        throw invalidInput('local payment', [
           { path: 'paymentMethod', message: `${mode.method} is not a local payment method of the gateway` },
-        ];
-        throw new GatewayValidationError(
-          `Invalid local payment: paymentMethod: ${issues[0]!.message}`,
-          issues,
-        );
+        ]);
       }
       return client.localPayments.create(hostedRequest(attempt, method));
     }

@@ -17,8 +17,7 @@ function summary(issues: ValidationIssue[]): string {
 export function parseRequest<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return parsed.data;
-  const issues = issuesOf(parsed.error);
-  throw new GatewayValidationError(`Invalid ${what}: ${summary(issues)}`, issues);
+  throw invalidInput(what, issuesOf(parsed.error));
 }
 
 /** Parses gateway output; returns the error instead of throwing so the caller can decide its class. */
@@ -43,6 +42,7 @@ export function parseResponse<S extends z.ZodType>(
   };
 }
 
-export function formatIssues(issues: ValidationIssue[]): string {
-  return summary(issues);
+/** The error for input refused before sending: its message names every field and rule, never a value. */
+export function invalidInput(what: string, issues: ValidationIssue[]): GatewayValidationError {
+  return new GatewayValidationError(`Invalid ${what}: ${summary(issues)}`, issues);
 }
