@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { CARDS, type StoreName } from '../test/support/cards';
 import { launchChromium } from '../test/support/chromium';
+import { fillDetailsToPayment, payOnSandboxCardPage } from '../test/support/page-steps';
 
 const storefront = process.env['DEMO_STOREFRONT_URL'] ?? 'http://127.0.0.1:8000';
 const sandbox = process.env['DEMO_SANDBOX_URL'] ?? 'http://127.0.0.1:8600';
@@ -22,25 +23,12 @@ try {
     await product.getByRole('button', { name: 'Add to cart' }).click();
     await product.getByText(/Added\./).waitFor();
     await page.goto(`${storefront}/checkout?store=${store}`);
-    const details = page.locator('#details');
-    await details.getByLabel('Email').fill('ada@example.com');
-    await details.getByLabel('First name').fill('Ada');
-    await details.getByLabel('Last name').fill('Lovelace');
-    await details.getByLabel('Street and number').fill('1 Analytical Way');
-    await details.getByLabel('City').fill('London');
-    await details.getByLabel('Postal code').fill('N1 1AA');
-    await details.getByLabel('Country').selectOption('GB');
-    await details.getByRole('button', { name: 'Continue to shipping' }).click();
-    await page.getByRole('button', { name: 'Continue to payment' }).click();
-    await page.getByTestId('pay').waitFor();
+    await fillDetailsToPayment(page, 'ada@example.com');
   };
   await toPayment('medusa');
   await page.getByTestId('pay-hosted').check();
   await page.getByTestId('pay').click();
-  await page.waitForURL((url) => url.href.startsWith(sandbox));
-  await page.getByLabel('Card number').fill(CARDS.success);
-  await page.getByLabel('Security code').fill('123');
-  await page.getByRole('button', { name: 'Pay / complete' }).click();
+  await payOnSandboxCardPage(page, sandbox, CARDS.success);
   await page.getByTestId('order-placed').waitFor({ timeout: 60_000 });
 
   await toPayment('vendure');

@@ -5,6 +5,7 @@ import { inject } from 'vitest';
 import { STOREFRONT_ROOT } from '../../server/serve';
 
 import type { StoreName } from './cards';
+import { fillDetailsToPayment, payOnSandboxCardPage } from './page-steps';
 
 export { CARDS, type StoreName } from './cards';
 
@@ -29,26 +30,12 @@ export async function addFirstProduct(page: Page): Promise<void> {
 export async function checkoutToPayment(page: Page, email?: string): Promise<void> {
   await page.getByTestId('nav-cart').click();
   await page.getByTestId('go-checkout').click();
-  const details = page.locator('#details');
-  await details.waitFor();
-  if (email !== undefined) await details.getByLabel('Email').fill(email);
-  await details.getByLabel('First name').fill('Ada');
-  await details.getByLabel('Last name').fill('Lovelace');
-  await details.getByLabel('Street and number').fill('1 Analytical Way');
-  await details.getByLabel('City').fill('London');
-  await details.getByLabel('Postal code').fill('N1 1AA');
-  await details.getByLabel('Country').selectOption('GB');
-  await details.getByRole('button', { name: 'Continue to shipping' }).click();
-  await page.getByRole('button', { name: 'Continue to payment' }).click();
-  await page.getByTestId('pay').waitFor();
+  await fillDetailsToPayment(page, email);
 }
 
 /** On the sandbox's card page: types the card and presses the pay button. */
 export async function payOnHostedPage(page: Page, cardNo: string): Promise<void> {
-  await page.waitForURL((url) => url.href.startsWith(inject('sandboxUrl')));
-  await page.getByLabel('Card number').fill(cardNo);
-  await page.getByLabel('Security code').fill('123');
-  await page.getByRole('button', { name: 'Pay / complete' }).click();
+  await payOnSandboxCardPage(page, inject('sandboxUrl'), cardNo);
 }
 
 /** On a sandbox page with only outcome buttons (3-D Secure challenge, local method). */
