@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSandbox } from '@gatewaykit/sandbox';
+import { startSandbox, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import { CARD, complete, readyCart, startSession } from '../test/support/checkout';
 import { registerCustomer, saveCard } from '../test/support/customer';
 import { useStore } from '../test/support/store-api';
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   try {
     useStore(store.url, store.publishableKey);
     const { token, email } = await registerCustomer();
-    const card = await saveCard(token, '4242424242424242');
+    const card = await saveCard(token, TEST_CARD_NUMBERS.success);
     const samples: Record<'gatewaykit' | 'system', number[]> = { gatewaykit: [], system: [] };
     for (let round = 0; round < ROUNDS + WARMUP; round++) {
       for (const kind of round % 2 === 0

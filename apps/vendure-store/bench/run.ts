@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { startSandbox } from '@gatewaykit/sandbox';
+import { startSandbox, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import { settingsFromEnv } from '../src/config';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { GraphqlClient } from '../src/graphql-client';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
     );
     const saved = await shop.query<{ gatewaykitSaveCard: { id: string } }>(
       `mutation { gatewaykitSaveCard(input: { paymentMethodCode: "gatewaykit-card", line1: "1 Bench St", city: "London",
-        countryCode: "GB", card: { cardNo: "4242424242424242", cardExpireMonth: "12", cardExpireYear: "2030",
+        countryCode: "GB", card: { cardNo: "${TEST_CARD_NUMBERS.success}", cardExpireMonth: "12", cardExpireYear: "2030",
         cardSecurityCode: "123" } }) { id } }`,
     );
     const cardId = saved.gatewaykitSaveCard.id;

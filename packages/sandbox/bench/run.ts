@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { signRequest } from '@gatewaykit/core';
 import { Pool } from 'undici';
+import { TEST_CARD_NUMBERS } from '../src/index.js';
 
 const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
@@ -141,7 +142,7 @@ function chargeCall(): Call {
           address: { line1: '12 Row', city: 'London', country: 'GB' },
         },
         card: {
-          cardNo: '4242424242424242',
+          cardNo: TEST_CARD_NUMBERS.success,
           cardExpireMonth: '12',
           cardExpireYear: '2030',
           cardSecurityCode: '123',
