@@ -9,7 +9,7 @@ import { fork } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { confirmChargeRequestSchema, GatewayClient, signRequest } from '../src/index.js';
+import { confirmChargeRequestSchema, GatewayClient, signRequest } from '../dist/index.js';
 
 const charge = {
   orderNo: 'payses_01JBENCH',

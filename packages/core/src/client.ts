@@ -4,7 +4,7 @@
  */
 import { type Dispatcher, Pool } from 'undici';
 import { GATEWAY_HOSTS } from './codes.js';
-import { GatewayValidationError, UnknownOutcomeError, type ValidationIssue } from './errors.js';
+import { UnknownOutcomeError, type ValidationIssue } from './errors.js';
 import type { GatewayLogger } from './logger.js';
 import { getOperation, type OperationName } from './operations.js';
 import type { ChargeResult, ConfirmChargeRequest } from './schemas/charges.js';

@@ -7,6 +7,8 @@
 import type { Dispatcher } from 'undici';
 import { type AttemptResult, resultOfAnswer, resultOfTransportError } from './attempt-result.js';
 import { GATEWAY_API_VERSION } from './codes.js';
+import { GatewayError } from './errors.js';
+import { exchange } from './http-exchange.js';
 import type { GatewayLogger } from './logger.js';
 import { buildOperationPath, type OperationDefinition } from './operations.js';
 import { newRequestId } from './request-id.js';
@@ -81,6 +83,13 @@ export class SignedTransport {
     const path = `/${GATEWAY_API_VERSION}${buildOperationPath(operation, pathParams)}`;
     const requestPath = `${this.pathPrefix}${path}${call.query ? `?${queryString(call.query)}` : ''}`;
     for (let attempt = 1; ; attempt += 1) {
+      // Aborted before this attempt left: nothing was sent, so it is a plain abort, never an unknown outcome.
+      if (call.signal?.aborted) {
+        throw new GatewayError(`${operation.name}: aborted by the caller before sending`, {
+          code: 'ABORTED',
+          cause: call.signal.reason,
+        });
+      }
       const timeoutMs = Math.max(1, Math.min(call.timeoutMs ?? config.timeoutMs, deadline - config.now()));
       const requestId = newRequestId();
       const requestTime = String(config.now());
@@ -113,19 +122,22 @@ export class SignedTransport {
       let result: AttemptResult;
       let httpStatus = 0;
       try {
-        const response = await config.dispatcher.request({
-          origin: this.origin,
-          path: requestPath,
-          method: operation.method,
-          headers,
-          body: call.body,
-          signal: call.signal,
-          // undici's own timers: far cheaper per request than an AbortSignal.timeout.
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        httpStatus = response.statusCode;
-        result = resultOfAnswer(ctx, httpStatus, await response.body.text());
+        const answer = await exchange(
+          config.dispatcher,
+          {
+            origin: this.origin,
+            path: requestPath,
+            method: operation.method,
+            headers,
+            body: call.body,
+            // undici's own timers: far cheaper per request than an AbortSignal.timeout.
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+          },
+          call.signal,
+        );
+        httpStatus = answer.status;
+        result = resultOfAnswer(ctx, httpStatus, answer.text);
       } catch (error) {
         ctx.callerAborted = call.signal?.aborted === true;
         result = resultOfTransportError(ctx, error);

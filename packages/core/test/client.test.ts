@@ -286,6 +286,57 @@ describe('call options', () => {
     await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
   });
 
+  it('a charge aborted before it was sent is a plain abort, not an unknown outcome, and sends nothing', async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const error = await client.charges.confirm(charge, { signal: controller.signal }).catch((e) => e);
+    expect(error).not.toBeInstanceOf(UnknownOutcomeError);
+    expect(error).toMatchObject({ code: 'ABORTED' });
+    expect(gateway.requests).toHaveLength(0);
+  });
+
+  it('a charge aborted after it was sent is an unknown outcome', async () => {
+    gateway.handle(() => undefined);
+    const controller = new AbortController();
+    const pending = client.charges.confirm(charge, { signal: controller.signal });
+    setTimeout(() => controller.abort(), 50);
+    await expect(pending).rejects.toBeInstanceOf(UnknownOutcomeError);
+    expect(gateway.requests).toHaveLength(1);
+  });
+
+  it('reads an answer that arrives in many chunks, split inside multi-byte characters', async () => {
+    const text = JSON.stringify({
+      code: '00000',
+      message: 'success',
+      data: { ...chargeResult, orderInfo: 'Zahlung bestätigt — 支払い完了 ✓'.repeat(50) },
+    });
+    const bytes = Buffer.from(text, 'utf8');
+    gateway.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // Seven-byte slices cut through the two- and three-byte characters.
+      let at = 0;
+      const next = () => {
+        if (at >= bytes.length) return void res.end();
+        res.write(bytes.subarray(at, at + 7));
+        at += 7;
+        setImmediate(next);
+      };
+      next();
+    });
+    const result = await client.charges.confirm(charge);
+    expect(result.orderInfo).toBe('Zahlung bestätigt — 支払い完了 ✓'.repeat(50));
+  });
+
+  it('refuses an answer larger than 4 MiB instead of buffering it (a read, so retried, then failed)', async () => {
+    gateway.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"code":"00000","message":"${'x'.repeat(5 * 1024 * 1024)}","data":null}`);
+    });
+    const error = await client.customers.retrieve('cus_1').catch((e) => e);
+    expect(error).toBeInstanceOf(GatewayConnectionError);
+    expect(error.message).toContain('larger than');
+  });
+
   it('logs requests and responses without bodies, card data or the key', async () => {
     const events: GatewayLogEvent[] = [];
     const logged = clientWith({ logger: (e) => events.push(e) });

@@ -1,7 +1,7 @@
 /** Child process of the bench: serves either the sandbox or a bare node:http baseline, and reports its RSS. */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSandbox } from '../src/index.js';
+import { startSandbox } from '../dist/index.js';
 
 const BARE_BODY = JSON.stringify({
   code: '00000',

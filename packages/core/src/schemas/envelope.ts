@@ -5,7 +5,6 @@ export interface Envelope {
   code: string;
   message: string | null | undefined;
   data: unknown;
-  [field: string]: unknown;
 }
 
 /**
@@ -17,5 +16,5 @@ export function readEnvelope(json: unknown): Envelope | undefined {
   const { code, message, data } = json as Record<string, unknown>;
   if (typeof code !== 'string' && typeof code !== 'number') return undefined;
   if (message !== undefined && message !== null && typeof message !== 'string') return undefined;
-  return { ...(json as object), code: String(code), message: message as string | null | undefined, data };
+  return { code: String(code), message: message as string | null | undefined, data };
 }
