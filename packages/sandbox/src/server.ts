@@ -4,7 +4,6 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiHeaders, readApiHeaders } from './api-headers.js';
 import { type CallbackChaos, type CallbackDelivery, CallbackEngine } from './callbacks.js';
 import { VirtualClock } from './clock.js';
 import { isoAt, type SandboxContext } from './context.js';
@@ -85,6 +84,11 @@ export interface Sandbox {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
 class SandboxServer {
   readonly context: SandboxContext;
   private readonly hanging = new Set<ServerResponse>();
@@ -125,10 +129,12 @@ class SandboxServer {
 
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let rawBody = '';
-    const headers = readApiHeaders(request.rawHeaders);
-    // A request without a body (no content-length or transfer-encoding): reading the empty stream
-    // would only cost listeners and a promise on every GET.
-    if (headers.hasBody) {
+    // A request without content-length or transfer-encoding has no body (RFC 9112 §6.3): reading the
+    // empty stream would only cost listeners and a promise on every GET.
+    if (
+      request.headers['content-length'] !== undefined ||
+      request.headers['transfer-encoding'] !== undefined
+    ) {
       try {
         rawBody = (await readBody(request)).toString('utf8');
       } catch (error) {
@@ -143,7 +149,7 @@ class SandboxServer {
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
       const search = queryAt === -1 ? '' : target.slice(queryAt + 1);
-      return this.handleApi(request, response, headers, path, search, rawBody);
+      return this.handleApi(request, response, path, search, rawBody);
     }
     const url = new URL(target, 'http://sandbox.local');
     const page = /^\/pay\/(3ds|checkout|local)\/([^/]+)\/?$/.exec(url.pathname);
@@ -159,14 +165,13 @@ class SandboxServer {
       return handleControl(this.context, request, response, url, rawBody);
     // Anything else is a wrong gateway URL, answered the gateway's way.
     const reply = new GatewayReply(ERROR_CODES.URL, `no route ${redactText(url.pathname)}`).toEnvelope();
-    this.log(request, headers, url.pathname, rawBody, Date.now(), reply);
+    this.log(request, url.pathname, rawBody, Date.now(), reply);
     sendJson(response, 200, reply);
   }
 
   private async handleApi(
     request: IncomingMessage,
     response: ServerResponse,
-    headers: ApiHeaders,
     path: string,
     search: string,
     rawBody: string,
@@ -182,7 +187,7 @@ class SandboxServer {
           ? `use ${match.allowed.join(' or ')} for ${redactText(path)}`
           : `no route ${redactText(path)}`,
       ).toEnvelope();
-      this.log(request, headers, logPath, rawBody, started, reply);
+      this.log(request, logPath, rawBody, started, reply);
       return sendJson(response, 200, reply);
     }
     const operation = match.operation;
@@ -192,16 +197,16 @@ class SandboxServer {
       // Never answered; the socket stays open until the client gives up or the sandbox closes.
       this.hanging.add(response);
       response.once('close', () => this.hanging.delete(response));
-      this.log(request, headers, logPath, rawBody, started, undefined, operation.name, 'hang');
+      this.log(request, logPath, rawBody, started, undefined, operation.name, 'hang');
       return;
     }
     if (fault?.kind === 'reset') {
-      this.log(request, headers, logPath, rawBody, started, undefined, operation.name, 'reset');
+      this.log(request, logPath, rawBody, started, undefined, operation.name, 'reset');
       request.socket.resetAndDestroy();
       return;
     }
     if (fault?.kind === '5xx') {
-      this.log(request, headers, logPath, rawBody, started, undefined, operation.name, '5xx', fault.status);
+      this.log(request, logPath, rawBody, started, undefined, operation.name, '5xx', fault.status);
       response.writeHead(fault.status, { 'content-type': 'text/html; charset=utf-8' });
       response.end(`<html><body><h1>${fault.status} Service Unavailable</h1></body></html>`);
       return;
@@ -214,7 +219,7 @@ class SandboxServer {
     try {
       const merchant = verifyRequest(
         {
-          headers,
+          headers: request.headers,
           pathParams: match.pathParams,
           query,
           rawBody,
@@ -239,7 +244,7 @@ class SandboxServer {
         envelope = new GatewayReply(ERROR_CODES.GENERIC).toEnvelope();
       }
     }
-    this.log(request, headers, logPath, rawBody, started, envelope, operation.name, fault?.kind);
+    this.log(request, logPath, rawBody, started, envelope, operation.name, fault?.kind);
 
     const body = JSON.stringify(envelope);
     if (fault?.kind === 'commit-then-drop') {
@@ -253,26 +258,25 @@ class SandboxServer {
       return;
     }
     // Headers as a flat [name, value, …] list: node writes it as is, without walking an object.
-    const answerHeaders = [
+    const headers = [
       'content-type',
       'application/json;charset=UTF-8',
       'content-length',
       String(Buffer.byteLength(body)),
     ];
-    if (gatewayNo) answerHeaders.push('gateway-no', gatewayNo);
-    answerHeaders.push(
+    if (gatewayNo) headers.push('gateway-no', gatewayNo);
+    headers.push(
       'response-id',
-      headers.requestId ?? '',
+      header(request, 'request-id') ?? '',
       'response-time',
       String(this.context.clock.now()),
     );
-    response.writeHead(200, answerHeaders);
+    response.writeHead(200, headers);
     response.end(body);
   }
 
   private log(
     request: IncomingMessage,
-    headers: ApiHeaders,
     path: string,
     rawBody: string,
     started: number,
@@ -287,11 +291,11 @@ class SandboxServer {
       method: request.method ?? 'GET',
       path: redactText(path),
       operation,
-      gatewayNo: headers.gatewayNo,
-      requestId: headers.requestId,
-      requestTime: headers.requestTime,
-      signInfo: headers.signInfo,
-      contentType: headers.contentType,
+      gatewayNo: header(request, 'gateway-no'),
+      requestId: header(request, 'request-id'),
+      requestTime: header(request, 'request-time'),
+      signInfo: header(request, 'sign-info'),
+      contentType: header(request, 'content-type'),
       body: redactBody(rawBody),
       code: envelope?.code,
       message: envelope?.message,

@@ -3,7 +3,7 @@
  * gateway-no known (L0001), request-time within ±10 min of the virtual clock (L0003), sign-info over
  * the raw body bytes received (L0005), request-id unused for 30 min (L0004).
  */
-import type { ApiHeaders } from './api-headers.js';
+import type { IncomingHttpHeaders } from 'node:http';
 import type { VirtualClock } from './clock.js';
 import { ERROR_CODES, safeEqualHex, signRequest } from './core.js';
 import { GatewayReply } from './replies.js';
@@ -17,6 +17,11 @@ export const REQUEST_TIME_TOLERANCE_MS = 10 * 60_000;
 export const REQUEST_ID_WINDOW_MS = 30 * 60_000;
 /** At most this many remembered request-ids (about 100 MB); beyond it the L0004 check covers the newest ones. */
 export const REQUEST_ID_LIMIT = 1_000_000;
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
 
 /** request-ids seen per merchant, expiring on the virtual clock. */
 export class RequestIdRegistry {
@@ -64,7 +69,7 @@ export class RequestIdRegistry {
 }
 
 export interface SignedRequest {
-  headers: ApiHeaders;
+  headers: IncomingHttpHeaders;
   pathParams: Record<string, string>;
   query: Record<string, string>;
   /** The body exactly as received: the signature covers these bytes, never a re-serialization. */
@@ -77,7 +82,7 @@ export function verifyRequest(
   clock: VirtualClock,
   requestIds: RequestIdRegistry,
 ): Merchant {
-  const { gatewayNo, requestTime, requestId, signInfo } = request.headers;
+  const gatewayNo = header(request.headers, 'gateway-no');
   const merchant = gatewayNo ? merchants.get(gatewayNo) : undefined;
   if (!merchant)
     throw new GatewayReply(
@@ -85,6 +90,7 @@ export function verifyRequest(
       gatewayNo ? 'unknown gateway-no' : 'gateway-no header missing',
     );
 
+  const requestTime = header(request.headers, 'request-time');
   if (!requestTime || !/^\d{1,16}$/.test(requestTime)) {
     throw new GatewayReply(ERROR_CODES.TIME, 'request-time must be milliseconds since the epoch');
   }
@@ -95,10 +101,12 @@ export function verifyRequest(
     );
   }
 
+  const requestId = header(request.headers, 'request-id');
   if (!requestId || requestId.length > 64) {
     throw new GatewayReply(ERROR_CODES.PARAM_NULL, 'request-id header missing or longer than 64 characters');
   }
 
+  const signInfo = header(request.headers, 'sign-info');
   const expected = signRequest({
     signKey: merchant.signKey,
     gatewayNo: merchant.gatewayNo,
