@@ -121,7 +121,22 @@ async function throughput(
 }
 
 let sequence = 0;
-function chargeCall(): Call {
+const billingDetail = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  email: 'ada@example.com',
+  phone: '+4420',
+  address: { line1: '12 Row', city: 'London', country: 'GB' },
+};
+const testCard = {
+  cardNo: TEST_CARD_NUMBERS.success,
+  cardExpireMonth: '12',
+  cardExpireYear: '2030',
+  cardSecurityCode: '123',
+};
+
+/** A charge as the platform plugins send it; `payWith` is the raw card or a stored method. */
+function chargeCall(payWith: Record<string, unknown>): Call {
   sequence++;
   return {
     method: 'POST',
@@ -133,23 +148,27 @@ function chargeCall(): Call {
       customerIp: '203.0.113.1',
       returnUrl: 'https://shop.example/return',
       webSite: 'https://shop.example',
-      customerPaymentMethod: {
-        billingDetail: {
-          firstName: 'Ada',
-          lastName: 'Lovelace',
-          email: 'ada@example.com',
-          phone: '+4420',
-          address: { line1: '12 Row', city: 'London', country: 'GB' },
-        },
-        card: {
-          cardNo: TEST_CARD_NUMBERS.success,
-          cardExpireMonth: '12',
-          cardExpireYear: '2030',
-          cardSecurityCode: '123',
-        },
-      },
+      ...payWith,
     }),
   };
+}
+
+const rawCardCharge = (): Call => chargeCall({ customerPaymentMethod: { billingDetail, card: testCard } });
+
+/** A stored card of a customer, created through the API like a plugin's "save card" step. */
+async function storedMethod(url: string, customerId: string): Promise<string> {
+  const pool = new Pool(url);
+  const response = await pool.request(
+    signed({
+      method: 'POST',
+      path: '/payment_methods',
+      body: JSON.stringify({ billingDetail, card: testCard, customerId }),
+    }),
+  );
+  const envelope = (await response.body.json()) as { code: string; data: { customerPaymentMethodId: string } };
+  await pool.close();
+  if (envelope.code !== '00000') throw new Error(`create payment method failed: ${envelope.code}`);
+  return envelope.data.customerPaymentMethodId;
 }
 
 async function createCustomers(url: string, count: number): Promise<string> {
@@ -182,6 +201,8 @@ async function main(): Promise<void> {
   const sandbox = await startChild('sandbox');
   try {
     const customerId = await createCustomers(sandbox.url, 1);
+    const customerPaymentMethodId = await storedMethod(sandbox.url, customerId);
+    const storedCharge = (): Call => chargeCall({ customerId, customerPaymentMethodId });
     const retrieve = (): Call => ({
       method: 'GET',
       path: `/customers/${customerId}`,
@@ -202,8 +223,10 @@ async function main(): Promise<void> {
       const pairs: [string, Child, () => Call, boolean][] = [
         ['bare retrieve', bare, retrieve, false],
         ['sandbox retrieve', sandbox, retrieve, true],
-        ['bare charge', bare, chargeCall, false],
-        ['sandbox charge', sandbox, chargeCall, true],
+        ['bare charge', bare, rawCardCharge, false],
+        ['sandbox charge', sandbox, rawCardCharge, true],
+        ['bare stored', bare, storedCharge, false],
+        ['sandbox stored', sandbox, storedCharge, true],
       ];
       if (round % 2 === 1) pairs.reverse();
       for (const [key, child, next, expectSuccess] of pairs) await record(key, child, next, expectSuccess);
@@ -218,6 +241,8 @@ async function main(): Promise<void> {
     const sandboxRetrieve = medianOf('sandbox retrieve');
     const bareCharge = medianOf('bare charge');
     const sandboxCharge = medianOf('sandbox charge');
+    const bareStored = medianOf('bare stored');
+    const sandboxStored = medianOf('sandbox stored');
 
     const row = (name: string, base: Measured, value: Measured) =>
       [
@@ -230,7 +255,9 @@ async function main(): Promise<void> {
       `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, one load generator, medians of ${ROUNDS} interleaved rounds):`,
     );
     console.log(row('customers.retrieve', bareRetrieve, sandboxRetrieve));
-    console.log(row('confirmCharge', bareCharge, sandboxCharge));
+    console.log(row('confirmCharge card', bareCharge, sandboxCharge));
+    console.log(row('confirmCharge pm_', bareStored, sandboxStored));
+    console.log('  (card: raw card data + billing details, as a one-off card charge; pm_: a stored method, as a saved-card charge)');
   } finally {
     bare.process.kill();
     sandbox.process.kill();
