@@ -165,7 +165,10 @@ async function storedMethod(url: string, customerId: string): Promise<string> {
       body: JSON.stringify({ billingDetail, card: testCard, customerId }),
     }),
   );
-  const envelope = (await response.body.json()) as { code: string; data: { customerPaymentMethodId: string } };
+  const envelope = (await response.body.json()) as {
+    code: string;
+    data: { customerPaymentMethodId: string };
+  };
   await pool.close();
   if (envelope.code !== '00000') throw new Error(`create payment method failed: ${envelope.code}`);
   return envelope.data.customerPaymentMethodId;
@@ -257,7 +260,9 @@ async function main(): Promise<void> {
     console.log(row('customers.retrieve', bareRetrieve, sandboxRetrieve));
     console.log(row('confirmCharge card', bareCharge, sandboxCharge));
     console.log(row('confirmCharge pm_', bareStored, sandboxStored));
-    console.log('  (card: raw card data + billing details, as a one-off card charge; pm_: a stored method, as a saved-card charge)');
+    console.log(
+      '  (card: raw card data + billing details, as a one-off card charge; pm_: a stored method, as a saved-card charge)',
+    );
   } finally {
     bare.process.kill();
     sandbox.process.kill();
