@@ -7,8 +7,8 @@
  */
 import { Agent, request } from 'undici';
 import type { VirtualClock } from './clock.js';
-import { GATEWAY_API_VERSION, phpJsonEncode, signCallback } from './core.js';
-import { newRequestId, newShortId } from './ids.js';
+import { GATEWAY_API_VERSION, newRequestId, phpJsonEncode, signCallback } from './core.js';
+import { newShortId } from './ids.js';
 import type { Merchant } from './signature-check.js';
 import { type OrderRecord, orderSummary } from './store.js';
 

@@ -13,6 +13,7 @@ export {
   LOCAL_PAYMENT_METHODS,
   listCustomersQuerySchema,
   localPaymentRequestSchema,
+  newRequestId,
   normalizeLocalPaymentMethod,
   OPERATIONS,
   phpJsonEncode,

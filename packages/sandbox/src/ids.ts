@@ -1,5 +1,5 @@
 /** Identifier formats of the gateway: cus_/pm_ + 19 digits, tradeNo ≤ 32 chars (reference/gateway.md §8). */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
 let sequence = 0;
 // Starts at a random point so two sandbox runs in one second rarely hand out the same tradeNo.
@@ -28,9 +28,6 @@ export function newTradeNo(virtualNow: number): string {
   tradeSequence = (tradeSequence + 1) % 100_000_000;
   return `${stamp}${String(tradeSequence).padStart(8, '0')}`;
 }
-
-/** Same shape as the official SDK v1.4+: uppercase UUID. */
-export const newRequestId = (): string => randomUUID().toUpperCase();
 
 // Random per process so ids from two runs do not look alike; a counter after that (cheap on the hot path).
 const shortIdBase = randomBytes(3).toString('hex');
