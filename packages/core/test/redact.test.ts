@@ -1,0 +1,264 @@
+/** Card redaction (DESIGN §4 PCI): the one implementation used by core, the adapters and the sandbox. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { redact, redactBody, redactCardNumber, redactText } from '../src/index.js';
+import { redactTextFullScan } from '../src/redact.js';
+
+describe('redactText: card numbers', () => {
+  it('masks card fields in JSON text, whatever the case, spacing or value format', () => {
+    expect(redactText('{"cardNo":"4242424242424242","cardExpireYear":"2030"}')).toBe(
+      '{"cardNo":"424242***4242","cardExpireYear":"2030"}',
+    );
+    expect(redactText('{"CardNumber" : "4242 4242 4242 4242"}')).toBe('{"CardNumber" : "424242***4242"}');
+    expect(redactText('{"pan":"4000-0025-0000-3155"}')).toBe('{"pan":"400000***3155"}');
+    // A number instead of a string, and values too short to be shown at all.
+    expect(redactText('{"cardNo": 4000000000009995}')).toBe('{"cardNo": "400000***9995"}');
+    expect(redactText('{"cardNo":"4242"}')).toBe('{"cardNo":"***"}');
+    expect(redactText('{"cardNo":"4242424242"}')).toBe('{"cardNo":"***4242"}');
+    // Already masked values stay as they are.
+    expect(redactText('{"cardNo":"424242***4242","pan":"***"}')).toBe(
+      '{"cardNo":"424242***4242","pan":"***"}',
+    );
+  });
+
+  it('masks card numbers in form and query text', () => {
+    expect(redactText('cardNo=4242+4242+4242+4242&cardSecurityCode=737&name=Ada')).toBe(
+      'cardNo=424242***4242&cardSecurityCode=***&name=Ada',
+    );
+    // %20 must not add its digits to the card number.
+    expect(redactText('/pay?pan=4242%204242%204242%204242&cvv=1')).toBe('/pay?pan=424242***4242&cvv=***');
+    expect(redactText('cardNumber=4000000000009995')).toBe('cardNumber=400000***9995');
+    expect(redactText('retry with pan=4242 4242 4242 4242 now')).toBe('retry with pan=424242***4242 now');
+    // Only whole field names count.
+    expect(redactText('span=1&company=2')).toBe('span=1&company=2');
+  });
+
+  it('masks bare card numbers with or without spaces and dashes', () => {
+    expect(redactCardNumber('card 4242 4242 4242 4242 failed')).toBe('card 424242***4242 failed');
+    expect(redactText('card 4242-4242-4242-4242.')).toBe('card 424242***4242.');
+    expect(redactText('pan 4000000000009995 here')).toBe('pan 400000***9995 here');
+    expect(redactText('amex 3782 822463 10005')).toBe('amex 378282***0005');
+    expect(redactText('19 digits 6011111111111111117')).toBe('19 digits 601111***1117');
+    expect(redactText('{"note":"paid with 5333302221254276"}')).toBe('{"note":"paid with 533330***4276"}');
+    // Twelve digits in a row still count, shown by their last four only.
+    expect(redactText('maestro 123456789012')).toBe('maestro ***9012');
+  });
+
+  it('leaves ids, trade numbers, phone numbers, amounts and dates alone', () => {
+    const untouched = [
+      'cus_1526753334131306496',
+      'pm_1526760521989763072',
+      '/payment_methods/pm_1526760521989763072/cus_1526753334131306496/attach',
+      '{"customerId":"cus_1526753334131306496","customerPaymentMethodId":"pm_1526760521989763072"}',
+      '{"tradeNo":"T20261121224722123456789","orderNo":"payses_01JBENCH4242424242424242"}',
+      'order 12345 of 2024',
+      'call 13800138000 or +1 415-555-0100',
+      '{"phone":"+44 20 7946 0000"}',
+      '{"orderAmount":"129.90","requestTime":"2026-11-21 22:47:22","at":"2026-11-21T22:47:22.123Z"}',
+      'twenty digits 12345678901234567890 are not a card',
+      '400000***9995',
+    ];
+    for (const text of untouched) expect(redactText(text), text).toBe(text);
+  });
+});
+
+describe('redactText: security codes and keys', () => {
+  it('replaces security codes in JSON text, strings and numbers alike', () => {
+    expect(
+      redactText('{"cardSecurityCode":"123","securityCode":"4321","cvv":"1","CVC" :"12","cvv2": 737}'),
+    ).toBe('{"cardSecurityCode":"***","securityCode":"***","cvv":"***","CVC" :"***","cvv2": "***"}');
+    expect(redactText('not json 4242424242424242 "cardSecurityCode":"999"')).toBe(
+      'not json 424242***4242 "cardSecurityCode":"***"',
+    );
+  });
+
+  it('replaces signing keys and signatures', () => {
+    const signature = 'a'.repeat(64);
+    expect(
+      redactText(`{"signKey":"s3cret","signInfo":"${signature}","sign-info":"${signature}","gatewayNo":"1"}`),
+    ).toBe('{"signKey":"***","signInfo":"***","sign-info":"***","gatewayNo":"1"}');
+    expect(redactText(`https://shop.example/return?orderNo=1&signInfo=${signature}`)).toBe(
+      'https://shop.example/return?orderNo=1&signInfo=***',
+    );
+  });
+
+  it('handles JSON that was itself JSON-encoded, and keeps it parseable', () => {
+    const inner = JSON.stringify({ cardNo: '4242424242424242', cardSecurityCode: '737', city: 'London' });
+    const outer = redactText(JSON.stringify({ body: inner }));
+    expect(JSON.parse(JSON.parse(outer).body)).toEqual({
+      cardNo: '424242***4242',
+      cardSecurityCode: '***',
+      city: 'London',
+    });
+  });
+
+  it('hides a value left open by a cut or broken body', () => {
+    expect(redactText('{"cardNo":"4000000000009995","cardSecurityCode":"4321",')).toBe(
+      '{"cardNo":"400000***9995","cardSecurityCode":"***",',
+    );
+    expect(redactText('{"cvv":"43')).toBe('{"cvv":"***"');
+    expect(redactText('{"cardNo":"4000 0000 00')).toBe('{"cardNo":"***0000"');
+  });
+});
+
+describe('redact: objects', () => {
+  it('masks card fields and removes security codes and keys, with one marker', () => {
+    const input = {
+      card: { cardNo: '4000002500003155', cardSecurityCode: '123' },
+      signKey: 'secret',
+      note: ['pan 4000000000009995'],
+    };
+    expect(redact(input)).toEqual({
+      card: { cardNo: '400000***3155', cardSecurityCode: '***' },
+      signKey: '***',
+      note: ['pan 400000***9995'],
+    });
+    // A copy: the input keeps its data.
+    expect(input.card.cardNo).toBe('4000002500003155');
+  });
+
+  it('hides a card field whatever its type', () => {
+    expect(
+      redact({ cardNo: 4000000000009995, pan: { nested: '4242424242424242' }, CVV: 737, sign_info: 'x' }),
+    ).toEqual({ cardNo: '400000***9995', pan: '***', CVV: '***', sign_info: 'x' });
+  });
+
+  it('leaves ids and non-card values alone and returns other objects as they are', () => {
+    const when = new Date(0);
+    expect(
+      redact({ customerId: 'cus_1526753334131306496', amount: 10.5, at: when, ok: true, none: null }),
+    ).toEqual({ customerId: 'cus_1526753334131306496', amount: 10.5, at: when, ok: true, none: null });
+    expect(redact('order 12345 of 2024')).toBe('order 12345 of 2024');
+    expect(redact(undefined)).toBeUndefined();
+  });
+});
+
+describe('redactBody', () => {
+  it('returns undefined for an empty body and redacts the rest', () => {
+    expect(redactBody('')).toBeUndefined();
+    expect(redactBody('{"cardNo":"4242424242424242"}')).toBe('{"cardNo":"424242***4242"}');
+  });
+
+  it('caps the body at 8 kB, or the limit given', () => {
+    const capped = redactBody('x'.repeat(9000));
+    expect(capped).toBe(`${'x'.repeat(8192)}…`);
+    expect(redactBody('x'.repeat(8192))).toBe('x'.repeat(8192));
+    expect(redactBody('abcdef', 3)).toBe('abc…');
+  });
+
+  it('never leaves the first digits of a card number cut by the cap', () => {
+    const body = `${'x'.repeat(8185)} 4242424242424242 tail`;
+    const capped = redactBody(body)!;
+    expect(capped).not.toContain('4242');
+    expect(capped.endsWith('x…')).toBe(true);
+    // A security code cut by the cap is hidden as well.
+    expect(redactBody(`{"note":"${'y'.repeat(8170)}","cvv":"4321"}`)).toMatch(/"cvv":"\*\*\*"…$/);
+  });
+});
+
+const digit = fc.integer({ min: 0, max: 9 });
+// 13–19 digits, no leading zero.
+const pan = fc
+  .tuple(fc.integer({ min: 1, max: 9 }), fc.array(digit, { minLength: 12, maxLength: 18 }))
+  .map(([first, rest]) => `${first}${rest.join('')}`);
+
+/** The PAN as a shop or a person might write it: plain, or in groups of four. */
+const written = (digits: string, separator: string) =>
+  separator === '' ? digits : (digits.match(/.{1,4}/g) ?? []).join(separator);
+
+/** Every piece of `written` that holds exactly `size` consecutive digits of the card. */
+function windows(written: string, size: number): string[] {
+  const at = [...written].flatMap((char, index) => (/\d/.test(char) ? [index] : []));
+  const parts: string[] = [];
+  for (let first = 0; first + size <= at.length; first += 1)
+    parts.push(written.slice(at[first], at[first + size - 1]! + 1));
+  return parts;
+}
+
+describe('properties', () => {
+  it('no random 13–19 digit PAN survives in random JSON, wherever it is put', () => {
+    const where = fc.constantFrom('value', 'cardNo', 'in-text', 'form', 'array');
+    fc.assert(
+      fc.property(
+        pan,
+        fc.constantFrom('', ' ', '-'),
+        where,
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 6 }),
+        fc.string({ maxLength: 6 }),
+        fc.constantFrom(undefined, 2),
+        (digits, separator, place, base, key, indent) => {
+          const card = written(digits, separator);
+          const value =
+            place === 'in-text'
+              ? `paid with ${card} today`
+              : place === 'form'
+                ? `a=1&pan=${card}`
+                : place === 'array'
+                  ? [card]
+                  : card;
+          const body = { ...base, [place === 'cardNo' ? 'cardNo' : `k${key}`]: value };
+          const text = redactText(JSON.stringify(body, null, indent));
+          expect(text).not.toContain(digits);
+          expect(text).not.toContain(card);
+          // Nor any 11 of its digits in a row: first six and last four are all that may show.
+          for (const part of windows(card, 11)) expect(text).not.toContain(part);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('JSON with card data stays parseable, fields masked and codes hidden', () => {
+    fc.assert(
+      fc.property(
+        pan,
+        fc.array(digit, { minLength: 3, maxLength: 4 }).map((code) => code.join('')),
+        fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 12 }), { maxKeys: 6 }),
+        (digits, code, base) => {
+          const body = { ...base, card: { cardNo: digits, cardSecurityCode: code } };
+          const parsed = JSON.parse(redactText(JSON.stringify(body))) as typeof body;
+          expect(parsed.card).toEqual({
+            cardNo: `${digits.slice(0, 6)}***${digits.slice(-4)}`,
+            cardSecurityCode: '***',
+          });
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('the early exit gives exactly what the full scan gives', () => {
+    const piece = fc.oneof(
+      fc.constantFrom(
+        '"cardNo":',
+        '"PAN" : ',
+        '"cvv":',
+        '\\"cvv\\":\\"',
+        '"x":',
+        '"',
+        '\\',
+        '/',
+        '_',
+        ' ',
+        '-',
+        '=',
+        '&cvv=',
+        'cus_',
+        '?pan=',
+        '4242424242424242',
+        '4242 4242 4242 4242',
+        '123456789012',
+        '12345678901',
+      ),
+      fc.stringMatching(/^\d{1,20}$/),
+      fc.string({ maxLength: 8 }),
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(redactText(text)).toBe(redactTextFullScan(text));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
