@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { answerThisTurn } from './answer-batch.js';
 import { type CallbackChaos, type CallbackDelivery, CallbackEngine } from './callbacks.js';
 import { VirtualClock } from './clock.js';
 import { isoAt, type SandboxContext } from './context.js';
@@ -271,8 +272,10 @@ class SandboxServer {
       'response-time',
       String(this.context.clock.now()),
     );
-    response.writeHead(200, headers);
-    response.end(body);
+    answerThisTurn(() => {
+      response.writeHead(200, headers);
+      response.end(body);
+    });
   }
 
   private log(
