@@ -1,7 +1,11 @@
 /**
  * What one HTTP attempt ended with, decided by the retry policy of DESIGN §4. Pure functions, so the
- * policy reads in one place: reads may retry network errors, timeouts and 5xx; a money-moving call may
- * retry only when the request never left, and anything after sending is an unknown outcome.
+ * policy reads in one place:
+ *  - any call may retry when the request provably never left (connect errors);
+ *  - only reads may retry after the request may have arrived (timeout, reset, 5xx, unreadable answer);
+ *  - a money-moving call that may have arrived is an unknown outcome;
+ *  - any other change (create customer, update/attach/detach a method, delete) that may have arrived
+ *    fails without a retry and says the change may or may not have been applied.
  */
 import { isSuccessCode } from './codes.js';
 import {
@@ -31,6 +35,10 @@ interface AttemptContext {
 const retryable = (error: GatewayError): AttemptResult => ({ ok: false, error, retry: true });
 const final = (error: GatewayError): AttemptResult => ({ ok: false, error, retry: false });
 
+/** Appended to errors of changes that may have reached the gateway: sending again could apply them twice. */
+const MAYBE_APPLIED =
+  'the change may or may not have been applied; check its state before sending it again';
+
 function unknownOutcome(ctx: AttemptContext, reason: string, cause?: unknown): AttemptResult {
   const { name } = ctx.operation;
   return final(
@@ -44,7 +52,7 @@ function unknownOutcome(ctx: AttemptContext, reason: string, cause?: unknown): A
 
 /** The request threw before an answer was read. */
 export function resultOfTransportError(ctx: AttemptContext, error: unknown): AttemptResult {
-  const { name, moneyMoving } = ctx.operation;
+  const { name, moneyMoving, read } = ctx.operation;
   const options = { requestId: ctx.requestId, cause: error };
   if (neverReachedGateway(error)) {
     // Nothing was written: safe to try again even for a charge.
@@ -57,32 +65,27 @@ export function resultOfTransportError(ctx: AttemptContext, error: unknown): Att
   }
   if (ctx.callerAborted) {
     if (moneyMoving) return unknownOutcome(ctx, 'aborted by the caller after sending', error);
-    return final(new GatewayError(`${name}: aborted by the caller`, { ...options, code: 'ABORTED' }));
+    const note = read ? '' : `; ${MAYBE_APPLIED}`;
+    return final(new GatewayError(`${name}: aborted by the caller${note}`, { ...options, code: 'ABORTED' }));
   }
   if (moneyMoving) {
     const reason = isTimeout(error) ? `no answer within ${ctx.timeoutMs} ms` : describeNetworkError(error);
     return unknownOutcome(ctx, reason, error);
   }
-  if (isTimeout(error)) {
-    return retryable(
-      new GatewayTimeoutError(`${name}: no answer within ${ctx.timeoutMs} ms`, {
-        ...options,
-        retryable: true,
-      }),
-    );
-  }
-  return retryable(
-    new GatewayConnectionError(`${name}: connection failed (${describeNetworkError(error)})`, {
-      ...options,
-      retryable: true,
-    }),
-  );
+  const note = read ? '' : `; ${MAYBE_APPLIED}`;
+  const errorOptions = { ...options, retryable: read };
+  const failure = isTimeout(error)
+    ? new GatewayTimeoutError(`${name}: no answer within ${ctx.timeoutMs} ms${note}`, errorOptions)
+    : new GatewayConnectionError(
+        `${name}: connection failed (${describeNetworkError(error)})${note}`,
+        errorOptions,
+      );
+  return read ? retryable(failure) : final(failure);
 }
 
 /** An answer arrived: read the envelope and its code. */
 export function resultOfAnswer(ctx: AttemptContext, status: number, text: string): AttemptResult {
-  const { name, moneyMoving } = ctx.operation;
-  const options = { requestId: ctx.requestId, httpStatus: status };
+  const { name, moneyMoving, read } = ctx.operation;
   let envelope: ReturnType<typeof readEnvelope>;
   try {
     envelope = readEnvelope(JSON.parse(text));
@@ -91,24 +94,31 @@ export function resultOfAnswer(ctx: AttemptContext, status: number, text: string
   }
   if (!envelope || (status >= 500 && !isSuccessCode(envelope.code))) {
     if (moneyMoving) return unknownOutcome(ctx, `HTTP ${status} without a readable result`);
-    if (status >= 500) {
-      const error = envelope
-        ? errorForCode(envelope.code, envelope.message ?? '', { ...options, retryable: true })
-        : new GatewayApiError(`${name}: gateway answered HTTP ${status}`, { ...options, retryable: true });
-      return retryable(error);
-    }
-    return retryable(
-      new ResponseValidationError(
-        `${name}: the answer is not a {code, message, data} envelope (HTTP ${status})`,
+    // A 5xx or an unreadable answer does not say whether a change was made.
+    const note = read ? '' : `; ${MAYBE_APPLIED}`;
+    const options = { requestId: ctx.requestId, httpStatus: status, retryable: read };
+    let error: GatewayError;
+    if (envelope) {
+      error = errorForCode(
+        envelope.code,
+        envelope.message ?? '',
+        options,
+        read ? '' : ` (HTTP ${status}${note})`,
+      );
+    } else if (status >= 500) {
+      error = new GatewayApiError(`${name}: gateway answered HTTP ${status}${note}`, options);
+    } else {
+      error = new ResponseValidationError(
+        `${name}: the answer is not a {code, message, data} envelope (HTTP ${status})${note}`,
         [],
-        {
-          ...options,
-          retryable: true,
-        },
-      ),
-    );
+        options,
+      );
+    }
+    return read ? retryable(error) : final(error);
   }
   if (!isSuccessCode(envelope.code))
-    return final(errorForCode(envelope.code, envelope.message ?? '', options));
+    return final(
+      errorForCode(envelope.code, envelope.message ?? '', { requestId: ctx.requestId, httpStatus: status }),
+    );
   return { ok: true, code: envelope.code, data: envelope.data };
 }

@@ -88,7 +88,11 @@ export class GatewayValidationError extends GatewayError {
   }
 }
 
-/** The request provably never reached the gateway (connect refused, DNS, TLS). */
+/**
+ * The connection failed. `retryable: true` when the request provably never reached the gateway
+ * (connect refused, DNS, TLS) or for a read; a change whose connection broke after sending is not
+ * retryable: it may or may not have been applied.
+ */
 export class GatewayConnectionError extends GatewayError {
   constructor(message: string, options: GatewayErrorOptions = {}) {
     super(message, options);
@@ -96,7 +100,10 @@ export class GatewayConnectionError extends GatewayError {
   }
 }
 
-/** A read timed out (safe to retry; money-moving calls raise UnknownOutcomeError instead). */
+/**
+ * No answer in time. A read is retryable; a change (create customer, update, attach, detach, delete)
+ * is not, since it may or may not have been applied. Money-moving calls raise UnknownOutcomeError.
+ */
 export class GatewayTimeoutError extends GatewayError {
   constructor(message: string, options: GatewayErrorOptions = {}) {
     super(message, options);

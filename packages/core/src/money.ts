@@ -5,6 +5,7 @@
  * an amount more precise than its currency allows is an error, not a guess.
  */
 import type { GatewayValidationError } from './errors.js';
+import { redactText } from './redact.js';
 import { invalidInput } from './validation.js';
 
 /** ISO 4217 currencies with no minor unit. */
@@ -27,8 +28,9 @@ const TWO_DIGIT = new Set(
 
 export type CurrencyDigits = 0 | 2;
 
+/** Messages quote the amount given, which may be gateway text (fromOrderAmount): redacted. */
 function moneyError(path: string, message: string): GatewayValidationError {
-  return invalidInput('amount', [{ path, message }]);
+  return invalidInput('amount', [{ path, message: redactText(message) }]);
 }
 
 /** Minor-unit digits the gateway uses for `currency` (0 or 2); throws for currencies it cannot take. */

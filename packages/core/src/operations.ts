@@ -1,6 +1,7 @@
 /**
  * The 13 operations of API.md §4 as data: the client sends from this table and the sandbox routes from it,
- * so both always agree on method, path, path parameters, schemas and which calls move money.
+ * so both always agree on method, path, path parameters, schemas, which calls move money and which
+ * are plain reads.
  */
 import { z } from 'zod';
 import { chargeResultSchema, confirmChargeRequestSchema } from './schemas/charges.js';
@@ -36,6 +37,11 @@ export interface OperationDefinition {
   result: z.ZodType;
   /** Money-moving calls are never retried once the request may have reached the gateway. */
   moneyMoving: boolean;
+  /**
+   * A read changes nothing at the gateway, so it may be sent again after an attempt that may have
+   * arrived (timeout, reset, 5xx). Every other call is retried only when it provably never left.
+   */
+  read: boolean;
 }
 
 const nothing = z.unknown().transform(() => null);
@@ -53,6 +59,7 @@ export const OPERATIONS = [
     request: confirmChargeRequestSchema,
     result: chargeResultSchema,
     moneyMoving: true,
+    read: false,
   }),
   op({
     name: 'createPaymentMethod',
@@ -62,6 +69,7 @@ export const OPERATIONS = [
     request: createPaymentMethodRequestSchema,
     result: paymentMethodSchema,
     moneyMoving: true,
+    read: false,
   }),
   op({
     name: 'updatePaymentMethod',
@@ -71,6 +79,7 @@ export const OPERATIONS = [
     request: updatePaymentMethodRequestSchema,
     result: paymentMethodSchema,
     moneyMoving: false,
+    read: false,
   }),
   op({
     name: 'retrievePaymentMethod',
@@ -79,6 +88,7 @@ export const OPERATIONS = [
     pathParams: ['customerPaymentMethodId'],
     result: paymentMethodSchema,
     moneyMoving: false,
+    read: true,
   }),
   op({
     name: 'listPaymentMethods',
@@ -87,6 +97,7 @@ export const OPERATIONS = [
     pathParams: ['customerId'],
     result: paymentMethodListSchema,
     moneyMoving: false,
+    read: true,
   }),
   op({
     name: 'attachPaymentMethod',
@@ -95,6 +106,8 @@ export const OPERATIONS = [
     pathParams: ['customerPaymentMethodId', 'customerId'],
     result: paymentMethodOrNothingSchema,
     moneyMoving: false,
+    // GET on the wire, but it changes the customer's methods: not a read.
+    read: false,
   }),
   op({
     name: 'detachPaymentMethod',
@@ -103,6 +116,8 @@ export const OPERATIONS = [
     pathParams: ['customerPaymentMethodId'],
     result: paymentMethodOrNothingSchema,
     moneyMoving: false,
+    // GET on the wire, but it changes the customer's methods: not a read.
+    read: false,
   }),
   op({
     name: 'createCustomer',
@@ -112,6 +127,7 @@ export const OPERATIONS = [
     request: createCustomerRequestSchema,
     result: customerSchema,
     moneyMoving: false,
+    read: false,
   }),
   op({
     name: 'retrieveCustomer',
@@ -120,6 +136,7 @@ export const OPERATIONS = [
     pathParams: ['customerId'],
     result: customerSchema,
     moneyMoving: false,
+    read: true,
   }),
   op({
     name: 'listCustomers',
@@ -129,6 +146,7 @@ export const OPERATIONS = [
     query: listCustomersQuerySchema,
     result: customerListSchema,
     moneyMoving: false,
+    read: true,
   }),
   op({
     name: 'deleteCustomer',
@@ -137,6 +155,7 @@ export const OPERATIONS = [
     pathParams: ['customerId'],
     result: nothing,
     moneyMoving: false,
+    read: false,
   }),
   op({
     name: 'checkoutPayment',
@@ -146,6 +165,7 @@ export const OPERATIONS = [
     request: checkoutPaymentRequestSchema,
     result: preOrderResultSchema,
     moneyMoving: true,
+    read: false,
   }),
   op({
     name: 'localPayment',
@@ -155,6 +175,7 @@ export const OPERATIONS = [
     request: localPaymentRequestSchema,
     result: preOrderResultSchema,
     moneyMoving: true,
+    read: false,
   }),
 ] as const;
 

@@ -4,6 +4,7 @@
  */
 import { GatewayError } from './errors.js';
 import { sameOrderAmount } from './money.js';
+import { redactText } from './redact.js';
 import type { CallbackEvent } from './schemas/callbacks.js';
 import type { ReturnFields } from './schemas/returns.js';
 
@@ -50,12 +51,17 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-/** Reads the fields every gateway answer shares (charge result, pre-order, callback data, return). */
+/**
+ * Reads the fields every gateway answer shares (charge result, pre-order, callback data, return).
+ * Adapters store outcomes as platform data, so the gateway's free text (orderInfo, which `reason`
+ * repeats) is redacted: a bank message may quote the card. Not the client's hot path (~40 ns).
+ */
 export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''): PaymentOutcome {
+  const orderInfo = nonEmpty(fields.orderInfo);
   const base: OutcomeBase = {
     orderNo: nonEmpty(fields.orderNo) ?? fallbackOrderNo,
     tradeNo: nonEmpty(fields.tradeNo),
-    orderInfo: nonEmpty(fields.orderInfo),
+    orderInfo: orderInfo === undefined ? undefined : redactText(orderInfo),
     maskCardNo: nonEmpty(fields.maskCardNo),
     amount: nonEmpty(fields.orderAmount),
     currency: nonEmpty(fields.orderCurrency),
@@ -67,7 +73,11 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
   const redirectUrl = nonEmpty(fields.redirectUrl);
   if (redirectUrl) return { ...base, status: 'redirect', redirectUrl };
   if (status === 'pending') return { ...base, status: 'pending' };
-  return { ...base, status: 'unknown', reason: `unrecognised orderStatus ${fields.orderStatus ?? '(none)'}` };
+  return {
+    ...base,
+    status: 'unknown',
+    reason: redactText(`unrecognised orderStatus ${fields.orderStatus ?? '(none)'}`),
+  };
 }
 
 /** Payment outcome of a verified callback; undefined for events that are not about the payment's status. */
@@ -126,8 +136,9 @@ export function assertAmountMatches(
     currency.toUpperCase() === expectedCurrency.toUpperCase() &&
     sameOrderAmount(amount, expectedOrderAmount, expectedCurrency.toUpperCase());
   if (!ok) {
+    // The reported values come from a callback or return: redacted like any gateway text.
     throw new GatewayError(
-      `Amount mismatch: the gateway reported ${amount ?? '?'} ${currency ?? '?'} but ${expectedOrderAmount} ${expectedCurrency.toUpperCase()} was expected`,
+      `Amount mismatch: the gateway reported ${redactText(`${amount ?? '?'} ${currency ?? '?'}`)} but ${expectedOrderAmount} ${expectedCurrency.toUpperCase()} was expected`,
       { code: 'AMOUNT_MISMATCH' },
     );
   }

@@ -12,6 +12,7 @@ import {
 } from './errors.js';
 import { CHECKOUT_CARD_METHOD, normalizeLocalPaymentMethod } from './local-methods.js';
 import { outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
+import { redactText } from './redact.js';
 import type { ConfirmChargeRequest } from './schemas/charges.js';
 import type { CheckoutPaymentRequest } from './schemas/hosted-payments.js';
 import { invalidInput } from './validation.js';
@@ -225,7 +226,8 @@ export async function startPayment(client: GatewayClient, attempt: PaymentAttemp
     return outcomeFromOrderFields(result, attempt.orderNo);
   } catch (error) {
     if (error instanceof GatewayValidationError) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    // The reason is stored as platform data and can quote the gateway: redacted (error path only).
+    const reason = redactText(error instanceof Error ? error.message : String(error));
     if (error instanceof UnknownOutcomeError) return { status: 'unknown', orderNo: attempt.orderNo, reason };
     if (isGatewayError(error) && error.code === DUPLICATE_ORDER_CODE) {
       // The gateway already holds a paid charge for this orderNo: its callback/return settles it.

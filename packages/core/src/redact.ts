@@ -36,7 +36,9 @@ const NAMES = 'cardNo|cardNumber|pan|cardSecurityCode|securityCode|cvv2?|cvc|sig
  *  1. a JSON field `"name": value` whose value is a string or a number, also inside JSON that was
  *     itself JSON-encoded (`\"name\":\"…\"`); a string value left open at the end of the text still
  *     counts, so a body cut short leaks nothing;
- *  2. a form/query field `name=value` at the start or after `?`, `&` or whitespace;
+ *  2. a form/query field `name=value` at the start or after `?`, `&` or whitespace; in free text
+ *     (gateway messages) also `name: value` and `name value` when the value holds a digit, so
+ *     `cvv 123` is hidden while `the cvv is required` stays readable;
  *  3. a bare card number: 13–19 digits with single spaces or dashes between them, or 12 digits in a
  *     row, not glued to a word, so ids such as cus_1526753334131306496 and tradeNos stay readable.
  *     12 digits must be contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in
@@ -53,7 +55,7 @@ const SCAN = new RegExp(
     `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|\\\\"((?:[^"\\\\]|\\\\[^"]|\\\\$)*)(?:\\\\"|$)|(-?\\d[\\d.eE+-]*))`,
     // form value: up to `&`, `#`, `"` or whitespace, but a space before a digit does not end it, so
     // `pan=4242 4242 4242 4242` in free text cannot leave twelve digits behind.
-    `|(^|[?&\\s])(${NAMES})=((?:[^&\\s"#]| (?=\\d))*)`,
+    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?=[^\\s&"#]*\\d)|\\s+(?=[^\\s&"#]*\\d))((?:[^&\\s"#]| (?=\\d))*)`,
     '|\\b\\d(?:(?:[ -]?\\d){12,18}\\b|\\d{11}\\b)',
   ].join(''),
   'gi',
@@ -61,6 +63,9 @@ const SCAN = new RegExp(
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
 const NUMBER_START = /\b\d(?:[ -]?\d){11}/;
+
+/** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
+const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
 
 /** first6***last4 when at least three digits stay hidden, only the last four for 10–12 digits, else nothing. */
 function maskDigits(digits: string): string {
@@ -77,7 +82,19 @@ function maskCardValue(value: string): string {
 
 /** What replaces one SCAN match; the groups are SCAN's, in order. */
 function replacement(match: RegExpExecArray): string {
-  const [whole, jsonName, nested, colon, plain, escaped, number, formLead, formName, formValue] = match;
+  const [
+    whole,
+    jsonName,
+    nested,
+    colon,
+    plain,
+    escaped,
+    number,
+    formLead,
+    formName,
+    formSeparator,
+    formValue,
+  ] = match;
   if (jsonName !== undefined) {
     // Keep the value's quoting (plain or JSON-in-JSON) so the text stays parseable.
     const quote = escaped !== undefined || (plain === undefined && nested) ? '\\"' : '"';
@@ -91,7 +108,7 @@ function replacement(match: RegExpExecArray): string {
         ? // %20 and friends carry digits of their own: drop the escapes before counting.
           maskCardValue((formValue ?? '').replace(/%[0-9a-f]{2}/gi, ''))
         : HIDDEN;
-    return `${formLead ?? ''}${formName}=${shown}`;
+    return `${formLead ?? ''}${formName}${formSeparator ?? '='}${shown}`;
   }
   return maskDigits(whole.replace(/\D/g, ''));
 }
@@ -120,9 +137,15 @@ export function redactTextFullScan(text: string): string {
  * keys, and bare card numbers anywhere. Runs on every sandbox request log entry, hence one pass.
  */
 export function redactText(text: string): string {
-  // Every field match needs `"` or `=`; without them only a bare number can match, and most such
-  // texts (paths, ids, messages) have no 12-digit run either.
-  if (text.indexOf('"') === -1 && text.indexOf('=') === -1 && !NUMBER_START.test(text)) return text;
+  // Most field matches need `"` or `=`; without them only a bare number or a free-text field name
+  // can match, and most such texts (paths, ids, messages) have neither.
+  if (
+    text.indexOf('"') === -1 &&
+    text.indexOf('=') === -1 &&
+    !NUMBER_START.test(text) &&
+    !FREE_TEXT_NAME.test(text)
+  )
+    return text;
   return redactTextFullScan(text);
 }
 

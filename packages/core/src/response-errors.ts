@@ -9,9 +9,19 @@ import {
   type GatewayError,
   type GatewayErrorOptions,
 } from './errors.js';
+import { redactText } from './redact.js';
 
-export function errorForCode(code: string, message: string, options: GatewayErrorOptions): GatewayError {
-  const text = `Gateway refused the request: ${code} ${message}`.trim();
+/**
+ * `message` is the gateway's own text: it can echo request fields (a P0001 naming the bad cardNo),
+ * so it is redacted before it becomes part of an error message that callers log or store.
+ */
+export function errorForCode(
+  code: string,
+  message: string,
+  options: GatewayErrorOptions,
+  note = '',
+): GatewayError {
+  const text = `Gateway refused the request: ${redactText(code)} ${redactText(message)}`.trim() + note;
   const withCode = { ...options, code };
   switch (code) {
     case ERROR_CODES.MERCHANT:

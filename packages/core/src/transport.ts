@@ -1,7 +1,7 @@
 /**
- * Signed HTTP transport over an undici keep-alive pool, with the retry policy of DESIGN §4:
- * reads retry network errors and 5xx (jittered backoff, overall deadline); money-moving POSTs are
- * retried only when the request provably never left; anything else after sending is an unknown outcome.
+ * Signed HTTP transport over an undici keep-alive pool, with the retry policy of DESIGN §4
+ * (attempt-result.ts): reads retry network errors and 5xx (jittered backoff, overall deadline); every
+ * other call is retried only when the request provably never left.
  * Every attempt gets a fresh request-id and request-time and is signed again.
  */
 import type { Dispatcher } from 'undici';
@@ -11,6 +11,7 @@ import { GatewayError } from './errors.js';
 import { exchange } from './http-exchange.js';
 import type { GatewayLogger } from './logger.js';
 import { buildOperationPath, type OperationDefinition } from './operations.js';
+import { redactText } from './redact.js';
 import { newRequestId } from './request-id.js';
 import { signRequest } from './signing.js';
 
@@ -156,12 +157,15 @@ export class SignedTransport {
         return { data: result.data, code: result.code, requestId };
       }
       const { error } = result;
+      // Messages can quote the gateway or a network error: redacted once more for the logger, on this
+      // error path only, so no logger ever receives card data whatever built the message.
+      const logged = config.logger ? redactText(error.message) : '';
       config.logger?.({
         type: 'error',
         operation: operation.name,
         requestId,
         attempt,
-        error: error.message,
+        error: logged,
         durationMs,
       });
       const delay = config.retryBaseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
@@ -173,7 +177,7 @@ export class SignedTransport {
         requestId: error.requestId ?? '',
         attempt,
         delayMs: Math.round(delay),
-        reason: error.message,
+        reason: logged,
       });
       await sleep(delay, call.signal);
     }

@@ -2,20 +2,25 @@ import { createServer } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   buildRequestSignString,
+  GatewayApiError,
   GatewayAuthenticationError,
   GatewayBadRequestError,
   GatewayClient,
   GatewayClockSkewError,
   GatewayConnectionError,
   GatewayDuplicateRequestError,
+  type GatewayError,
   type GatewayLogEvent,
   GatewayTimeoutError,
   GatewayValidationError,
   hmacSha256Hex,
+  OPERATIONS,
+  type PaymentAttempt,
   ResponseValidationError,
+  startPayment,
   UnknownOutcomeError,
 } from '../src/index.js';
-import { charge } from './support/fixtures.js';
+import { billingDetail, card, charge } from './support/fixtures.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 
 const gatewayNo = '12345678';
@@ -37,6 +42,34 @@ function clientWith(options: Partial<ConstructorParameters<typeof GatewayClient>
   return new GatewayClient({ gatewayNo, signKey, baseUrl: gateway.url, ...options } as ConstructorParameters<
     typeof GatewayClient
   >[0]);
+}
+
+/** A client of a local port nobody listens on (connect refused: nothing ever leaves), with its log. */
+async function offlineClient() {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as { port: number };
+      probe.close(() => resolve(free));
+    });
+  });
+  const events: GatewayLogEvent[] = [];
+  const offline = new GatewayClient({
+    gatewayNo,
+    signKey,
+    baseUrl: `http://127.0.0.1:${port}`,
+    retryBaseDelayMs: 5,
+    logger: (e) => events.push(e),
+  });
+  return { client: offline, events };
+}
+
+/** The error a call rejected with; fails the test if the call resolved. */
+function failureOf(call: Promise<unknown>): Promise<GatewayError> {
+  return call.then(
+    () => expect.unreachable('the call should have failed'),
+    (error: unknown) => error as GatewayError,
+  );
 }
 
 beforeEach(async () => {
@@ -252,21 +285,7 @@ describe('money-moving calls never charge twice', () => {
   });
 
   it('a refused connection is retried (nothing left) and then reported as a connection error', async () => {
-    const port = await new Promise<number>((resolve) => {
-      const probe = createServer();
-      probe.listen(0, '127.0.0.1', () => {
-        const { port: free } = probe.address() as { port: number };
-        probe.close(() => resolve(free));
-      });
-    });
-    const events: GatewayLogEvent[] = [];
-    const offline = new GatewayClient({
-      gatewayNo,
-      signKey,
-      baseUrl: `http://127.0.0.1:${port}`,
-      retryBaseDelayMs: 5,
-      logger: (e) => events.push(e),
-    });
+    const { client: offline, events } = await offlineClient();
     await expect(offline.charges.confirm(charge)).rejects.toBeInstanceOf(GatewayConnectionError);
     expect(events.filter((e) => e.type === 'request')).toHaveLength(3);
     expect(
@@ -274,6 +293,183 @@ describe('money-moving calls never charge twice', () => {
         .size,
     ).toBe(3);
     await offline.close();
+  });
+});
+
+describe('changes that do not move money are sent once unless they never left', () => {
+  const customer = { email: 'ada@example.com', firstName: 'Ada' };
+  const maybeApplied = /may or may not have been applied/;
+
+  // undici runs timeouts on its coarse timer (ticks of ~0.5 s): a 150 ms timeout fires within ~1 s, so the
+  // slow answers below come after 1.5 s.
+  it('createCustomer answered slower than timeoutMs: one request, a timeout that is not retryable', async () => {
+    gateway.handle((_req, res) => {
+      setTimeout(() => envelope(res, '00000', { customerId: 'cus_1' }), 1_500);
+    });
+    const quick = clientWith({ retryBaseDelayMs: 5, timeoutMs: 150 });
+    const error = await failureOf(quick.customers.create(customer));
+    expect(error).toBeInstanceOf(GatewayTimeoutError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(maybeApplied);
+    // Long enough for the retries the old policy made (backoff 5–20 ms) to have been recorded.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(gateway.requests).toHaveLength(1);
+    await quick.close();
+  });
+
+  it('createCustomer answered with a 5xx: one request, an API error that is not retryable', async () => {
+    gateway.handle((_req, res) => {
+      res.writeHead(502);
+      res.end('bad gateway');
+    });
+    const error = await failureOf(client.customers.create(customer));
+    expect(error).toBeInstanceOf(GatewayApiError);
+    expect(error).not.toBeInstanceOf(UnknownOutcomeError);
+    expect(error.retryable).toBe(false);
+    expect(error.httpStatus).toBe(502);
+    expect(error.message).toMatch(maybeApplied);
+    expect(gateway.requests).toHaveLength(1);
+  });
+
+  it('a 5xx with an error envelope keeps the gateway code, not retried', async () => {
+    gateway.handle((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 'S0001', message: 'system busy', data: null }));
+    });
+    const error = await failureOf(client.customers.create(customer));
+    expect(error).toMatchObject({ code: 'S0001', retryable: false, httpStatus: 500 });
+    expect(error.message).toMatch(/system busy.*may or may not have been applied/);
+    expect(gateway.requests).toHaveLength(1);
+  });
+
+  it('an unreadable answer to a change is not retried', async () => {
+    gateway.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end('<html>proxy error</html>');
+    });
+    const error = await failureOf(client.customers.create(customer));
+    expect(error).toBeInstanceOf(ResponseValidationError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toMatch(maybeApplied);
+    expect(gateway.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['createCustomer', (c: GatewayClient) => c.customers.create(customer)],
+    ['deleteCustomer', (c: GatewayClient) => c.customers.delete('cus_1')],
+    [
+      'updatePaymentMethod',
+      (c: GatewayClient) => c.paymentMethods.update({ customerPaymentMethodId: 'pm_1', billingDetail }),
+    ],
+    // GET on the wire, yet a change: not a read.
+    ['attachPaymentMethod', (c: GatewayClient) => c.paymentMethods.attach('pm_1', 'cus_1')],
+    ['detachPaymentMethod', (c: GatewayClient) => c.paymentMethods.detach('pm_1')],
+  ])('%s: a connection reset after sending is reported once, not retried', async (name, call) => {
+    gateway.handle((_req, res) => res.socket?.destroy());
+    const error = await failureOf(call(client));
+    expect(error).toBeInstanceOf(GatewayConnectionError);
+    expect(error).not.toBeInstanceOf(UnknownOutcomeError);
+    expect(error.retryable).toBe(false);
+    expect(error.message).toContain(name);
+    expect(error.message).toMatch(maybeApplied);
+    expect(gateway.requests).toHaveLength(1);
+  });
+
+  it('a GET read answered slower than timeoutMs is still retried', async () => {
+    gateway.handle((_req, res, index) => {
+      if (index === 0) setTimeout(() => envelope(res, '00000', { customerId: 'late' }), 1_500);
+      else envelope(res, '00000', { customerId: 'cus_1' });
+    });
+    const quick = clientWith({ retryBaseDelayMs: 5, timeoutMs: 150 });
+    await expect(quick.customers.retrieve('cus_1')).resolves.toMatchObject({ customerId: 'cus_1' });
+    expect(gateway.requests).toHaveLength(2);
+    await quick.close();
+  });
+
+  it('only plain GET lookups are reads in the operation table', () => {
+    const reads = OPERATIONS.filter((operation) => operation.read).map((operation) => operation.name);
+    expect(reads.sort()).toEqual(
+      ['listCustomers', 'listPaymentMethods', 'retrieveCustomer', 'retrievePaymentMethod'].sort(),
+    );
+    for (const operation of OPERATIONS) if (operation.read) expect(operation.method).toBe('GET');
+  });
+
+  it('a change that never left (connection refused) is still retried', async () => {
+    const offline = await offlineClient();
+    await expect(offline.client.customers.create(customer)).rejects.toMatchObject({
+      name: 'GatewayConnectionError',
+      retryable: true,
+    });
+    expect(offline.events.filter((e) => e.type === 'request')).toHaveLength(3);
+    await offline.client.close();
+  });
+});
+
+describe('gateway text is redacted in errors, log events and outcomes', () => {
+  const leaky = 'cardNo 4242424242424242 cvv 123 signInfo 9f86d081884c7d65';
+  const attempt: PaymentAttempt = {
+    mode: { kind: 'card-data', card: { ...card } },
+    orderNo: 'order_1',
+    amount: '10.00',
+    currency: 'USD',
+    customer: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+    billingAddress: { line1: '1 Main Street', city: 'Austin', country: 'US', state: 'TX' },
+    customerIp: '127.0.0.1',
+    webSite: 'shop.example',
+    returnUrl: 'https://shop.example/return',
+    callbackUrl: 'https://shop.example/callback',
+  };
+  const expectClean = (text: string) => {
+    expect(text).not.toContain('4242424242424242');
+    expect(text).not.toMatch(/cvv\W*123/);
+    expect(text).not.toContain('9f86d081884c7d65');
+  };
+
+  it('a P0001 message quoting the card: error, logger events and startPayment reason', async () => {
+    const events: GatewayLogEvent[] = [];
+    const logged = clientWith({ retryBaseDelayMs: 5, logger: (e) => events.push(e) });
+    gateway.handle((_req, res) => envelope(res, 'P0001', null, leaky));
+    const error = await failureOf(logged.charges.confirm(charge));
+    expect(error).toBeInstanceOf(GatewayBadRequestError);
+    expectClean(error.message);
+    // Still useful: the masked card and the code are there.
+    expect(error.message).toContain('P0001');
+    expect(error.message).toContain('424242***4242');
+    const outcome = await startPayment(logged, attempt);
+    expect(outcome).toMatchObject({ status: 'failed', code: 'P0001' });
+    expectClean((outcome as { reason: string }).reason);
+    expect(events.some((e) => e.type === 'error')).toBe(true);
+    expectClean(JSON.stringify(events));
+    await logged.close();
+  });
+
+  it('retried 5xx answers of a read: the error and retry events carry no card data', async () => {
+    const events: GatewayLogEvent[] = [];
+    const logged = clientWith({ retryBaseDelayMs: 5, logger: (e) => events.push(e) });
+    gateway.handle((_req, res) => {
+      res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 'S0001', message: leaky, data: null }));
+    });
+    const error = await failureOf(logged.customers.retrieve('cus_1'));
+    expectClean(error.message);
+    expect(events.filter((e) => e.type === 'retry')).toHaveLength(2);
+    expectClean(JSON.stringify(events));
+    await logged.close();
+  });
+
+  it('a declined charge whose orderInfo quotes the card: the failed outcome keeps it masked', async () => {
+    gateway.handle((_req, res) =>
+      envelope(res, '00000', {
+        ...chargeResult,
+        orderStatus: 'fail',
+        orderInfo: `Declined: ${leaky}`,
+      }),
+    );
+    const outcome = await startPayment(client, attempt);
+    expect(outcome.status).toBe('failed');
+    expectClean((outcome as { reason: string }).reason);
+    expectClean(JSON.stringify(outcome));
+    expect((outcome as { reason: string }).reason).toContain('Declined: cardNo 424242***4242');
   });
 });
 

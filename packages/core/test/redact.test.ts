@@ -72,6 +72,17 @@ describe('redactText: security codes and keys', () => {
     );
   });
 
+  it('hides codes, cards and signatures written as free text, as gateway messages do', () => {
+    expect(redactText('cardNo 4242424242424242 cvv 123 signInfo 9f86d081884c7d65')).toBe(
+      'cardNo 424242***4242 cvv *** signInfo ***',
+    );
+    expect(redactText('bad cvv: 4321; securityCode 987')).toBe('bad cvv: *** securityCode ***');
+    // Without a digit the word after the name is prose, not a value.
+    expect(redactText('the cvv is required; signKey: is missing')).toBe(
+      'the cvv is required; signKey: is missing',
+    );
+  });
+
   it('replaces signing keys and signatures', () => {
     const signature = 'a'.repeat(64);
     expect(
@@ -245,6 +256,10 @@ describe('properties', () => {
         '&cvv=',
         'cus_',
         '?pan=',
+        ' cvv ',
+        'cvv: ',
+        ' signInfo ',
+        ':',
         '4242424242424242',
         '4242 4242 4242 4242',
         '123456789012',
