@@ -36,8 +36,7 @@ const retryable = (error: GatewayError): AttemptResult => ({ ok: false, error, r
 const final = (error: GatewayError): AttemptResult => ({ ok: false, error, retry: false });
 
 /** Appended to errors of changes that may have reached the gateway: sending again could apply them twice. */
-const MAYBE_APPLIED =
-  'the change may or may not have been applied; check its state before sending it again';
+const MAYBE_APPLIED = 'the change may or may not have been applied; check its state before sending it again';
 
 function unknownOutcome(ctx: AttemptContext, reason: string, cause?: unknown): AttemptResult {
   const { name } = ctx.operation;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { phpJsonEncode, SignatureVerificationError, signCallback, verifyCallback } from '../src/index.js';
+import {
+  CALLBACK_EVENT_TYPES,
+  phpJsonEncode,
+  SignatureVerificationError,
+  signCallback,
+  verifyCallback,
+} from '../src/index.js';
 
 const gatewayNo = '12345678';
 const signKey = 'callback-key';
@@ -157,5 +163,90 @@ describe('verifyCallback', () => {
     expect(() => verifyCallback({ rawBody: body, headers: signed(body), gatewayNo, signKey, now })).toThrow(
       /known type/,
     );
+  });
+});
+
+describe('verifyCallback: every documented event type keeps its data (gateway.md §6.3)', () => {
+  const order = {
+    orderNo: 'order_1',
+    tradeNo: '2022041810092544882449',
+    orderAmount: '10.00',
+    orderCurrency: 'USD',
+  };
+  const transaction = (orderStatus: string) => ({
+    ...order,
+    transactionType: 'Sale',
+    orderInfo: 'Transaction Approved',
+    orderStatus,
+    remark: 'gift',
+  });
+  const preAuthorized = { ...order, orderStatus: 'success', operationResult: 'Success' };
+  const refund = {
+    ...order,
+    reason: 'customer request',
+    amount: '5.00',
+    batchNo: 'B1',
+    noticeDate: '2022-04-26 17:47:18',
+    currency: 'USD',
+    merTrackNo: 'R-1',
+  };
+  const chargeback = {
+    ...order,
+    chargebackInfo: { replyDeadline: '2022-05-10', cpdDate: '2022-04-28' },
+    reason: 'D4755-Non-Receipt of Goods or Services',
+    amount: '10.00',
+    batchNo: 'C1',
+    noticeDate: '2022-04-26 17:47:18',
+    currency: 'USD',
+  };
+  const events: [string, Record<string, unknown>][] = [
+    ['transaction.success', transaction('success')],
+    ['transaction.fail', transaction('fail')],
+    ['transaction.pending', transaction('pending')],
+    ['transaction.clear', transaction('success')],
+    ['pre-authorized.captured', preAuthorized],
+    ['pre-authorized.void', preAuthorized],
+    ['refund.success', refund],
+    ['refund.fail', refund],
+    ['chargeback.success', chargeback],
+  ];
+
+  it('covers every event type core knows', () => {
+    expect(events.map(([type]) => type).sort()).toEqual([...CALLBACK_EVENT_TYPES].sort());
+  });
+
+  it.each(events)('%s', (type, data) => {
+    const body = phpJsonEncode({ data, type });
+    const result = verifyCallback({ rawBody: body, headers: signed(body), gatewayNo, signKey, now });
+    expect(result.type).toBe(type);
+    expect(result.data).toEqual(data);
+  });
+
+  it('chargeback.success keeps chargebackInfo typed, and other nested values as sent', () => {
+    const data = {
+      ...chargeback,
+      amount: 10,
+      chargebackInfo: { ...chargeback.chargebackInfo, stage: { code: 1, open: true } },
+      documents: [{ name: 'proof' }, null],
+    };
+    const body = phpJsonEncode({ type: 'chargeback.success', data });
+    const result = verifyCallback({ rawBody: body, headers: signed(body), gatewayNo, signKey, now });
+    expect(result.data.chargebackInfo?.replyDeadline).toBe('2022-05-10');
+    expect(result.data.chargebackInfo?.cpdDate).toBe('2022-04-28');
+    // Primitives are read as strings at any depth.
+    expect(result.data.chargebackInfo?.stage).toEqual({ code: '1', open: 'true' });
+    expect(result.data.amount).toBe('10');
+    expect(result.data.documents).toEqual([{ name: 'proof' }, undefined]);
+  });
+
+  it('a documented field in an undocumented shape is left out, not a rejected callback', () => {
+    const body = phpJsonEncode({
+      type: 'chargeback.success',
+      data: { ...chargeback, chargebackInfo: 'see portal', orderNo: { id: 'order_1' } },
+    });
+    const result = verifyCallback({ rawBody: body, headers: signed(body), gatewayNo, signKey, now });
+    expect(result.data.chargebackInfo).toBeUndefined();
+    expect(result.data.orderNo).toBeUndefined();
+    expect(result.data.batchNo).toBe('C1');
   });
 });

@@ -15,26 +15,96 @@ export const CALLBACK_EVENT_TYPES = [
 
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
-/** Values of `data` are read as strings whatever JSON type the gateway used; null becomes absent. */
-const callbackValue = z
+/**
+ * A value of callback `data` as kept: primitives as strings, objects and arrays with their contents
+ * (a null, also inside an array, becomes undefined).
+ */
+export type CallbackValue =
+  | string
+  | (CallbackValue | undefined)[]
+  | { [field: string]: CallbackValue | undefined };
+
+/** Primitives are read as strings whatever JSON type the gateway used; null becomes absent. */
+const callbackScalar = z
   .union([z.string(), z.number(), z.boolean(), z.null()])
   .transform((value) => (value === null ? undefined : String(value)));
 
+/** Any value, nested objects and arrays kept (only the primitives inside are read as strings). */
+const callbackValue: z.ZodType<CallbackValue | undefined> = z.lazy(() =>
+  z.union([callbackScalar, z.array(callbackValue), z.record(z.string(), callbackValue)]),
+);
+
+/**
+ * A documented string field: read as a string; a value of another shape is left out rather than
+ * refusing a correctly signed callback (the gateway would retry it for 17 h).
+ */
+const documentedString = callbackScalar.optional().catch(undefined);
+
+/** `chargebackInfo` of `chargeback.success` (gateway.md §6.3); other keys the gateway adds are kept. */
+const chargebackInfo = z
+  .object({ replyDeadline: documentedString, cpdDate: documentedString })
+  .catchall(callbackValue)
+  .optional()
+  .catch(undefined);
+
+/** The `data` fields gateway.md §6.3 documents per event family; anything else is kept as sent. */
+const callbackDataSchema = z
+  .object({
+    orderNo: documentedString,
+    tradeNo: documentedString,
+    orderAmount: documentedString,
+    orderCurrency: documentedString,
+    orderStatus: documentedString,
+    orderInfo: documentedString,
+    maskCardNo: documentedString,
+    remark: documentedString,
+    transactionType: documentedString,
+    operationResult: documentedString,
+    reason: documentedString,
+    amount: documentedString,
+    currency: documentedString,
+    batchNo: documentedString,
+    noticeDate: documentedString,
+    merTrackNo: documentedString,
+    chargebackInfo,
+  })
+  .catchall(callbackValue);
+
 export const callbackEventSchema = z.object({
   type: z.enum(CALLBACK_EVENT_TYPES),
-  data: z.record(z.string(), callbackValue.or(z.unknown().transform(() => undefined))),
+  data: callbackDataSchema,
 });
 
+export interface ChargebackInfo {
+  /** Last day to answer the chargeback. */
+  replyDeadline?: string | undefined;
+  cpdDate?: string | undefined;
+  [field: string]: CallbackValue | undefined;
+}
+
 export interface CallbackData {
-  orderNo?: string;
-  tradeNo?: string;
-  orderAmount?: string;
-  orderCurrency?: string;
-  orderStatus?: string;
-  orderInfo?: string;
-  maskCardNo?: string;
-  remark?: string;
-  [field: string]: string | undefined;
+  orderNo?: string | undefined;
+  tradeNo?: string | undefined;
+  orderAmount?: string | undefined;
+  orderCurrency?: string | undefined;
+  orderStatus?: string | undefined;
+  orderInfo?: string | undefined;
+  maskCardNo?: string | undefined;
+  remark?: string | undefined;
+  /** transaction.*: e.g. `Sale`. */
+  transactionType?: string | undefined;
+  /** pre-authorized.*: e.g. `Success`. */
+  operationResult?: string | undefined;
+  /** refund.* and chargeback.success. */
+  reason?: string | undefined;
+  amount?: string | undefined;
+  currency?: string | undefined;
+  batchNo?: string | undefined;
+  noticeDate?: string | undefined;
+  merTrackNo?: string | undefined;
+  /** chargeback.success. */
+  chargebackInfo?: ChargebackInfo | undefined;
+  [field: string]: CallbackValue | undefined;
 }
 
 export interface CallbackEvent {
