@@ -152,11 +152,20 @@ export function safeEqualHex(a: string, b: string): boolean {
   return left.length === right.length && timingSafeEqual(left, right);
 }
 
+/** U+2028 / U+2029: JSON.stringify leaves them raw, PHP escapes them. */
+const LINE_TERMINATOR = /[\u2028\u2029]/;
+
 /**
  * JSON as PHP's json_encode writes it with JSON_UNESCAPED_UNICODE: compact, '/' written as '\/',
- * non-ASCII characters left as they are. The gateway sends callbacks in this form, and merchants
- * using its PHP SDK verify by re-encoding this way, so this exact serialization must be produced.
+ * non-ASCII characters left as they are except U+2028 and U+2029, which PHP still writes as
+ * `\u2028` / `\u2029` (only JSON_UNESCAPED_LINE_TERMINATORS keeps them). The gateway sends callbacks
+ * in this form, and merchants using its PHP SDK verify by re-encoding this way, so this exact
+ * serialization must be produced.
  */
 export function phpJsonEncode(value: unknown): string {
-  return JSON.stringify(value).replace(/\//g, '\\/');
+  const json = JSON.stringify(value).replace(/\//g, '\\/');
+  // Tested first: they are rare, so ordinary bodies skip the extra passes.
+  return LINE_TERMINATOR.test(json)
+    ? json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+    : json;
 }

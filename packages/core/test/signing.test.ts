@@ -8,6 +8,7 @@ import {
   signCallback,
   signRequest,
   signReturn,
+  verifyCallback,
 } from '../src/index.js';
 
 // reference/gateway.md §4.2: key testkey1, gateway 12345001, request-id REQ-0001, time 1651888520935.
@@ -115,10 +116,45 @@ describe('phpJsonEncode', () => {
     );
   });
 
+  it('writes U+2028 and U+2029 as \\u2028 / \\u2029, as PHP does without JSON_UNESCAPED_LINE_TERMINATORS', () => {
+    // PHP: json_encode(['note' => "a\u{2028}b\u{2029}c/é"], JSON_UNESCAPED_UNICODE)
+    expect(phpJsonEncode({ note: 'a\u2028b\u2029c/é' })).toBe('{"note":"a\\u2028b\\u2029c\\/é"}');
+    expect(phpJsonEncode(['\u2028\u2028', '\u2029'])).toBe('["\\u2028\\u2028","\\u2029"]');
+  });
+
+  it("lets verifyCallback's PHP re-encode fallback accept a body with raw line separators", () => {
+    const event = { type: 'transaction.success', data: { orderNo: 'o1', orderInfo: 'line\u2028two' } };
+    const signedForm = phpJsonEncode(event);
+    const head = {
+      gatewayNo: '12345678',
+      requestId: 'CB-1',
+      requestTime: '1700000000000',
+      version: 'V2022-03',
+    };
+    const headers = {
+      'gateway-no': head.gatewayNo,
+      'request-id': head.requestId,
+      'request-time': head.requestTime,
+      version: head.version,
+      'sign-info': signCallback({ ...head, signKey: 'k', body: signedForm }),
+    };
+    // The same event as JSON.stringify writes it: U+2028 raw, '/' unescaped.
+    const result = verifyCallback({
+      rawBody: JSON.stringify(event),
+      headers,
+      gatewayNo: head.gatewayNo,
+      signKey: 'k',
+      now: 1_700_000_000_000,
+    });
+    expect(result.data.orderInfo).toBe('line\u2028two');
+  });
+
   it('stays parseable back to the same value', () => {
     fc.assert(
       fc.property(fc.jsonValue(), (value) => {
-        expect(JSON.parse(phpJsonEncode(value))).toEqual(JSON.parse(JSON.stringify(value)));
+        const encoded = phpJsonEncode(value);
+        expect(JSON.parse(encoded)).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(encoded).not.toMatch(/[\u2028\u2029]/);
       }),
     );
   });
