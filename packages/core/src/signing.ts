@@ -165,7 +165,5 @@ const LINE_TERMINATOR = /[\u2028\u2029]/;
 export function phpJsonEncode(value: unknown): string {
   const json = JSON.stringify(value).replace(/\//g, '\\/');
   // Tested first: they are rare, so ordinary bodies skip the extra passes.
-  return LINE_TERMINATOR.test(json)
-    ? json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
-    : json;
+  return LINE_TERMINATOR.test(json) ? json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029') : json;
 }
