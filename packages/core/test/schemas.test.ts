@@ -99,6 +99,113 @@ describe('confirmCharge request', () => {
   });
 });
 
+describe('confirmCharge request: the remaining API.md §2 constraints, one row each', () => {
+  const cardPath = 'customerPaymentMethod.card';
+  const billingPath = 'customerPaymentMethod.billingDetail';
+  const addressPath = `${billingPath}.address`;
+  const { customerPaymentMethodId: _, ...rest } = charge;
+  // A raw-card charge with every optional field the rows touch, valid as it is.
+  const base = {
+    ...rest,
+    callbackUrl: 'https://shop.example/callback',
+    customerId: 'cus_1',
+    platform: 'shopify',
+    remark: 'gift',
+    goodsDetails: [{ goodsTitle: 'Tea', goodsCount: '1', goodsPrice: '10.00' }],
+    shipping: { firstName: 'Ada', address: { line1: '2 Side Road', city: 'Berlin', country: 'DE' } },
+    customerPaymentMethod: { billingDetail, card },
+  };
+
+  /** A deep copy of base with the value at a dotted path replaced (undefined: removed). */
+  function withValue(path: string, value: unknown): unknown {
+    const copy = structuredClone(base) as Record<string, unknown>;
+    const keys = path.split('.');
+    let target: Record<string, unknown> = copy;
+    for (const key of keys.slice(0, -1)) target = target[key] as Record<string, unknown>;
+    const last = keys.at(-1) as string;
+    if (value === undefined) delete target[last];
+    else target[last] = value;
+    return copy;
+  }
+
+  type Row = [label: string, input: unknown, expected: string[]];
+  // Each limit twice: at the limit (accepted) and one past it (refused at that path).
+  const maxLengths: [path: string, max: number][] = [
+    ['customerIp', 50],
+    ['webSite', 200],
+    ['returnUrl', 1000],
+    ['callbackUrl', 1000],
+    ['remark', 500],
+    ['platform', 10],
+    ['customerId', 100],
+    ['goodsDetails.0.goodsTitle', 100],
+    ['goodsDetails.0.goodsCount', 30],
+    ['goodsDetails.0.goodsPrice', 30],
+    [`${billingPath}.email`, 200],
+    [`${billingPath}.phone`, 50],
+    [`${addressPath}.city`, 100],
+    [`${addressPath}.line1`, 500],
+    [`${addressPath}.postalCode`, 30],
+  ];
+  const { state: __, ...usNoState } = address;
+  const rows: Row[] = [
+    ['the valid base', base, []],
+    ...maxLengths.flatMap(([path, max]): Row[] => [
+      [`${path} at ${max} characters`, withValue(path, 'x'.repeat(max)), []],
+      [`${path} over ${max} characters`, withValue(path, 'x'.repeat(max + 1)), [path]],
+    ]),
+    [
+      'cardExpireMonth of 1 character',
+      withValue(`${cardPath}.cardExpireMonth`, '1'),
+      [`${cardPath}.cardExpireMonth`],
+    ],
+    [
+      'cardExpireMonth of 3 characters',
+      withValue(`${cardPath}.cardExpireMonth`, '012'),
+      [`${cardPath}.cardExpireMonth`],
+    ],
+    [
+      'cardExpireYear of 2 characters',
+      withValue(`${cardPath}.cardExpireYear`, '30'),
+      [`${cardPath}.cardExpireYear`],
+    ],
+    [
+      'cardExpireYear of 5 characters',
+      withValue(`${cardPath}.cardExpireYear`, '20300'),
+      [`${cardPath}.cardExpireYear`],
+    ],
+    ['a three-letter country (DEU)', withValue(`${addressPath}.country`, 'DEU'), [`${addressPath}.country`]],
+    ['a lower-case country (de)', withValue(`${addressPath}.country`, 'de'), [`${addressPath}.country`]],
+    ['US billing without state', withValue(addressPath, usNoState), [`${addressPath}.state`]],
+    [
+      'IN billing without state',
+      withValue(addressPath, { ...usNoState, country: 'IN' }),
+      [`${addressPath}.state`],
+    ],
+    ['US shipping without state', withValue('shipping.address.country', 'US'), ['shipping.address.state']],
+    [
+      'IN shipping with its state',
+      withValue('shipping.address', { ...usNoState, country: 'IN', state: 'MH' }),
+      [],
+    ],
+    [
+      'KWD (three minor digits)',
+      { ...(withValue('orderCurrency', 'KWD') as object), orderAmount: '10' },
+      ['orderCurrency'],
+    ],
+    [
+      'priorityThreeDSecure AUTOMATIC (exact case only)',
+      withValue('priorityThreeDSecure', 'AUTOMATIC'),
+      ['priorityThreeDSecure'],
+    ],
+    ['priorityThreeDSecure automatic', withValue('priorityThreeDSecure', 'automatic'), []],
+  ];
+
+  it.each(rows)('%s', (_label, input, expected) => {
+    expect(paths(confirmChargeRequestSchema, input).sort()).toEqual(expected);
+  });
+});
+
 describe('hosted checkout and local payment requests', () => {
   const hosted = {
     orderNo: 'o1',
