@@ -1,7 +1,9 @@
 import { createServer } from 'node:net';
+import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   buildRequestSignString,
+  GATEWAY_HOSTS,
   GatewayApiError,
   GatewayAuthenticationError,
   GatewayBadRequestError,
@@ -136,6 +138,40 @@ describe('wire format', () => {
     gateway.handle((_req, res) => envelope(res, '0000', null));
     await expect(client.customers.delete('cus_1')).resolves.toBeNull();
     expect(gateway.requests[0]!.method).toBe('DELETE');
+  });
+});
+
+describe('environment presets', () => {
+  it.each([
+    ['test', 'https://testpay.asiabill.com'],
+    ['live', 'https://safepay.asiabill.com'],
+  ] as const)('%s sends to %s under /V2022-03', async (environment, host) => {
+    expect(GATEWAY_HOSTS[environment]).toBe(host);
+    const agent = new MockAgent();
+    agent.disableNetConnect();
+    const seen: string[] = [];
+    agent
+      .get(host)
+      .intercept({ path: '/V2022-03/customers/cus_1', method: 'GET' })
+      .reply(200, (options) => {
+        seen.push(`${options.origin}${options.path}`);
+        return { code: '00000', message: 'success', data: { customerId: 'cus_1' } };
+      });
+    agent
+      .get(host)
+      .intercept({ path: '/V2022-03/confirmCharge', method: 'POST' })
+      .reply(200, (options) => {
+        seen.push(`${options.origin}${options.path}`);
+        return { code: '00000', message: 'success', data: chargeResult };
+      });
+    const preset = new GatewayClient({ gatewayNo, signKey, environment, dispatcher: agent });
+    expect(preset.baseUrl).toBe(host);
+    await expect(preset.customers.retrieve('cus_1')).resolves.toMatchObject({ customerId: 'cus_1' });
+    await expect(preset.charges.confirm(charge)).resolves.toMatchObject({ tradeNo: 'T1' });
+    expect(seen).toEqual([`${host}/V2022-03/customers/cus_1`, `${host}/V2022-03/confirmCharge`]);
+    agent.assertNoPendingInterceptors();
+    await preset.close();
+    await agent.close();
   });
 });
 
