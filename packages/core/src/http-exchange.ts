@@ -6,7 +6,7 @@
  * signing the request (packages/core/bench/run.ts shows the difference). Errors are undici's own, so
  * network-errors.ts classifies them exactly as it would for `request()`.
  */
-import type { Dispatcher } from 'undici';
+import { type Dispatcher, errors } from 'undici';
 
 export interface HttpAnswer {
   status: number;
@@ -15,6 +15,12 @@ export interface HttpAnswer {
 
 /** Larger answers are refused: no gateway answer comes near it, and a runaway body must not fill memory. */
 export const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
+
+/**
+ * undici's headers/body timers tick about once a second, so a short timeout could fire up to a second
+ * late. Below this, the exchange arms a precise timer of its own (only then: it costs per request).
+ */
+export const COARSE_TIMER_LIMIT_MS = 5000;
 
 export class AnswerTooLargeError extends Error {
   readonly code = 'GK_ANSWER_TOO_LARGE';
@@ -37,6 +43,7 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   private status = 0;
   private chunks: Buffer[] = [];
   private bytes = 0;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly resolve: (answer: HttpAnswer) => void,
@@ -46,8 +53,24 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
 
   /** The caller's signal fired. */
   handleEvent(): void {
-    this.abortReason = this.signal?.reason;
-    this.abortRequest?.(this.abortReason);
+    this.abortWith(this.signal?.reason);
+  }
+
+  /** A timeout in undici's own error classes, so it is classified like undici's timers. */
+  armTimeout(timeoutMs: number): void {
+    this.timer = setTimeout(() => {
+      this.abortWith(this.status === 0 ? new errors.HeadersTimeoutError() : new errors.BodyTimeoutError());
+    }, timeoutMs);
+  }
+
+  private abortWith(reason: Error | undefined): void {
+    this.abortReason = reason;
+    this.abortRequest?.(reason);
+  }
+
+  private settle(): void {
+    this.signal?.removeEventListener('abort', this);
+    if (this.timer) clearTimeout(this.timer);
   }
 
   onConnect(abort: (reason?: Error) => void): void {
@@ -74,7 +97,7 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   }
 
   onComplete(): void {
-    this.signal?.removeEventListener('abort', this);
+    this.settle();
     const { chunks } = this;
     const text =
       chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -82,7 +105,7 @@ class AnswerCollector implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    this.signal?.removeEventListener('abort', this);
+    this.settle();
     this.reject(error);
   }
 }
@@ -91,6 +114,7 @@ export function exchange(
   dispatcher: Dispatcher,
   options: Dispatcher.DispatchOptions,
   signal: AbortSignal | undefined,
+  timeoutMs: number,
 ): Promise<HttpAnswer> {
   return new Promise<HttpAnswer>((resolve, reject) => {
     if (signal?.aborted) {
@@ -99,6 +123,7 @@ export function exchange(
     }
     const collector = new AnswerCollector(resolve, reject, signal);
     signal?.addEventListener('abort', collector, { once: true });
+    if (timeoutMs < COARSE_TIMER_LIMIT_MS) collector.armTimeout(timeoutMs);
     dispatcher.dispatch(options, collector);
   });
 }

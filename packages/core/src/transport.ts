@@ -131,11 +131,13 @@ export class SignedTransport {
             method: operation.method,
             headers,
             body: call.body,
-            // undici's own timers: far cheaper per request than an AbortSignal.timeout.
+            // undici's own timers: far cheaper per request than an AbortSignal.timeout (short
+            // timeouts get a precise timer in exchange(): undici's tick about once a second).
             headersTimeout: timeoutMs,
             bodyTimeout: timeoutMs,
           },
           call.signal,
+          timeoutMs,
         );
         httpStatus = answer.status;
         result = resultOfAnswer(ctx, httpStatus, answer.text);

@@ -510,6 +510,18 @@ describe('gateway text is redacted in errors, log events and outcomes', () => {
 });
 
 describe('call options', () => {
+  it("honours a timeout shorter than undici's one-second timer tick", async () => {
+    gateway.handle(() => undefined);
+    const quick = clientWith({ timeoutMs: 150, maxRetries: 0 });
+    const started = performance.now();
+    const error = await quick.customers.retrieve('cus_1').catch((e) => e);
+    const elapsed = performance.now() - started;
+    await quick.close();
+    expect(error).toBeInstanceOf(GatewayTimeoutError);
+    // undici's own timer alone fires only on its next tick, one second or more after the start.
+    expect(elapsed).toBeLessThan(900);
+  });
+
   it('aborts a read through the caller signal', async () => {
     gateway.handle(() => undefined);
     const controller = new AbortController();
