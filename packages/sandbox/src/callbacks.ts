@@ -100,11 +100,9 @@ export function callbackData(
   order: OrderRecord,
   overrides: Partial<Record<string, string>> = {},
 ): Record<string, string> {
-  return {
-    transactionType: 'Sale',
-    ...orderSummary(order),
-    ...overrides,
-  } as Record<string, string>;
+  // Object.assign rather than spreads into a literal: same keys in the same order, without V8's slow
+  // spread path on every callback.
+  return Object.assign({ transactionType: 'Sale' }, orderSummary(order), overrides) as Record<string, string>;
 }
 
 export class CallbackEngine {

@@ -69,11 +69,13 @@ export function pageUrl(context: SandboxContext, page: OrderPage, tradeNo: strin
 
 /** The result `data` of confirmCharge, checkout/payment and local_payment. */
 export function orderView(order: OrderRecord) {
-  return {
-    ...orderSummary(order),
-    redirectUrl: order.orderStatus === 'pending' ? (order.redirectUrl ?? '') : '',
-    riskInfos: '',
-  };
+  // Properties added to the summary rather than spread into a new literal: V8 copies a spread
+  // followed by more properties on a slow path (~2 µs), and this runs on every charge answer.
+  const view: ReturnType<typeof orderSummary> & { redirectUrl?: string; riskInfos?: string } =
+    orderSummary(order);
+  view.redirectUrl = order.orderStatus === 'pending' ? (order.redirectUrl ?? '') : '';
+  view.riskInfos = '';
+  return view as Required<typeof view>;
 }
 
 /**

@@ -32,7 +32,12 @@ function chargeCard(context: SandboxContext, gatewayNo: string, body: ChargeRequ
         `customerPaymentMethodId ${method.customerPaymentMethodId} does not belong to customerId ${body.customerId}`,
       );
     }
-    return { ...method.card, maskCardNo: method.maskCardNo, behaviour: method.behaviour };
+    return {
+      brand: method.card.brand,
+      last4: method.card.last4,
+      maskCardNo: method.maskCardNo,
+      behaviour: method.behaviour,
+    };
   }
   const cardNo = body.customerPaymentMethod?.card.cardNo;
   if (!cardNo) throw new GatewayReply(ERROR_CODES.PARAM_NULL, 'customerPaymentMethod.card.cardNo is missing');
