@@ -3,31 +3,22 @@ import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
 import { CARD_METHOD, type StoreName } from './support/cards';
 import {
-  addFirstProduct,
   CARDS,
-  checkoutToPayment,
   completeSandboxPage,
-  openStore,
   placedOrderReference,
-  registerInBrowser,
+  registeredShopperAtPayment,
   screenshot,
   typeCard,
-  uniqueEmail,
 } from './support/shopper';
 
 const browser = useBrowser();
 
 /** Registered shopper, one product, typed card, Pay pressed. Returns the page and the shopper's email. */
 async function payWithTypedCard(store: StoreName, card: string, label: string) {
-  const email = uniqueEmail(`${label}-${store}`);
-  const page = await openStore(browser(), store);
-  await registerInBrowser(page, email);
-  await page.getByRole('navigation').getByRole('link', { name: 'Products' }).click();
-  await addFirstProduct(page);
-  await checkoutToPayment(page);
-  await typeCard(page, card);
-  await page.getByTestId('pay').click();
-  return { page, email };
+  const shopper = await registeredShopperAtPayment(browser(), store, label);
+  await typeCard(shopper.page, card);
+  await shopper.page.getByTestId('pay').click();
+  return shopper;
 }
 
 async function expectPaidCardOrder(store: StoreName, reference: string, email: string) {

@@ -2,27 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
 import {
-  addFirstProduct,
   CARDS,
-  checkoutToPayment,
-  openStore,
   placedOrderReference,
-  registerInBrowser,
+  registeredShopperAtPayment,
   screenshot,
   typeCard,
-  uniqueEmail,
 } from './support/shopper';
 
 const browser = useBrowser();
 
 describe.each(['medusa', 'vendure'] as const)('%s: declined card, then another card', (store) => {
   it('shows the decline in words, keeps the cart, and the second card places the order', async () => {
-    const email = uniqueEmail(`decline-${store}`);
-    const page = await openStore(browser(), store);
-    await registerInBrowser(page, email);
-    await page.getByRole('navigation').getByRole('link', { name: 'Products' }).click();
-    await addFirstProduct(page);
-    await checkoutToPayment(page);
+    const { page, email } = await registeredShopperAtPayment(browser(), store, 'decline');
 
     await typeCard(page, CARDS.decline);
     await page.getByTestId('pay').click();

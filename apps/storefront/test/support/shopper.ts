@@ -81,18 +81,31 @@ export async function typeCard(page: Page, cardNo: string): Promise<void> {
   await page.getByLabel('Security code').fill('123');
 }
 
-/** A guest with the first product in the cart, on the payment step: where most journeys start. */
-export async function guestOnPaymentStep(
+/** A shopper with the first product in the cart, on the payment step: where most journeys start. */
+async function shopperOnPaymentStep(
   browser: Browser,
   store: StoreName,
   label: string,
+  register: boolean,
 ): Promise<{ page: Page; email: string }> {
   const email = uniqueEmail(`${label}-${store}`);
   const page = await openStore(browser, store);
+  if (register) {
+    await registerInBrowser(page, email);
+    await page.getByRole('navigation').getByRole('link', { name: 'Products' }).click();
+  }
   await addFirstProduct(page);
-  await checkoutToPayment(page, email);
+  // A registered shopper's email is already known to the store.
+  await checkoutToPayment(page, register ? undefined : email);
   return { page, email };
 }
+
+export const guestOnPaymentStep = (browser: Browser, store: StoreName, label: string) =>
+  shopperOnPaymentStep(browser, store, label, false);
+
+/** Typed cards need an account on Medusa (it takes them only by saving them on the customer). */
+export const registeredShopperAtPayment = (browser: Browser, store: StoreName, label: string) =>
+  shopperOnPaymentStep(browser, store, label, true);
 
 /** Chooses a payment option by its test id and presses Pay. */
 export async function payWith(page: Page, choiceTestId: string): Promise<void> {
