@@ -247,19 +247,30 @@ async function main(): Promise<void> {
     const bareStored = medianOf('bare stored');
     const sandboxStored = medianOf('sandbox stored');
 
-    const row = (name: string, base: Measured, value: Measured) =>
+    // Each round's own ratio too: the machine's speed drifts between rounds.
+    const perRound = (baseKey: string, key: string) =>
+      (results.get(key) ?? []).map((m, round) =>
+        (m.rps / (results.get(baseKey)?.[round]?.rps ?? 1)).toFixed(2),
+      );
+    const row = (name: string, base: Measured, value: Measured, rounds: string[]) =>
       [
         `${name.padEnd(19)} bare ${base.rps.toFixed(0).padStart(6)} req/s  sandbox ${value.rps.toFixed(0).padStart(6)} req/s`,
-        `ratio ${(value.rps / base.rps).toFixed(2)}× (goal ≥ 0.50×)`,
+        `ratio ${(value.rps / base.rps).toFixed(2)}× (per round ${rounds.join(' ')}; goal ≥ 0.50×)`,
         `| server CPU/request bare ${base.cpuMicros.toFixed(0)} µs, sandbox ${value.cpuMicros.toFixed(0)} µs`,
         `(capacity ratio ${(base.cpuMicros / value.cpuMicros).toFixed(2)}×)`,
       ].join('  ');
     console.log(
       `signed-request throughput (${DURATION_MS} ms each, ${CONCURRENCY} concurrent, one load generator, medians of ${ROUNDS} interleaved rounds):`,
     );
-    console.log(row('customers.retrieve', bareRetrieve, sandboxRetrieve));
-    console.log(row('confirmCharge card', bareCharge, sandboxCharge));
-    console.log(row('confirmCharge pm_', bareStored, sandboxStored));
+    console.log(
+      row('customers.retrieve', bareRetrieve, sandboxRetrieve, perRound('bare retrieve', 'sandbox retrieve')),
+    );
+    console.log(
+      row('confirmCharge card', bareCharge, sandboxCharge, perRound('bare charge', 'sandbox charge')),
+    );
+    console.log(
+      row('confirmCharge pm_', bareStored, sandboxStored, perRound('bare stored', 'sandbox stored')),
+    );
     console.log(
       '  (card: raw card data + billing details, as a one-off card charge; pm_: a stored method, as a saved-card charge)',
     );
