@@ -16,3 +16,6 @@ const server = createServer((req, res) => {
 server.listen(0, '127.0.0.1', () => {
   process.send?.({ port: (server.address() as AddressInfo).port });
 });
+
+// The bench may die before it kills this process: leave with it rather than linger.
+process.on('disconnect', () => process.exit(0));

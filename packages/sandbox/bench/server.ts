@@ -35,7 +35,8 @@ async function main(): Promise<void> {
     const sandbox = await startSandbox({ port: 0 });
     process.send?.({ url: sandbox.url, gatewayNo: sandbox.gatewayNo, signKey: sandbox.signKey });
   }
-  // A normal exit on SIGTERM lets --cpu-prof write its profile.
+  // A normal exit on SIGTERM lets --cpu-prof write its profile; leave with the bench if it dies first.
+  process.once('disconnect', () => process.exit(0));
   process.once('SIGTERM', () => process.exit(0));
   process.on('message', (message) => {
     if (message === 'cpu') {
