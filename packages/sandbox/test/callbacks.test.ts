@@ -1,52 +1,35 @@
 /** Callback engine: wire format, signature, retries until `success`, redeliver and chaos. */
 import { GatewayClient, phpJsonEncode, verifyCallback } from '@gatewaykit/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { RETRY_SCHEDULE_MS, type Sandbox, startSandbox } from '../src/index.js';
-import { type CallbackReceiver, chargeBody, hostedBody, startReceiver, submitPage } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { RETRY_SCHEDULE_MS, startSandbox } from '../src/index.js';
+import { chargeBody, hostedBody, submitPage, useSandboxWithReceiver } from './helpers.js';
 
-let sb: Sandbox;
-let client: GatewayClient;
-let receiver: CallbackReceiver;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0, callbackTimeScale: 1 / 1000 });
-  client = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: sb.signKey, baseUrl: sb.url });
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await client.close();
-  await sb.close();
-  await receiver.close();
-});
-beforeEach(() => {
-  sb.reset();
-  receiver.received.length = 0;
-  receiver.respond = () => 'success';
-});
+const fx = useSandboxWithReceiver();
 
 const verify = (index: number) => {
-  const callback = receiver.received[index];
+  const callback = fx.receiver.received[index];
   if (!callback) throw new Error(`no callback #${index}`);
   return verifyCallback({
     rawBody: callback.rawBody,
     headers: callback.headers,
-    gatewayNo: sb.gatewayNo,
-    signKey: sb.signKey,
+    gatewayNo: fx.sb.gatewayNo,
+    signKey: fx.sb.signKey,
   });
 };
 
 describe('wire format', () => {
   it('POSTs PHP-style JSON {type, data} with string values, signed UPPERCASE with version V2022-03', async () => {
     const body = {
-      ...chargeBody({ callbackUrl: receiver.url }),
+      ...chargeBody({ callbackUrl: fx.receiver.url }),
       orderNo: 'A/1-é',
       remark: 'café http://x/y',
     };
-    await client.charges.confirm(body);
-    await sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
-    const [callback] = receiver.received;
+    await fx.client.charges.confirm(body);
+    await fx.sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
+    const [callback] = fx.receiver.received;
     expect(callback?.headers['content-type']).toBe('application/json');
     expect(callback?.headers['version']).toBe('V2022-03');
-    expect(callback?.headers['gateway-no']).toBe(sb.gatewayNo);
+    expect(callback?.headers['gateway-no']).toBe(fx.sb.gatewayNo);
     expect(callback?.headers['sign-info']).toMatch(/^[0-9A-F]{64}$/);
     const parsed = JSON.parse(callback?.rawBody ?? '{}') as { type: string; data: Record<string, unknown> };
     // Exactly what PHP's json_encode(…, JSON_UNESCAPED_UNICODE) produces: `\/` and raw non-ASCII.
@@ -66,19 +49,19 @@ describe('wire format', () => {
   });
 
   it('sends pending then success for the pending card', async () => {
-    const body = chargeBody({ cardNo: '4000000000000077', callbackUrl: receiver.url });
-    await client.charges.confirm(body);
-    sb.clock.advance(5000);
-    await sb.waitForCallbacks(
+    const body = chargeBody({ cardNo: '4000000000000077', callbackUrl: fx.receiver.url });
+    await fx.client.charges.confirm(body);
+    fx.sb.clock.advance(5000);
+    await fx.sb.waitForCallbacks(
       (all) => all.length === 2 && all.every((delivery) => delivery.state === 'delivered'),
     );
-    const types = receiver.received.map((_, index) => verify(index).type).sort();
+    const types = fx.receiver.received.map((_, index) => verify(index).type).sort();
     expect(types).toEqual(['transaction.pending', 'transaction.success']);
   });
 
   it('sends a fail callback for a declined card', async () => {
-    await client.charges.confirm(chargeBody({ cardNo: '4000000000009995', callbackUrl: receiver.url }));
-    await sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
+    await fx.client.charges.confirm(chargeBody({ cardNo: '4000000000009995', callbackUrl: fx.receiver.url }));
+    await fx.sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
     expect(verify(0)).toMatchObject({
       type: 'transaction.fail',
       data: { orderStatus: 'fail', orderInfo: 'Card declined' },
@@ -88,31 +71,31 @@ describe('wire format', () => {
 
 describe('retries', () => {
   it('retries until the receiver answers success (any case, trimmed), re-signing each attempt', async () => {
-    receiver.respond = (index) => (index < 3 ? 'fail' : '  SUCCESS\n');
-    await client.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
-    const [delivery] = await sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
+    fx.receiver.respond = (index) => (index < 3 ? 'fail' : '  SUCCESS\n');
+    await fx.client.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
+    const [delivery] = await fx.sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
     expect(delivery?.attempts.map((attempt) => attempt.result)).toEqual([
       'rejected',
       'rejected',
       'rejected',
       'delivered',
     ]);
-    expect(receiver.received).toHaveLength(4);
-    expect(new Set(receiver.received.map((callback) => callback.headers['request-id'])).size).toBe(4);
+    expect(fx.receiver.received).toHaveLength(4);
+    expect(new Set(fx.receiver.received.map((callback) => callback.headers['request-id'])).size).toBe(4);
     for (let index = 0; index < 4; index++) expect(verify(index).type).toBe('transaction.success');
-    expect(new Set(receiver.received.map((callback) => callback.rawBody)).size).toBe(1);
+    expect(new Set(fx.receiver.received.map((callback) => callback.rawBody)).size).toBe(1);
   });
 
   it('follows the 15-attempt schedule on the virtual clock, then gives up', async () => {
     const slow = await startSandbox({ port: 0, callbackTimeScale: 1 });
     try {
-      receiver.respond = () => 'not yet';
+      fx.receiver.respond = () => 'not yet';
       const slowClient = new GatewayClient({
         gatewayNo: slow.gatewayNo,
         signKey: slow.signKey,
         baseUrl: slow.url,
       });
-      await slowClient.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
+      await slowClient.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
       await slowClient.close();
       for (let attempt = 1; attempt < 15; attempt++) {
         const [delivery] = await slow.waitForCallbacks(
@@ -152,35 +135,37 @@ describe('retries', () => {
   });
 
   it('redelivers by hand through the control API', async () => {
-    await client.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
-    const [delivery] = await sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
-    const response = await fetch(`${sb.url}/_sandbox/callbacks/${delivery?.id}/redeliver`, {
+    await fx.client.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
+    const [delivery] = await fx.sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
+    const response = await fetch(`${fx.sb.url}/_sandbox/callbacks/${delivery?.id}/redeliver`, {
       method: 'POST',
     });
     expect(response.status).toBe(200);
     const after = (await response.json()) as { attempts: { manual: boolean; result: string }[] };
     expect(after.attempts.at(-1)).toMatchObject({ manual: true, result: 'delivered' });
-    expect(receiver.received).toHaveLength(2);
+    expect(fx.receiver.received).toHaveLength(2);
     expect(verify(1).type).toBe('transaction.success');
-    expect((await fetch(`${sb.url}/_sandbox/callbacks/nope/redeliver`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`${fx.sb.url}/_sandbox/callbacks/nope/redeliver`, { method: 'POST' })).status).toBe(
+      404,
+    );
   });
 });
 
 describe('chaos', () => {
   it('delivers N copies concurrently', async () => {
-    sb.setChaos({ copies: 3 });
-    await client.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
-    await sb.waitForCallbacks(
+    fx.sb.setChaos({ copies: 3 });
+    await fx.client.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
+    await fx.sb.waitForCallbacks(
       (all) => all.length === 3 && all.every((delivery) => delivery.state === 'delivered'),
     );
-    expect(receiver.received).toHaveLength(3);
-    expect(new Set(receiver.received.map((callback) => callback.rawBody)).size).toBe(1);
+    expect(fx.receiver.received).toHaveLength(3);
+    expect(new Set(fx.receiver.received.map((callback) => callback.rawBody)).size).toBe(1);
   });
 
   it('sends a stale fail after the success (out of order)', async () => {
-    sb.setChaos({ outOfOrder: true });
-    await client.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
-    await sb.waitForCallbacks(
+    fx.sb.setChaos({ outOfOrder: true });
+    await fx.client.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
+    await fx.sb.waitForCallbacks(
       (all) => all.length === 2 && all.every((delivery) => delivery.state === 'delivered'),
     );
     expect(verify(0).type).toBe('transaction.success');
@@ -188,31 +173,31 @@ describe('chaos', () => {
   });
 
   it('drops a callback (recorded, never sent) until redelivered by hand', async () => {
-    sb.setChaos({ drop: true });
-    await client.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
-    const [delivery] = sb.callbacks();
+    fx.sb.setChaos({ drop: true });
+    await fx.client.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
+    const [delivery] = fx.sb.callbacks();
     expect(delivery?.state).toBe('dropped');
-    expect(receiver.received).toHaveLength(0);
-    await sb.redeliver(delivery?.id ?? '');
-    expect(sb.callbacks()[0]?.state).toBe('delivered');
-    expect(receiver.received).toHaveLength(1);
+    expect(fx.receiver.received).toHaveLength(0);
+    await fx.sb.redeliver(delivery?.id ?? '');
+    expect(fx.sb.callbacks()[0]?.state).toBe('delivered');
+    expect(fx.receiver.received).toHaveLength(1);
   });
 
   it('delays a callback until the delay passes on the clock', async () => {
-    sb.setChaos({ delayMs: 3_600_000 });
-    await client.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
-    expect(sb.callbacks()[0]?.state).toBe('scheduled');
-    expect(receiver.received).toHaveLength(0);
-    sb.clock.advance(3_600_000);
-    await sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
-    expect(receiver.received).toHaveLength(1);
+    fx.sb.setChaos({ delayMs: 3_600_000 });
+    await fx.client.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
+    expect(fx.sb.callbacks()[0]?.state).toBe('scheduled');
+    expect(fx.receiver.received).toHaveLength(0);
+    fx.sb.clock.advance(3_600_000);
+    await fx.sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
+    expect(fx.receiver.received).toHaveLength(1);
   });
 
   it('before-return: the browser is sent back only after the callback was answered', async () => {
-    sb.setChaos({ timing: 'before-return' });
+    fx.sb.setChaos({ timing: 'before-return' });
     let release: (value: string) => void = () => {};
-    receiver.respond = () => new Promise<string>((resolve) => (release = resolve));
-    const pre = await client.checkout.createPayment(hostedBody({ callbackUrl: receiver.url }));
+    fx.receiver.respond = () => new Promise<string>((resolve) => (release = resolve));
+    const pre = await fx.client.checkout.createPayment(hostedBody({ callbackUrl: fx.receiver.url }));
     let returned = false;
     const post = submitPage(pre.redirectUrl ?? '', {
       outcome: 'success',
@@ -224,40 +209,40 @@ describe('chaos', () => {
       returned = true;
       return response;
     });
-    await sb.waitForCallbacks(() => receiver.received.length === 1);
+    await fx.sb.waitForCallbacks(() => fx.receiver.received.length === 1);
     expect(returned).toBe(false);
     release('success');
     expect((await post).status).toBe(303);
   });
 
   it('after-return: the callback starts only once the 303 was written', async () => {
-    sb.setChaos({ timing: 'after-return' });
-    const pre = await client.localPayments.create(
-      hostedBody({ paymentMethod: 'ideal', callbackUrl: receiver.url }),
+    fx.sb.setChaos({ timing: 'after-return' });
+    const pre = await fx.client.localPayments.create(
+      hostedBody({ paymentMethod: 'ideal', callbackUrl: fx.receiver.url }),
     );
     const response = await submitPage(pre.redirectUrl ?? '', { outcome: 'success' });
     expect(response.status).toBe(303);
-    const [delivery] = await sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
-    const order = sb.order(pre.orderNo);
+    const [delivery] = await fx.sb.waitForCallbacks((all) => all[0]?.state === 'delivered');
+    const order = fx.sb.order(pre.orderNo);
     expect(Date.parse(delivery?.attempts[0]?.at ?? '')).toBeGreaterThanOrEqual(
       Date.parse(order?.returnedAt ?? 'x'),
     );
   });
 
   it('is set, read and cleared through the control API, which validates it', async () => {
-    const set = await fetch(`${sb.url}/_sandbox/chaos`, {
+    const set = await fetch(`${fx.sb.url}/_sandbox/chaos`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ copies: 2, outOfOrder: true, timing: 'after-return' }),
     });
     expect(await set.json()).toEqual({ copies: 2, outOfOrder: true, timing: 'after-return' });
-    const bad = await fetch(`${sb.url}/_sandbox/chaos`, {
+    const bad = await fetch(`${fx.sb.url}/_sandbox/chaos`, {
       method: 'POST',
       body: JSON.stringify({ timing: 'sideways' }),
     });
     expect(bad.status).toBe(400);
-    await fetch(`${sb.url}/_sandbox/chaos`, { method: 'DELETE' });
-    expect(await (await fetch(`${sb.url}/_sandbox/chaos`)).json()).toEqual({});
+    await fetch(`${fx.sb.url}/_sandbox/chaos`, { method: 'DELETE' });
+    expect(await (await fetch(`${fx.sb.url}/_sandbox/chaos`)).json()).toEqual({});
   });
 });
 
@@ -273,11 +258,11 @@ describe('merchants and public URL', () => {
     });
     const second = new GatewayClient({ gatewayNo: '22220002', signKey: 'second-key', baseUrl: multi.url });
     try {
-      const pre = await second.checkout.createPayment(hostedBody({ callbackUrl: receiver.url }));
+      const pre = await second.checkout.createPayment(hostedBody({ callbackUrl: fx.receiver.url }));
       expect(pre.redirectUrl).toBe(`https://pay.sandbox.test/pay/checkout/${pre.tradeNo}`);
-      await second.charges.confirm(chargeBody({ callbackUrl: receiver.url }));
+      await second.charges.confirm(chargeBody({ callbackUrl: fx.receiver.url }));
       await multi.waitForCallbacks((all) => all[0]?.state === 'delivered');
-      const callback = receiver.received[0];
+      const callback = fx.receiver.received[0];
       expect(callback?.headers['gateway-no']).toBe('22220002');
       const event = verifyCallback({
         rawBody: callback?.rawBody ?? '',

@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { signRequest } from '@gatewaykit/core';
-import type { Sandbox } from '../src/index.js';
+import { GatewayClient, signRequest } from '@gatewaykit/core';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { type Sandbox, startSandbox } from '../src/index.js';
 
 export interface RawCall {
   method?: string;
@@ -102,6 +103,40 @@ export async function startReceiver(): Promise<CallbackReceiver> {
       server.close(() => resolve());
     });
   return receiver;
+}
+
+export interface SandboxWithReceiver {
+  sb: Sandbox;
+  client: GatewayClient;
+  receiver: CallbackReceiver;
+}
+
+/**
+ * One sandbox, a client of it and a callback receiver for the whole test file, reset before each test.
+ * The fields are set in beforeAll: read them inside tests, not at module level.
+ */
+export function useSandboxWithReceiver(): SandboxWithReceiver {
+  const fixture = {} as SandboxWithReceiver;
+  beforeAll(async () => {
+    fixture.sb = await startSandbox({ port: 0 });
+    fixture.client = new GatewayClient({
+      gatewayNo: fixture.sb.gatewayNo,
+      signKey: fixture.sb.signKey,
+      baseUrl: fixture.sb.url,
+    });
+    fixture.receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await fixture.client.close();
+    await fixture.sb.close();
+    await fixture.receiver.close();
+  });
+  beforeEach(() => {
+    fixture.sb.reset();
+    fixture.receiver.received.length = 0;
+    fixture.receiver.respond = () => 'success';
+  });
+  return fixture;
 }
 
 export const billingDetail = {

@@ -1,27 +1,9 @@
 /** Hosted pages driven like a script would: form posts, 303 to returnUrl, signed return, callback. */
-import { GatewayClient, signReturn, verifyCallback, verifyReturn } from '@gatewaykit/core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type Sandbox, startSandbox } from '../src/index.js';
-import { type CallbackReceiver, chargeBody, hostedBody, startReceiver, submitPage } from './helpers.js';
+import { signReturn, verifyCallback, verifyReturn } from '@gatewaykit/core';
+import { describe, expect, it } from 'vitest';
+import { chargeBody, hostedBody, submitPage, useSandboxWithReceiver } from './helpers.js';
 
-let sb: Sandbox;
-let client: GatewayClient;
-let receiver: CallbackReceiver;
-beforeAll(async () => {
-  sb = await startSandbox({ port: 0 });
-  client = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: sb.signKey, baseUrl: sb.url });
-  receiver = await startReceiver();
-});
-afterAll(async () => {
-  await client.close();
-  await sb.close();
-  await receiver.close();
-});
-beforeEach(() => {
-  sb.reset();
-  receiver.received.length = 0;
-  receiver.respond = () => 'success';
-});
+const fx = useSandboxWithReceiver();
 
 function returned(response: Response): URL {
   expect(response.status).toBe(303);
@@ -30,7 +12,7 @@ function returned(response: Response): URL {
 
 /** Checks the return signature by recomputing it, and with core's verifyReturn. */
 function verified(location: URL) {
-  const fields = verifyReturn({ query: location.searchParams, signKey: sb.signKey });
+  const fields = verifyReturn({ query: location.searchParams, signKey: fx.sb.signKey });
   const recomputed = signReturn(
     Object.fromEntries(
       [
@@ -47,7 +29,7 @@ function verified(location: URL) {
         'tradeNo',
       ].map((name) => [name, location.searchParams.get(name) ?? '']),
     ) as Parameters<typeof signReturn>[0],
-    sb.signKey,
+    fx.sb.signKey,
   );
   expect(location.searchParams.get('signInfo')).toBe(recomputed);
   expect(recomputed).toBe(recomputed.toUpperCase());
@@ -55,22 +37,22 @@ function verified(location: URL) {
 }
 
 async function callbackFor(orderNo: string) {
-  await sb.waitForCallbacks((all) =>
+  await fx.sb.waitForCallbacks((all) =>
     all.some((delivery) => delivery.orderNo === orderNo && delivery.state === 'delivered'),
   );
-  const raw = receiver.received.find((callback) => callback.rawBody.includes(orderNo));
+  const raw = fx.receiver.received.find((callback) => callback.rawBody.includes(orderNo));
   expect(raw).toBeDefined();
   return verifyCallback({
     rawBody: raw?.rawBody ?? '',
     headers: raw?.headers ?? {},
-    gatewayNo: sb.gatewayNo,
-    signKey: sb.signKey,
+    gatewayNo: fx.sb.gatewayNo,
+    signKey: fx.sb.signKey,
   });
 }
 
 describe('3-D Secure challenge page', () => {
   it('renders one form posting to its own URL with the three outcome buttons', async () => {
-    const charge = await client.charges.confirm(chargeBody({ cardNo: '4000002500003155' }));
+    const charge = await fx.client.charges.confirm(chargeBody({ cardNo: '4000002500003155' }));
     const html = await (await fetch(charge.redirectUrl ?? '')).text();
     expect(html.match(/<form /g)).toHaveLength(1);
     expect(html).toContain(`action="${charge.redirectUrl}"`);
@@ -79,8 +61,8 @@ describe('3-D Secure challenge page', () => {
   });
 
   it('success → 303 to returnUrl with a verifiable signature, keeping merchant params, and a success callback', async () => {
-    const body = chargeBody({ cardNo: '4000002500003155', callbackUrl: receiver.url });
-    const charge = await client.charges.confirm(body);
+    const body = chargeBody({ cardNo: '4000002500003155', callbackUrl: fx.receiver.url });
+    const charge = await fx.client.charges.confirm(body);
     const location = returned(await submitPage(charge.redirectUrl ?? '', { outcome: 'success' }));
     expect(location.origin + location.pathname).toBe('https://shop.example/return');
     expect(location.searchParams.get('cart')).toBe('42');
@@ -105,35 +87,35 @@ describe('3-D Secure challenge page', () => {
   });
 
   it('fail → return with orderStatus fail and a fail callback', async () => {
-    const body = chargeBody({ cardNo: '4000002500003155', callbackUrl: receiver.url });
-    const charge = await client.charges.confirm(body);
+    const body = chargeBody({ cardNo: '4000002500003155', callbackUrl: fx.receiver.url });
+    const charge = await fx.client.charges.confirm(body);
     const fields = verified(returned(await submitPage(charge.redirectUrl ?? '', { outcome: 'fail' })));
     expect(fields.orderStatus).toBe('fail');
     expect((await callbackFor(body.orderNo)).type).toBe('transaction.fail');
   });
 
   it('4000000000003220 fails even when the challenge is completed', async () => {
-    const charge = await client.charges.confirm(chargeBody({ cardNo: '4000000000003220' }));
+    const charge = await fx.client.charges.confirm(chargeBody({ cardNo: '4000000000003220' }));
     const fields = verified(returned(await submitPage(charge.redirectUrl ?? '', { outcome: 'success' })));
     expect(fields.orderStatus).toBe('fail');
     expect(fields.orderInfo).toContain('3-D Secure');
   });
 
   it('a repeated post returns the same final result without a second callback', async () => {
-    const body = chargeBody({ cardNo: '4000002500003155', callbackUrl: receiver.url });
-    const charge = await client.charges.confirm(body);
+    const body = chargeBody({ cardNo: '4000002500003155', callbackUrl: fx.receiver.url });
+    const charge = await fx.client.charges.confirm(body);
     const first = returned(await submitPage(charge.redirectUrl ?? '', { outcome: 'success' }));
     const second = returned(await submitPage(charge.redirectUrl ?? '', { outcome: 'fail' }));
     expect(second.searchParams.get('orderStatus')).toBe('success');
     expect(second.searchParams.get('signInfo')).toBe(first.searchParams.get('signInfo'));
     await callbackFor(body.orderNo);
-    expect(sb.callbacks().filter((delivery) => delivery.orderNo === body.orderNo)).toHaveLength(1);
+    expect(fx.sb.callbacks().filter((delivery) => delivery.orderNo === body.orderNo)).toHaveLength(1);
   });
 });
 
 describe('hosted card page', () => {
   async function page() {
-    const pre = await client.checkout.createPayment(hostedBody({ callbackUrl: receiver.url }));
+    const pre = await fx.client.checkout.createPayment(hostedBody({ callbackUrl: fx.receiver.url }));
     return { pre, url: pre.redirectUrl ?? '' };
   }
   const cardFields = (cardNo: string) => ({
@@ -163,15 +145,15 @@ describe('hosted card page', () => {
     const event = await callbackFor(pre.orderNo);
     expect(event.data.orderStatus).toBe(status);
     expect(event.data.maskCardNo).toBe(fields.maskCardNo);
-    expect(JSON.stringify(sb.state())).not.toContain(cardNo);
+    expect(JSON.stringify(fx.sb.state())).not.toContain(cardNo);
   });
 
   it('4000000000000077 returns pending and succeeds later by callback only', async () => {
     const { pre, url } = await page();
     const fields = verified(returned(await submitPage(url, cardFields('4000000000000077'))));
     expect(fields.orderStatus).toBe('pending');
-    sb.clock.advance(5000);
-    await sb.waitForCallbacks((all) =>
+    fx.sb.clock.advance(5000);
+    await fx.sb.waitForCallbacks((all) =>
       all.some(
         (delivery) =>
           delivery.type === 'transaction.success' &&
@@ -179,7 +161,7 @@ describe('hosted card page', () => {
           delivery.state === 'delivered',
       ),
     );
-    expect(sb.order(pre.orderNo)?.orderStatus).toBe('success');
+    expect(fx.sb.order(pre.orderNo)?.orderStatus).toBe('success');
   });
 
   it('re-renders with an error (400) for bad card fields, without echoing them', async () => {
@@ -201,7 +183,7 @@ describe('hosted card page', () => {
   });
 
   it('abandon never returns when the control API says so (the callback still comes)', async () => {
-    await fetch(`${sb.url}/_sandbox/chaos`, {
+    await fetch(`${fx.sb.url}/_sandbox/chaos`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ noReturn: 'abandon' }),
@@ -211,18 +193,18 @@ describe('hosted card page', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain('close this window');
     expect((await callbackFor(pre.orderNo)).type).toBe('transaction.fail');
-    expect(sb.order(pre.orderNo)?.returnedAt).toBeUndefined();
+    expect(fx.sb.order(pre.orderNo)?.returnedAt).toBeUndefined();
   });
 
   it('unknown pages answer 404', async () => {
-    expect((await fetch(`${sb.url}/pay/checkout/nope`)).status).toBe(404);
+    expect((await fetch(`${fx.sb.url}/pay/checkout/nope`)).status).toBe(404);
   });
 });
 
 describe('local method page', () => {
   it('success and fail outcomes return signed results with an empty maskCardNo', async () => {
-    const ok = await client.localPayments.create(
-      hostedBody({ paymentMethod: 'alipay', callbackUrl: receiver.url }),
+    const ok = await fx.client.localPayments.create(
+      hostedBody({ paymentMethod: 'alipay', callbackUrl: fx.receiver.url }),
     );
     const html = await (await fetch(ok.redirectUrl ?? '')).text();
     expect(html).toContain('Alipay');
@@ -230,7 +212,7 @@ describe('local method page', () => {
     expect(fields).toMatchObject({ orderStatus: 'success', maskCardNo: '' });
     expect((await callbackFor(ok.orderNo)).type).toBe('transaction.success');
 
-    const ko = await client.localPayments.create(hostedBody({ paymentMethod: 'KLARNA' }));
+    const ko = await fx.client.localPayments.create(hostedBody({ paymentMethod: 'KLARNA' }));
     expect(verified(returned(await submitPage(ko.redirectUrl ?? '', { outcome: 'fail' }))).orderStatus).toBe(
       'fail',
     );
