@@ -2,7 +2,7 @@ import { signReturn } from '@gatewaykit/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
-import { callbackUrl, postSignedCallback } from './support/callbacks';
+import { callbackUrl, deliveredCallbacks, postSignedCallback } from './support/callbacks';
 import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -36,11 +36,7 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     const { order, started } = await hostedOrder();
     const back = await completeRedirect(started.url, 'success');
     expect(back.returnUrl).toBeNull();
-    const deliveries = await stack.sandbox.waitForCallbacks(
-      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 20,
-      20_000,
-    );
-    const mine = deliveries.filter((c) => c.orderNo === started.orderNo);
+    const mine = await deliveredCallbacks(stack.sandbox, started.orderNo, 20);
     expect(mine.length).toBeGreaterThanOrEqual(20);
     expect(mine.every((c) => c.attempts.at(-1)?.response === 'success')).toBe(true);
     const paid = await adminOrder(stack.admin, order.id);
@@ -53,10 +49,7 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     stack.sandbox.setChaos({ outOfOrder: true, noReturn: 'always' });
     const { order, started } = await hostedOrder();
     await completeRedirect(started.url, 'success');
-    await stack.sandbox.waitForCallbacks(
-      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 2,
-      20_000,
-    );
+    await deliveredCallbacks(stack.sandbox, started.orderNo, 2);
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
@@ -68,10 +61,7 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
       const { order, started } = await hostedOrder();
       const back = await completeRedirect(started.url, 'success');
       expect(back.storefrontLocation).toContain('payment=succeeded');
-      await stack.sandbox.waitForCallbacks(
-        (d) => d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
-        20_000,
-      );
+      await deliveredCallbacks(stack.sandbox, started.orderNo);
       const paid = await adminOrder(stack.admin, order.id);
       expect(paid.state).toBe('PaymentSettled');
       expect(paid.payments).toHaveLength(1);

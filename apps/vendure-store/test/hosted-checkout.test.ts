@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
-import { callbackUrl, postSignedCallback } from './support/callbacks';
+import { callbackUrl, deliveredCallbacks, postSignedCallback } from './support/callbacks';
 import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -31,10 +31,7 @@ describe('hosted checkout through the real server and sandbox', () => {
     expect(back.storefrontLocation).toContain(`/order-confirmation/${order.code}`);
     expect(back.storefrontLocation).toContain('payment=succeeded');
 
-    await stack.sandbox.waitForCallbacks(
-      (d) => d.some((c) => c.orderNo === started.orderNo && c.state === 'delivered'),
-      20_000,
-    );
+    await deliveredCallbacks(stack.sandbox, started.orderNo);
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments).toHaveLength(1);

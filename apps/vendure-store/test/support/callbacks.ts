@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { GATEWAY_API_VERSION, phpJsonEncode, signCallback } from '@gatewaykit/core';
+import type { CallbackDelivery, Sandbox } from '@gatewaykit/sandbox';
 
 export interface SignedCallbackOptions {
   url: string;
@@ -43,4 +44,17 @@ export async function postSignedCallback(
 
 export function callbackUrl(baseUrl: string, channelToken: string, methodCode: string): string {
   return `${baseUrl}/payments/gatewaykit/callback/${channelToken}/${methodCode}`;
+}
+
+/** Waits until the sandbox has delivered `count` callbacks of `orderNo`; returns all that order's deliveries. */
+export async function deliveredCallbacks(
+  sandbox: Sandbox,
+  orderNo: string,
+  count = 1,
+): Promise<CallbackDelivery[]> {
+  const deliveries = await sandbox.waitForCallbacks(
+    (d) => d.filter((c) => c.orderNo === orderNo && c.state === 'delivered').length >= count,
+    20_000,
+  );
+  return deliveries.filter((c) => c.orderNo === orderNo);
 }
