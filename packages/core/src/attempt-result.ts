@@ -38,6 +38,11 @@ const final = (error: GatewayError): AttemptResult => ({ ok: false, error, retry
 /** Appended to errors of changes that may have reached the gateway: sending again could apply them twice. */
 const MAYBE_APPLIED = 'the change may or may not have been applied; check its state before sending it again';
 
+/** After the request may have arrived: a read is retried, any other call says it may have been applied. */
+const mayHaveArrivedNote = (read: boolean) => (read ? '' : `; ${MAYBE_APPLIED}`);
+const retryIfRead = (read: boolean, error: GatewayError): AttemptResult =>
+  read ? retryable(error) : final(error);
+
 function unknownOutcome(ctx: AttemptContext, reason: string, cause?: unknown): AttemptResult {
   const { name } = ctx.operation;
   return final(
@@ -64,14 +69,14 @@ export function resultOfTransportError(ctx: AttemptContext, error: unknown): Att
   }
   if (ctx.callerAborted) {
     if (moneyMoving) return unknownOutcome(ctx, 'aborted by the caller after sending', error);
-    const note = read ? '' : `; ${MAYBE_APPLIED}`;
+    const note = mayHaveArrivedNote(read);
     return final(new GatewayError(`${name}: aborted by the caller${note}`, { ...options, code: 'ABORTED' }));
   }
   if (moneyMoving) {
     const reason = isTimeout(error) ? `no answer within ${ctx.timeoutMs} ms` : describeNetworkError(error);
     return unknownOutcome(ctx, reason, error);
   }
-  const note = read ? '' : `; ${MAYBE_APPLIED}`;
+  const note = mayHaveArrivedNote(read);
   const errorOptions = { ...options, retryable: read };
   const failure = isTimeout(error)
     ? new GatewayTimeoutError(`${name}: no answer within ${ctx.timeoutMs} ms${note}`, errorOptions)
@@ -79,7 +84,7 @@ export function resultOfTransportError(ctx: AttemptContext, error: unknown): Att
         `${name}: connection failed (${describeNetworkError(error)})${note}`,
         errorOptions,
       );
-  return read ? retryable(failure) : final(failure);
+  return retryIfRead(read, failure);
 }
 
 /** An answer arrived: read the envelope and its code. */
@@ -94,7 +99,7 @@ export function resultOfAnswer(ctx: AttemptContext, status: number, text: string
   if (!envelope || (status >= 500 && !isSuccessCode(envelope.code))) {
     if (moneyMoving) return unknownOutcome(ctx, `HTTP ${status} without a readable result`);
     // A 5xx or an unreadable answer does not say whether a change was made.
-    const note = read ? '' : `; ${MAYBE_APPLIED}`;
+    const note = mayHaveArrivedNote(read);
     const options = { requestId: ctx.requestId, httpStatus: status, retryable: read };
     let error: GatewayError;
     if (envelope) {
@@ -113,7 +118,7 @@ export function resultOfAnswer(ctx: AttemptContext, status: number, text: string
         options,
       );
     }
-    return read ? retryable(error) : final(error);
+    return retryIfRead(read, error);
   }
   if (!isSuccessCode(envelope.code))
     return final(
