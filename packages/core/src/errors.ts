@@ -2,6 +2,7 @@
  * Error hierarchy of the client. Every error thrown by @gatewaykit/core extends GatewayError, carries
  * the gateway's `code` when there is one, and never carries card data or the sign key in its message.
  */
+import { redactText } from './redact.js';
 
 export interface GatewayErrorOptions {
   code?: string | undefined;
@@ -22,7 +23,8 @@ export class GatewayError extends Error {
   readonly [GATEWAY_ERROR_MARK] = true;
 
   constructor(message: string, options: GatewayErrorOptions = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    // Messages quote the gateway and callers' values: redacted here, once, for every error class.
+    super(redactText(message), options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'GatewayError';
     this.code = options.code;
     this.httpStatus = options.httpStatus;

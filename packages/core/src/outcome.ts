@@ -136,9 +136,9 @@ export function assertAmountMatches(
     currency.toUpperCase() === expectedCurrency.toUpperCase() &&
     sameOrderAmount(amount, expectedOrderAmount, expectedCurrency.toUpperCase());
   if (!ok) {
-    // The reported values come from a callback or return: redacted like any gateway text.
+    // The reported values come from a callback or return (GatewayError redacts its message).
     throw new GatewayError(
-      `Amount mismatch: the gateway reported ${redactText(`${amount ?? '?'} ${currency ?? '?'}`)} but ${expectedOrderAmount} ${expectedCurrency.toUpperCase()} was expected`,
+      `Amount mismatch: the gateway reported ${amount ?? '?'} ${currency ?? '?'} but ${expectedOrderAmount} ${expectedCurrency.toUpperCase()} was expected`,
       { code: 'AMOUNT_MISMATCH' },
     );
   }

@@ -226,7 +226,8 @@ export async function startPayment(client: GatewayClient, attempt: PaymentAttemp
     return outcomeFromOrderFields(result, attempt.orderNo);
   } catch (error) {
     if (error instanceof GatewayValidationError) throw error;
-    // The reason is stored as platform data and can quote the gateway: redacted (error path only).
+    // The reason is stored as platform data. GatewayErrors come redacted; anything else thrown here
+    // (a bug, a dispatcher's own error) is redacted now.
     const reason = redactText(error instanceof Error ? error.message : String(error));
     if (error instanceof UnknownOutcomeError) return { status: 'unknown', orderNo: attempt.orderNo, reason };
     if (isGatewayError(error) && error.code === DUPLICATE_ORDER_CODE) {

@@ -9,11 +9,10 @@ import {
   type GatewayError,
   type GatewayErrorOptions,
 } from './errors.js';
-import { redactText } from './redact.js';
 
 /**
- * `message` is the gateway's own text: it can echo request fields (a P0001 naming the bad cardNo),
- * so it is redacted before it becomes part of an error message that callers log or store.
+ * `message` is the gateway's own text: it can echo request fields (a P0001 naming the bad cardNo);
+ * GatewayError redacts it with the rest of the message.
  */
 export function errorForCode(
   code: string,
@@ -21,7 +20,7 @@ export function errorForCode(
   options: GatewayErrorOptions,
   note = '',
 ): GatewayError {
-  const text = `Gateway refused the request: ${redactText(code)} ${redactText(message)}`.trim() + note;
+  const text = `Gateway refused the request: ${code} ${message}`.trim() + note;
   const withCode = { ...options, code };
   switch (code) {
     case ERROR_CODES.MERCHANT:

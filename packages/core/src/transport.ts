@@ -11,7 +11,6 @@ import { GatewayError } from './errors.js';
 import { exchange } from './http-exchange.js';
 import type { GatewayLogger } from './logger.js';
 import { buildOperationPath, type OperationDefinition } from './operations.js';
-import { redactText } from './redact.js';
 import { newRequestId } from './request-id.js';
 import { signRequest } from './signing.js';
 
@@ -158,16 +157,14 @@ export class SignedTransport {
         });
         return { data: result.data, code: result.code, requestId };
       }
+      // A GatewayError's message is already redacted (its constructor), so it can be logged as is.
       const { error } = result;
-      // Messages can quote the gateway or a network error: redacted once more for the logger, on this
-      // error path only, so no logger ever receives card data whatever built the message.
-      const logged = config.logger ? redactText(error.message) : '';
       config.logger?.({
         type: 'error',
         operation: operation.name,
         requestId,
         attempt,
-        error: logged,
+        error: error.message,
         durationMs,
       });
       const delay = config.retryBaseDelayMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2);
@@ -179,7 +176,7 @@ export class SignedTransport {
         requestId: error.requestId ?? '',
         attempt,
         delayMs: Math.round(delay),
-        reason: logged,
+        reason: error.message,
       });
       await sleep(delay, call.signal);
     }

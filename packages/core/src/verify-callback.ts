@@ -5,7 +5,6 @@
  */
 import { SignatureVerificationError } from './errors.js';
 import { type HeaderSource, readHeader } from './headers.js';
-import { redactText } from './redact.js';
 import { type CallbackEvent, callbackEventSchema } from './schemas/callbacks.js';
 import { buildCallbackSignString, hmacSha256Hex, phpJsonEncode, safeEqualHex } from './signing.js';
 
@@ -57,10 +56,7 @@ export function verifyCallback(input: VerifyCallbackInput): VerifiedCallback {
     fail('the request-id, request-time, version and sign-info headers are required', 'CALLBACK_HEADERS');
   }
   if (headerGatewayNo && headerGatewayNo !== input.gatewayNo) {
-    fail(
-      `it is addressed to gateway ${redactText(headerGatewayNo)}, not to this merchant's gateway`,
-      'CALLBACK_GATEWAY',
-    );
+    fail(`it is addressed to gateway ${headerGatewayNo}, not to this merchant's gateway`, 'CALLBACK_GATEWAY');
   }
   const requestTime = Number(requestTimeText);
   const now = input.now ?? Date.now();
