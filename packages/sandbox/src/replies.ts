@@ -1,6 +1,5 @@
 /** The gateway's envelope and the error replies the sandbox gives (reference/gateway.md §5). */
-import { DUPLICATE_ORDER_CODE, ERROR_CODES } from './core.js';
-import { redactText } from './redact.js';
+import { DUPLICATE_ORDER_CODE, ERROR_CODES, redactText } from './core.js';
 
 /** Business code for a second charge of an orderNo that already succeeded (the gateway's "Duplicate Order", I0061). */
 export { DUPLICATE_ORDER_CODE };

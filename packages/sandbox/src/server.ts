@@ -9,14 +9,13 @@ import { type CallbackChaos, type CallbackDelivery, CallbackEngine } from './cal
 import { VirtualClock } from './clock.js';
 import { isoAt, type SandboxContext } from './context.js';
 import { handleControl, moveClock, resetSandbox, type SandboxState, stateDump } from './control.js';
-import { ERROR_CODES } from './core.js';
+import { ERROR_CODES, redactBody, redactText } from './core.js';
 import { renderDashboard } from './dashboard.js';
 import { type FaultInput, FaultRegistry, type FaultRule } from './faults.js';
 import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
 import { newShortId } from './ids.js';
 import { runOperation } from './operations/index.js';
 import { handlePage } from './pages.js';
-import { redactBody, redactText } from './redact.js';
 import { type Envelope, GatewayReply, success } from './replies.js';
 import { API_PREFIX, matchRoute } from './router.js';
 import { type Merchant, RequestIdRegistry, verifyRequest } from './signature-check.js';

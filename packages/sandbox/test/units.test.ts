@@ -3,7 +3,7 @@ import * as core from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
 import { cardBrand, maskCardNo, summarizeCard } from '../src/cards.js';
 import { VirtualClock } from '../src/clock.js';
-import { redact, redactBody, redactText } from '../src/redact.js';
+import { redact, redactBody, redactText } from '../src/core.js';
 import { matchRoute, resolveOperationName } from '../src/router.js';
 
 describe('cards', () => {
