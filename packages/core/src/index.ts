@@ -57,6 +57,7 @@ export * from './schemas/callbacks.js';
 export * from './schemas/charges.js';
 export * from './schemas/customers.js';
 export * from './schemas/envelope.js';
+export { fastFormOf, hasCompiledFastForm, safeParseFast } from './schemas/fast-forms.js';
 export * from './schemas/hosted-payments.js';
 export * from './schemas/payment-methods.js';
 export * from './schemas/returns.js';

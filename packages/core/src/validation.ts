@@ -1,6 +1,7 @@
 /** Turns zod failures into errors that name every bad field path and never echo the values. */
 import type { z } from 'zod';
 import { GatewayValidationError, ResponseValidationError, type ValidationIssue } from './errors.js';
+import { safeParseFast } from './schemas/fast-forms.js';
 
 export function issuesOf(error: z.ZodError): ValidationIssue[] {
   return error.issues.map((issue) => ({
@@ -15,7 +16,7 @@ function summary(issues: ValidationIssue[]): string {
 
 /** Parses caller input; throws GatewayValidationError before anything is sent. */
 export function parseRequest<S extends z.ZodType>(schema: S, input: unknown, what: string): z.output<S> {
-  const parsed = schema.safeParse(input);
+  const parsed = safeParseFast(schema, input);
   if (parsed.success) return parsed.data;
   throw invalidInput(what, issuesOf(parsed.error));
 }
@@ -27,7 +28,7 @@ export function parseResponse<S extends z.ZodType>(
   what: string,
   requestId: string,
 ): { ok: true; value: z.output<S> } | { ok: false; error: ResponseValidationError } {
-  const parsed = schema.safeParse(data);
+  const parsed = safeParseFast(schema, data);
   if (parsed.success) return { ok: true, value: parsed.data };
   const issues = issuesOf(parsed.error);
   return {

@@ -6,6 +6,7 @@
 import { SignatureVerificationError } from './errors.js';
 import { type HeaderSource, readHeader } from './headers.js';
 import { type CallbackEvent, callbackEventSchema } from './schemas/callbacks.js';
+import { safeParseFast } from './schemas/fast-forms.js';
 import { buildCallbackSignString, hmacSha256Hex, phpJsonEncode, safeEqualHex } from './signing.js';
 
 export const CALLBACK_TOLERANCE_MS = 10 * 60 * 1000;
@@ -84,7 +85,7 @@ export function verifyCallback(input: VerifyCallbackInput): VerifiedCallback {
     matches(body) || (!jsonError && input.allowReencodedBody !== false && matches(phpJsonEncode(parsedJson)));
   if (!verified) fail('the sign-info signature does not match (wrong sign key, or the body was changed)');
   if (jsonError) fail('the body is not JSON', 'CALLBACK_MALFORMED');
-  const event = callbackEventSchema.safeParse(parsedJson);
+  const event = safeParseFast(callbackEventSchema, parsedJson);
   if (!event.success) fail('the body is not a {type, data} event of a known type', 'CALLBACK_MALFORMED');
   return { ...(event.data as CallbackEvent), requestId, requestTime };
 }

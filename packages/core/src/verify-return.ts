@@ -3,6 +3,7 @@
  * decoded values of the 11 fields sorted by name, no header part; case-insensitive, constant-time.
  */
 import { SignatureVerificationError } from './errors.js';
+import { safeParseFast } from './schemas/fast-forms.js';
 import { type ReturnFields, returnFieldsSchema } from './schemas/returns.js';
 import { RETURN_FIELD_NAMES, type ReturnFieldName, safeEqualHex, signReturn } from './signing.js';
 
@@ -39,7 +40,7 @@ export function verifyReturn(input: VerifyReturnInput): ReturnFields {
       'Return rejected: signInfo does not match (wrong sign key or edited query)',
     );
   }
-  const parsed = returnFieldsSchema.safeParse(fields);
+  const parsed = safeParseFast(returnFieldsSchema, fields);
   if (!parsed.success) {
     throw new SignatureVerificationError('Return rejected: the signed fields are incomplete or malformed', {
       code: 'RETURN_MALFORMED',

@@ -183,6 +183,12 @@ describe('confirmCharge request: the remaining API.md §2 constraints, one row e
       [`${addressPath}.state`],
     ],
     ['US shipping without state', withValue('shipping.address.country', 'US'), ['shipping.address.state']],
+    // Found by the fast-form property test: the state rule read a non-string state and threw a TypeError.
+    [
+      'a state that is an object without a prototype',
+      withValue(`${addressPath}.state`, Object.create(null)),
+      [`${addressPath}.state`],
+    ],
     [
       'IN shipping with its state',
       withValue('shipping.address', { ...usNoState, country: 'IN', state: 'MH' }),

@@ -22,6 +22,7 @@ export {
   redactBody,
   redactText,
   safeEqualHex,
+  safeParseFast,
   signCallback,
   signRequest,
   signReturn,

@@ -1,14 +1,7 @@
 /** Building blocks shared by the request schemas (API.md §2.3–2.5). */
 import { z } from 'zod';
 import { currencyDigits, isKnownCurrency } from '../money.js';
-
-/**
- * Cross-field rules also run when some fields already failed, so one error names every bad field.
- * (zod skips object refinements after field issues unless told otherwise.)
- */
-export const EVEN_WITH_FIELD_ISSUES = {
-  when: (payload: { value: unknown }) => typeof payload.value === 'object' && payload.value !== null,
-};
+import type { RuleTiming } from './fast-forms.js';
 
 export const STATE_REQUIRED_COUNTRIES = new Set(['US', 'CA', 'IN']);
 
@@ -42,39 +35,45 @@ export const goodsDetails = z
   )
   .max(10, 'at most 10 items are allowed');
 
-/** Billing/shipping address of the charge request. */
-export const address = z
-  .object({
-    city: z.string().min(2).max(100),
-    country: countryCode,
-    line1: z.string().min(2).max(500),
-    // line2 is not constrained by API.md; line1's limit is the safe bound.
-    line2: z.string().max(500).optional(),
-    postalCode: z.string().max(30).optional(),
-    state: z.string().max(50).optional(),
-  })
-  .superRefine((value, ctx) => {
-    if (
-      typeof value.country === 'string' &&
-      STATE_REQUIRED_COUNTRIES.has(value.country) &&
-      !/^[A-Za-z]{2}$/.test(value.state ?? '')
-    ) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['state'],
-        message: `a two-letter state code is required for ${value.country}`,
-      });
-    }
-  }, EVEN_WITH_FIELD_ISSUES);
+/** Billing/shipping address of the charge request; `timing` as in fast-forms.ts. */
+export const addressWith = (timing: RuleTiming) =>
+  z
+    .object({
+      city: z.string().min(2).max(100),
+      country: countryCode,
+      line1: z.string().min(2).max(500),
+      // line2 is not constrained by API.md; line1's limit is the safe bound.
+      line2: z.string().max(500).optional(),
+      postalCode: z.string().max(30).optional(),
+      state: z.string().max(50).optional(),
+    })
+    .superRefine((value, ctx) => {
+      // The rule also runs when fields failed (EVEN_WITH_FIELD_ISSUES): a state that is not a string
+      // already has its own issue.
+      const state = value.state ?? '';
+      if (
+        typeof state === 'string' &&
+        typeof value.country === 'string' &&
+        STATE_REQUIRED_COUNTRIES.has(value.country) &&
+        !/^[A-Za-z]{2}$/.test(state)
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['state'],
+          message: `a two-letter state code is required for ${value.country}`,
+        });
+      }
+    }, timing);
 
-export const billingDetail = z.object({
-  firstName: z.string().min(1).max(100),
-  // API.md gives lastName both 100 (schema) and 50 (description); 50 is the safe rule: the gateway accepts it either way.
-  lastName: z.string().min(1).max(50),
-  email: z.string().min(2).max(200),
-  phone: z.string().min(2).max(50),
-  address,
-});
+export const billingDetailWith = (timing: RuleTiming) =>
+  z.object({
+    firstName: z.string().min(1).max(100),
+    // API.md gives lastName both 100 (schema) and 50 (description); 50 is the safe rule: the gateway accepts it either way.
+    lastName: z.string().min(1).max(50),
+    email: z.string().min(2).max(200),
+    phone: z.string().min(2).max(50),
+    address: addressWith(timing),
+  });
 
 /** Raw card data. Messages never echo the values: they are card data. */
 export const card = z.object({

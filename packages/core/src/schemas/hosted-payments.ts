@@ -2,14 +2,8 @@
 import { z } from 'zod';
 import { LOCAL_PAYMENT_METHODS, normalizeLocalPaymentMethod } from '../local-methods.js';
 import { orderResultSchema } from './charges.js';
-import {
-  currencyCode,
-  EVEN_WITH_FIELD_ISSUES,
-  goodsDetails,
-  isMobile,
-  orderAmount,
-  refineOrderAmount,
-} from './common.js';
+import { currencyCode, goodsDetails, isMobile, orderAmount, refineOrderAmount } from './common.js';
+import { withFastForm } from './fast-forms.js';
 
 // Required fields and lengths are "not shown" for these two operations; the charge request's
 // limits are used as the safe bounds, and the fields every official plugin sends are required.
@@ -61,20 +55,22 @@ const hostedFields = {
   customerIp: z.string().max(50).optional(),
 };
 
-export const checkoutPaymentRequestSchema = z
-  .object(hostedFields)
-  .superRefine(refineOrderAmount, EVEN_WITH_FIELD_ISSUES);
+export const checkoutPaymentRequestSchema = withFastForm((timing) =>
+  z.object(hostedFields).superRefine(refineOrderAmount, timing),
+);
 
-export const localPaymentRequestSchema = z.object(hostedFields).superRefine((value, ctx) => {
-  refineOrderAmount(value, ctx);
-  if (typeof value.paymentMethod === 'string' && !normalizeLocalPaymentMethod(value.paymentMethod)) {
-    ctx.addIssue({
-      code: 'custom',
-      path: ['paymentMethod'],
-      message: `must be one of ${LOCAL_PAYMENT_METHODS.join(', ')}`,
-    });
-  }
-}, EVEN_WITH_FIELD_ISSUES);
+export const localPaymentRequestSchema = withFastForm((timing) =>
+  z.object(hostedFields).superRefine((value, ctx) => {
+    refineOrderAmount(value, ctx);
+    if (typeof value.paymentMethod === 'string' && !normalizeLocalPaymentMethod(value.paymentMethod)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['paymentMethod'],
+        message: `must be one of ${LOCAL_PAYMENT_METHODS.join(', ')}`,
+      });
+    }
+  }, timing),
+);
 
 /** Pre-order result of checkout/payment and local_payment. */
 export const preOrderResultSchema = orderResultSchema;

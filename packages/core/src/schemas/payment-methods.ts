@@ -1,17 +1,22 @@
 /** Stored payment method requests and results (API.md §2.3, operations 2–7). */
 import { z } from 'zod';
-import { billingDetail, card, looseString } from './common.js';
+import { billingDetailWith, card, looseString } from './common.js';
+import { withFastForm } from './fast-forms.js';
 
-export const createPaymentMethodRequestSchema = z.object({
-  billingDetail,
-  card: card.omit({ brand: true, last4: true }),
-  customerId: z.string().min(1).max(100).optional(),
-});
+export const createPaymentMethodRequestSchema = withFastForm((timing) =>
+  z.object({
+    billingDetail: billingDetailWith(timing),
+    card: card.omit({ brand: true, last4: true }),
+    customerId: z.string().min(1).max(100).optional(),
+  }),
+);
 
-export const updatePaymentMethodRequestSchema = z.object({
-  customerPaymentMethodId: z.string().min(1).max(100),
-  billingDetail,
-});
+export const updatePaymentMethodRequestSchema = withFastForm((timing) =>
+  z.object({
+    customerPaymentMethodId: z.string().min(1).max(100),
+    billingDetail: billingDetailWith(timing),
+  }),
+);
 
 const resultAddress = z
   .looseObject({

@@ -12,6 +12,7 @@ import {
   ERROR_CODES,
   listCustomersQuerySchema,
   localPaymentRequestSchema,
+  safeParseFast,
   updatePaymentMethodRequestSchema,
 } from '../core.js';
 import { GatewayReply } from '../replies.js';
@@ -45,7 +46,7 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[]): string {
 }
 
 function parseWith<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const result = schema.safeParse(value);
+  const result = safeParseFast(schema, value);
   if (!result.success) throw new GatewayReply(ERROR_CODES.PARAM, formatIssues(result.error.issues));
   return result.data;
 }

@@ -1,0 +1,197 @@
+/**
+ * The compiled fast forms must decide exactly as the schemas do: same verdict on any input, same output
+ * (values and key order) when accepted, and the schema's own issues when refused.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import {
+  callbackEventSchema,
+  checkoutPaymentRequestSchema,
+  confirmChargeRequestSchema,
+  createCustomerRequestSchema,
+  createPaymentMethodRequestSchema,
+  customerListSchema,
+  customerSchema,
+  fastFormOf,
+  hasCompiledFastForm,
+  listCustomersQuerySchema,
+  localPaymentRequestSchema,
+  OPERATIONS,
+  orderResultSchema,
+  paymentMethodListSchema,
+  paymentMethodOrNothingSchema,
+  paymentMethodSchema,
+  safeParseFast,
+  updatePaymentMethodRequestSchema,
+} from '../src/index.js';
+import { address, billingDetail, card, charge } from './support/fixtures.js';
+
+const hosted = {
+  orderNo: 'order_h1',
+  orderAmount: '1000',
+  orderCurrency: 'JPY',
+  paymentMethod: 'Alipay',
+  returnUrl: 'https://shop.example/return',
+  callbackUrl: 'https://shop.example/callback',
+  isMobile: '0',
+  goodsDetails: [{ goodsTitle: 'Tea', goodsCount: '2', goodsPrice: '500' }],
+  billingAddress: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', country: 'JP' },
+  deliveryAddress: { shipCity: 'Tokyo', shipCountry: 'JP' },
+};
+const pm = {
+  customerPaymentMethodId: 'pm_1526760521989763072',
+  customerId: 'cus_1',
+  card: { last4: '4242', brand: 'Visa' },
+  billingDetail: { ...billingDetail, address: { ...address, line2: null } },
+};
+
+/** Valid starting points per schema; mutations then wander into the invalid and the odd. */
+const seeds: [string, z.ZodType, unknown[]][] = [
+  [
+    'confirmCharge request',
+    confirmChargeRequestSchema,
+    [
+      charge,
+      {
+        ...charge,
+        customerPaymentMethodId: undefined,
+        customerPaymentMethod: { billingDetail, card },
+        shipping: { firstName: 'Ada', address },
+        tokenType: 'InitRecurring',
+        customerId: 'cus_1',
+        priorityThreeDSecure: 'ANY',
+        goodsDetails: hosted.goodsDetails,
+      },
+    ],
+  ],
+  ['checkoutPayment request', checkoutPaymentRequestSchema, [hosted, { ...hosted, paymentMethod: 'Card' }]],
+  ['localPayment request', localPaymentRequestSchema, [hosted, { ...hosted, paymentMethod: 'kakaopay' }]],
+  ['createPaymentMethod request', createPaymentMethodRequestSchema, [{ billingDetail, card }]],
+  [
+    'updatePaymentMethod request',
+    updatePaymentMethodRequestSchema,
+    [{ customerPaymentMethodId: 'pm_1', billingDetail }],
+  ],
+  ['createCustomer request', createCustomerRequestSchema, [{ email: 'ada@example.com', firstName: 'Ada' }, {}]],
+  ['listCustomers query', listCustomersQuerySchema, [{ pageIndex: 2, pageSize: 50 }, {}]],
+  [
+    'order result',
+    orderResultSchema,
+    [{ orderNo: 'o1', tradeNo: 123, orderStatus: 'success', maskCardNo: '424242***4242', extra: { a: 1 } }],
+  ],
+  ['customer', customerSchema, [{ customerId: 'cus_1', email: null, created: 1_700_000_000 }]],
+  [
+    'customer list',
+    customerListSchema,
+    [
+      { pageIndex: '1', pageSize: 10, total: 1, list: [{ customerId: 'cus_1' }] },
+      { paging: { pageIndex: 1, total: '1' }, list: [] },
+    ],
+  ],
+  ['payment method', paymentMethodSchema, [pm]],
+  ['payment method list', paymentMethodListSchema, [[pm], { list: [pm] }, null]],
+  ['attach/detach answer', paymentMethodOrNothingSchema, [pm, null, {}, 'ok']],
+  ['callback event', callbackEventSchema, [{ type: 'transaction.success', data: { orderNo: 'o1', tradeNo: 'T1' } }]],
+];
+
+/** Values a mutation puts in place: wrong types, edge lengths, near-miss codes and amounts. */
+const replacement = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.nat({ max: 1010 }).map((length) => 'x'.repeat(length)),
+  fc.constantFrom('US', 'us', 'CA', 'JP', 'USD', 'JPY', 'KWD', 'XYZ', 'TX', 'T'),
+  fc.constantFrom('10.00', '10.001', '0', '0.00', '1.5', '-1', '10', ' 1'),
+  fc.constantFrom('InitRecurring', 'Recurring', 'any', 'Automatic', 'automatic', 'alipay', '0', '4', 'success'),
+  fc.constantFrom('4242424242424242', '12', '13', '2030', '123', '12345'),
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constantFrom(null, undefined, [], {}),
+  fc.array(fc.string({ maxLength: 3 }), { maxLength: 12 }),
+  fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
+);
+
+type Mutation = { pick: number; kind: 'set' | 'delete' | 'add'; value: unknown; key: string };
+
+/** Every object/array inside a value, the root included. */
+function containers(value: unknown, found: (Record<string, unknown> | unknown[])[] = []) {
+  if (typeof value === 'object' && value !== null) {
+    found.push(value as Record<string, unknown>);
+    for (const child of Object.values(value)) containers(child, found);
+  }
+  return found;
+}
+
+function mutate(seed: unknown, mutations: Mutation[]): unknown {
+  const copy = structuredClone(seed);
+  let root: unknown = copy;
+  for (const mutation of mutations) {
+    // A copy: fast-check reuses generated values, and one container placed twice would become a cycle.
+    const value = structuredClone(mutation.value);
+    const all = containers(root);
+    if (all.length === 0) {
+      root = value;
+      continue;
+    }
+    const target = all[mutation.pick % all.length] as Record<string, unknown>;
+    const keys = Object.keys(target);
+    const existing = keys[mutation.pick % Math.max(1, keys.length)];
+    if (mutation.kind === 'add' || existing === undefined) target[mutation.key] = value;
+    else if (mutation.kind === 'delete') delete target[existing];
+    else target[existing] = value;
+  }
+  return root;
+}
+
+const mutations = fc.array(
+  fc.record({
+    pick: fc.nat(),
+    kind: fc.constantFrom('set', 'delete', 'add'),
+    value: replacement,
+    key: fc.constantFrom('extra', 'state', 'remark', 'customerPaymentMethodId', '__proto__', 'list'),
+  }),
+  { minLength: 0, maxLength: 3 },
+) as fc.Arbitrary<Mutation[]>;
+
+describe('fast forms', () => {
+  it('every request, query and answer schema of the 13 operations is compiled', () => {
+    const schemas = OPERATIONS.flatMap((operation) =>
+      [operation.request, operation.query, operation.result].filter((schema) => schema !== undefined),
+    );
+    expect(schemas.length).toBeGreaterThan(13);
+    expect(schemas.filter((schema) => !hasCompiledFastForm(schema))).toEqual([]);
+  });
+
+  it.each(seeds)('%s: the fast form decides and outputs exactly as the schema', (_name, schema, starts) => {
+    for (const start of starts) expect(schema.safeParse(start).success).toBe(true);
+    fc.assert(
+      fc.property(fc.nat({ max: starts.length - 1 }), mutations, (which, changes) => {
+        const input = mutate(starts[which], changes);
+        const expected = schema.safeParse(input);
+        const fast = fastFormOf(schema).safeParse(input);
+        expect(fast.success).toBe(expected.success);
+        if (expected.success && fast.success) {
+          expect(fast.data).toStrictEqual(expected.data);
+          expect(JSON.stringify(fast.data)).toBe(JSON.stringify(expected.data));
+        }
+        // What callers get: on refusal, the schema's own issues (every bad field named).
+        const used = safeParseFast(schema, input);
+        expect(used.success).toBe(expected.success);
+        if (!used.success && !expected.success) expect(used.error.issues).toEqual(expected.error.issues);
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it('a refused charge still names every bad field, cross-field rules included', () => {
+    const result = safeParseFast(confirmChargeRequestSchema, {
+      ...charge,
+      orderNo: undefined,
+      customerPaymentMethodId: undefined,
+    });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues.map((issue) => issue.path.join('.'))).toEqual(
+      expect.arrayContaining(['orderNo', 'customerPaymentMethodId']),
+    );
+  });
+});
