@@ -18,6 +18,7 @@ import {
   listCustomersQuerySchema,
   localPaymentRequestSchema,
   OPERATIONS,
+  type OperationDefinition,
   orderResultSchema,
   paymentMethodListSchema,
   paymentMethodOrNothingSchema,
@@ -155,7 +156,7 @@ const mutations = fc.array(
 
 describe('fast forms', () => {
   it('every request, query and answer schema of the 13 operations is compiled', () => {
-    const schemas = OPERATIONS.flatMap((operation) =>
+    const schemas = (OPERATIONS as readonly OperationDefinition[]).flatMap((operation) =>
       [operation.request, operation.query, operation.result].filter((schema) => schema !== undefined),
     );
     expect(schemas.length).toBeGreaterThan(13);
