@@ -74,7 +74,11 @@ const seeds: [string, z.ZodType, unknown[]][] = [
     updatePaymentMethodRequestSchema,
     [{ customerPaymentMethodId: 'pm_1', billingDetail }],
   ],
-  ['createCustomer request', createCustomerRequestSchema, [{ email: 'ada@example.com', firstName: 'Ada' }, {}]],
+  [
+    'createCustomer request',
+    createCustomerRequestSchema,
+    [{ email: 'ada@example.com', firstName: 'Ada' }, {}],
+  ],
   ['listCustomers query', listCustomersQuerySchema, [{ pageIndex: 2, pageSize: 50 }, {}]],
   [
     'order result',
@@ -93,7 +97,11 @@ const seeds: [string, z.ZodType, unknown[]][] = [
   ['payment method', paymentMethodSchema, [pm]],
   ['payment method list', paymentMethodListSchema, [[pm], { list: [pm] }, null]],
   ['attach/detach answer', paymentMethodOrNothingSchema, [pm, null, {}, 'ok']],
-  ['callback event', callbackEventSchema, [{ type: 'transaction.success', data: { orderNo: 'o1', tradeNo: 'T1' } }]],
+  [
+    'callback event',
+    callbackEventSchema,
+    [{ type: 'transaction.success', data: { orderNo: 'o1', tradeNo: 'T1' } }],
+  ],
 ];
 
 /** Values a mutation puts in place: wrong types, edge lengths, near-miss codes and amounts. */
@@ -102,7 +110,17 @@ const replacement = fc.oneof(
   fc.nat({ max: 1010 }).map((length) => 'x'.repeat(length)),
   fc.constantFrom('US', 'us', 'CA', 'JP', 'USD', 'JPY', 'KWD', 'XYZ', 'TX', 'T'),
   fc.constantFrom('10.00', '10.001', '0', '0.00', '1.5', '-1', '10', ' 1'),
-  fc.constantFrom('InitRecurring', 'Recurring', 'any', 'Automatic', 'automatic', 'alipay', '0', '4', 'success'),
+  fc.constantFrom(
+    'InitRecurring',
+    'Recurring',
+    'any',
+    'Automatic',
+    'automatic',
+    'alipay',
+    '0',
+    '4',
+    'success',
+  ),
   fc.constantFrom('4242424242424242', '12', '13', '2030', '123', '12345'),
   fc.integer(),
   fc.double(),
