@@ -125,6 +125,9 @@ export function sameOrderAmount(a: string, b: string, currency: string): boolean
   }
 }
 
+/** Every ISO 4217 code of the table, any digit count (upper case). */
+export const KNOWN_CURRENCIES: readonly string[] = [...ZERO_DIGIT, ...TWO_DIGIT, ...OVER_TWO_DIGITS];
+
 /** True when `code` is an ISO 4217 currency known to this table (any digit count). */
 export function isKnownCurrency(code: string): boolean {
   const upper = code.toUpperCase();

@@ -104,6 +104,7 @@ const seeds: [string, z.ZodType, unknown[]][] = [
   ],
 ];
 
+// (No 'constructor' key: toStrictEqual compares constructors, and each parse makes its own value.)
 /** Values a mutation puts in place: wrong types, edge lengths, near-miss codes and amounts. */
 const replacement = fc.oneof(
   fc.string({ maxLength: 12 }),
@@ -130,7 +131,13 @@ const replacement = fc.oneof(
   fc.dictionary(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 }), { maxKeys: 3 }),
 );
 
-type Mutation = { pick: number; kind: 'set' | 'delete' | 'add'; value: unknown; key: string };
+type Mutation = {
+  pick: number;
+  keyPick: number;
+  kind: 'set' | 'delete' | 'add' | 'own-proto';
+  value: unknown;
+  key: string;
+};
 
 /** Every object/array inside a value, the root included. */
 function containers(value: unknown, found: (Record<string, unknown> | unknown[])[] = []) {
@@ -154,20 +161,53 @@ function mutate(seed: unknown, mutations: Mutation[]): unknown {
     }
     const target = all[mutation.pick % all.length] as Record<string, unknown>;
     const keys = Object.keys(target);
-    const existing = keys[mutation.pick % Math.max(1, keys.length)];
-    if (mutation.kind === 'add' || existing === undefined) target[mutation.key] = value;
+    const existing = keys[mutation.keyPick % Math.max(1, keys.length)];
+    if (mutation.kind === 'own-proto') {
+      // An own "__proto__" key, as JSON.parse makes one (assignment would change the prototype).
+      Object.defineProperty(target, '__proto__', {
+        value,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    } else if (mutation.kind === 'add' || existing === undefined) target[mutation.key] = value;
     else if (mutation.kind === 'delete') delete target[existing];
     else target[existing] = value;
   }
   return root;
 }
 
+/** Every key path in order, undefined values included (JSON.stringify would drop those). */
+function keyPaths(value: unknown, prefix = ''): string[] {
+  if (typeof value !== 'object' || value === null) return [];
+  return Object.keys(value).flatMap((key) => [
+    `${prefix}${key}`,
+    ...keyPaths((value as Record<string, unknown>)[key], `${prefix}${key}.`),
+  ]);
+}
+
+/** The fast form and the schema agree on the verdict and, when accepted, on values and key order. */
+function expectSameDecision(schema: z.ZodType, input: unknown): boolean {
+  const expected = schema.safeParse(input);
+  const fast = fastFormOf(schema).safeParse(input);
+  expect(fast.success).toBe(expected.success);
+  if (expected.success && fast.success) {
+    expect(fast.data).toStrictEqual(expected.data);
+    expect(keyPaths(fast.data)).toEqual(keyPaths(expected.data));
+  }
+  const used = safeParseFast(schema, input);
+  expect(used.success).toBe(expected.success);
+  if (!used.success && !expected.success) expect(used.error.issues).toEqual(expected.error.issues);
+  return expected.success;
+}
+
 const mutations = fc.array(
   fc.record({
     pick: fc.nat(),
-    kind: fc.constantFrom('set', 'delete', 'add'),
+    keyPick: fc.nat(),
+    kind: fc.constantFrom('set', 'delete', 'add', 'own-proto'),
     value: replacement,
-    key: fc.constantFrom('extra', 'state', 'remark', 'customerPaymentMethodId', '__proto__', 'list'),
+    key: fc.constantFrom('extra', 'state', 'remark', 'customerPaymentMethodId', 'hasOwnProperty', 'list'),
   }),
   { minLength: 0, maxLength: 3 },
 ) as fc.Arbitrary<Mutation[]>;
@@ -185,21 +225,125 @@ describe('fast forms', () => {
     for (const start of starts) expect(schema.safeParse(start).success).toBe(true);
     fc.assert(
       fc.property(fc.nat({ max: starts.length - 1 }), mutations, (which, changes) => {
-        const input = mutate(starts[which], changes);
-        const expected = schema.safeParse(input);
-        const fast = fastFormOf(schema).safeParse(input);
-        expect(fast.success).toBe(expected.success);
-        if (expected.success && fast.success) {
-          expect(fast.data).toStrictEqual(expected.data);
-          expect(JSON.stringify(fast.data)).toBe(JSON.stringify(expected.data));
-        }
-        // What callers get: on refusal, the schema's own issues (every bad field named).
-        const used = safeParseFast(schema, input);
-        expect(used.success).toBe(expected.success);
-        if (!used.success && !expected.success) expect(used.error.issues).toEqual(expected.error.issues);
+        expectSameDecision(schema, mutate(starts[which], changes));
       }),
       { numRuns: 400 },
     );
+  });
+
+  // Inputs whose every field is valid, varying only what the cross-field rules read: random mutations
+  // almost always break a field first, and then both forms refuse for the same, wrong, reason.
+  const countryAndState = fc.constantFrom(
+    { country: 'US', state: 'TX' },
+    { country: 'US' },
+    { country: 'US', state: 'T1' },
+    { country: 'US', state: 'Tex' },
+    { country: 'CA', state: 'ON' },
+    { country: 'IN' },
+    { country: 'GB' },
+    { country: 'GB', state: '' },
+  );
+  const amounts = fc.constantFrom('10', '10.5', '10.50', '0', '0.00', '00.0', '1000', '0.01');
+  const currencies = fc.constantFrom('USD', 'JPY', 'KWD', 'EUR', 'BHD', 'CLP');
+  const chargeByRules = fc.record({
+    orderAmount: amounts,
+    orderCurrency: currencies,
+    tokenType: fc.constantFrom(undefined, 'InitRecurring', 'Recurring'),
+    customerId: fc.constantFrom(undefined, 'cus_1'),
+    payWith: fc.constantFrom('id', 'card', 'both', 'neither'),
+    billing: countryAndState,
+    shipping: fc.option(countryAndState, { nil: undefined }),
+    priorityThreeDSecure: fc.constantFrom(undefined, 'any', 'ANY', 'automatic', 'Automatic'),
+  });
+  const chargeFrom = (rules: typeof chargeByRules extends fc.Arbitrary<infer T> ? T : never) => {
+    const method = { billingDetail: { ...billingDetail, address: { ...address, ...rules.billing } }, card };
+    const { state: _, country: __, ...addressRest } = address;
+    return {
+      ...charge,
+      orderAmount: rules.orderAmount,
+      orderCurrency: rules.orderCurrency,
+      tokenType: rules.tokenType,
+      customerId: rules.customerId,
+      priorityThreeDSecure: rules.priorityThreeDSecure,
+      customerPaymentMethodId: rules.payWith === 'id' || rules.payWith === 'both' ? 'pm_1' : undefined,
+      customerPaymentMethod: rules.payWith === 'card' || rules.payWith === 'both' ? method : undefined,
+      shipping: rules.shipping && { firstName: 'Ada', address: { ...addressRest, ...rules.shipping } },
+    };
+  };
+
+  it('charges that differ only in what the cross-field rules read: same decisions, both verdicts reached', () => {
+    const verdicts = new Set<boolean>();
+    fc.assert(
+      fc.property(chargeByRules, (rules) => {
+        verdicts.add(expectSameDecision(confirmChargeRequestSchema, chargeFrom(rules)));
+      }),
+      { numRuns: 600 },
+    );
+    expect([...verdicts].sort()).toEqual([false, true]);
+  });
+
+  it('hosted and local requests that differ only in method, amount and currency: same decisions', () => {
+    const verdicts = new Set<boolean>();
+    fc.assert(
+      fc.property(
+        fc.constantFrom(checkoutPaymentRequestSchema, localPaymentRequestSchema),
+        fc.constantFrom('Alipay', 'ALIPAY', 'kakaopay', 'Credit Card', 'Klarna', 'klarna pay'),
+        amounts,
+        currencies,
+        (schema, paymentMethod, orderAmount, orderCurrency) => {
+          verdicts.add(expectSameDecision(schema, { ...hosted, paymentMethod, orderAmount, orderCurrency }));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    expect([...verdicts].sort()).toEqual([false, true]);
+  });
+
+  // Each row passes every field check and breaks exactly one rule: both forms must refuse it.
+  const ruleBreakers: [string, z.ZodType, unknown][] = [
+    [
+      'JPY with decimals',
+      confirmChargeRequestSchema,
+      { ...charge, orderCurrency: 'JPY', orderAmount: '10.5' },
+    ],
+    ['a zero amount', confirmChargeRequestSchema, { ...charge, orderAmount: '0.00' }],
+    ['KWD (three minor digits)', confirmChargeRequestSchema, { ...charge, orderCurrency: 'KWD' }],
+    [
+      'both a method id and card data',
+      confirmChargeRequestSchema,
+      { ...charge, customerPaymentMethod: { billingDetail, card } },
+    ],
+    [
+      'neither a method id nor card data',
+      confirmChargeRequestSchema,
+      { ...charge, customerPaymentMethodId: undefined },
+    ],
+    [
+      'InitRecurring without customerId',
+      confirmChargeRequestSchema,
+      { ...charge, tokenType: 'InitRecurring' },
+    ],
+    [
+      'Recurring with card data only',
+      confirmChargeRequestSchema,
+      {
+        ...charge,
+        tokenType: 'Recurring',
+        customerId: 'cus_1',
+        customerPaymentMethodId: undefined,
+        customerPaymentMethod: { billingDetail, card },
+      },
+    ],
+    [
+      'US billing without state',
+      createPaymentMethodRequestSchema,
+      { billingDetail: { ...billingDetail, address: { ...address, state: undefined } }, card },
+    ],
+    ['an unknown local method', localPaymentRequestSchema, { ...hosted, paymentMethod: 'Credit Card' }],
+    ['JPY with decimals (hosted)', checkoutPaymentRequestSchema, { ...hosted, orderAmount: '1000.50' }],
+  ];
+  it.each(ruleBreakers)('a rule breaker is refused by both forms: %s', (_name, schema, input) => {
+    expect(expectSameDecision(schema, input)).toBe(false);
   });
 
   it('a refused charge still names every bad field, cross-field rules included', () => {

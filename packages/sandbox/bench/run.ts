@@ -11,8 +11,8 @@ import { signRequest } from '@gatewaykit/core';
 import { Pool } from 'undici';
 import { TEST_CARD_NUMBERS } from '../src/index.js';
 
-const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 3000);
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 2000);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
 const CONCURRENCY = 32;
 const CUSTOMERS = Number(process.env['BENCH_CUSTOMERS'] ?? 100_000);
 const GATEWAY_NO = '12345678';
@@ -98,11 +98,12 @@ async function throughput(
   url: string,
   next: () => Call,
   expectSuccess: boolean,
+  durationMs = DURATION_MS,
 ): Promise<{ rps: number; count: number }> {
   const pool = new Pool(url, { connections: CONCURRENCY });
   let done = 0;
   let failed = 0;
-  const deadline = Date.now() + DURATION_MS;
+  const deadline = Date.now() + durationMs;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -212,9 +213,12 @@ async function main(): Promise<void> {
       pathParams: { customerId },
     });
 
-    // Warm both servers up before measuring.
-    await throughput(bare.url, retrieve, false);
-    await throughput(sandbox.url, retrieve, true);
+    // Warm both servers up on every measured path before measuring: a path's first run would
+    // otherwise pay for its JIT compilation inside a measured round.
+    for (const next of [retrieve, rawCardCharge, storedCharge]) {
+      await throughput(bare.url, next, false, 1000);
+      await throughput(sandbox.url, next, true, 1000);
+    }
 
     // Interleaved rounds (bare and sandbox in alternating order), medians of each: the machine's
     // other load hits both sides alike.

@@ -21,6 +21,8 @@ export const EVEN_WITH_FIELD_ISSUES = {
 export type RuleTiming = typeof EVEN_WITH_FIELD_ISSUES | undefined;
 
 const fastForms = new WeakMap<z.ZodType, z.ZodType>();
+/** Schemas built by withFastForm, whose fast form comes from a second build. */
+const twins = new WeakSet<z.ZodType>();
 const compiledForms = new WeakSet<z.ZodType>();
 
 function compiled<S extends z.ZodType>(schema: S): S {
@@ -38,6 +40,7 @@ function compiled<S extends z.ZodType>(schema: S): S {
 export function withFastForm<S extends z.ZodType>(build: (timing: RuleTiming) => S): S {
   const checked = build(EVEN_WITH_FIELD_ISSUES);
   fastForms.set(checked, compiled(build(undefined)));
+  twins.add(checked);
   return checked;
 }
 
@@ -57,14 +60,15 @@ export function hasCompiledFastForm(schema: z.ZodType): boolean {
 }
 
 /**
- * safeParse through the fast form. Refused input is parsed again by the schema itself, so the issues
- * are the schema's own (with cross-field rules even when fields failed).
+ * safeParse through the fast form. Refused input is parsed by the schema the fast form was compiled
+ * from (zod does that itself), so the issues are the schema's own. A schema built by withFastForm is
+ * parsed once more, in its form with cross-field rules even when fields failed: there a refused input
+ * runs the rules three times, which is why rules must be pure (they only read the value).
  */
 export function safeParseFast<S extends z.ZodType>(
   schema: S,
   input: unknown,
 ): z.ZodSafeParseResult<z.output<S>> {
-  const form = fastFormOf(schema);
-  const fast = form.safeParse(input);
-  return fast.success || form === schema ? fast : schema.safeParse(input);
+  const fast = fastFormOf(schema).safeParse(input);
+  return fast.success || !twins.has(schema) ? fast : schema.safeParse(input);
 }
