@@ -89,7 +89,7 @@ function redactionBench() {
 }
 
 // Many short interleaved rounds: this kind of VM drifts in speed by tens of percent within seconds.
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 9);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 15);
 const BARE = 'bare undici Pool (baseline)';
 const SIGNED = 'hand-signed undici Pool';
 const VALIDATED = 'hand-signed + zod-validated undici';
