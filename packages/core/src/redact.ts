@@ -132,11 +132,8 @@ export function redactTextFullScan(text: string): string {
   return out + text.slice(copied);
 }
 
-/**
- * Text safe to log or show: JSON and form fields carrying card numbers, security codes or signing
- * keys, and bare card numbers anywhere. Runs on every sandbox request log entry, hence one pass.
- */
-export function redactText(text: string): string {
+/** The scan with its early exit: most texts (paths, ids, messages) need no scan at all. */
+function scanText(text: string): string {
   // Most field matches need `"` or `=`; without them only a bare number or a free-text field name
   // can match, and most such texts (paths, ids, messages) have neither.
   if (
@@ -147,6 +144,34 @@ export function redactText(text: string): string {
   )
     return text;
   return redactTextFullScan(text);
+}
+
+/** JSON's \uXXXX and URL's %XX escapes: they can spell a field name or digits the scan would not see. */
+const ESCAPE = /\\u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
+const HAS_ESCAPE = /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/;
+
+function decodeEscapes(text: string): string {
+  return text.replace(ESCAPE, (_match, unicode: string | undefined, percent: string | undefined) =>
+    String.fromCharCode(Number.parseInt(unicode ?? percent ?? '', 16)),
+  );
+}
+
+/**
+ * Text safe to log or show: JSON and form fields carrying card numbers, security codes or signing
+ * keys, and bare card numbers anywhere. Runs on every sandbox request log entry, hence one pass.
+ *
+ * Escapes can hide what the scan looks for (`"card\u004eo"`, `4242%204242%20…`). Text that has any is
+ * decoded (layer by layer) and scanned again; when that finds something, the decoded, redacted text is
+ * returned instead of the text as written, so nothing a JSON or URL decoder would read survives.
+ */
+export function redactText(text: string): string {
+  const scanned = scanText(text);
+  if (!HAS_ESCAPE.test(scanned)) return scanned;
+  let decoded = scanned;
+  // Each pass removes at least one escape, so the loop ends; the cap only bounds hostile input.
+  for (let pass = 0; pass < 16 && HAS_ESCAPE.test(decoded); pass += 1) decoded = decodeEscapes(decoded);
+  const rescanned = scanText(decoded);
+  return rescanned === decoded ? scanned : rescanned;
 }
 
 /** Kept for existing callers: same as redactText (card numbers, and card fields as well). */

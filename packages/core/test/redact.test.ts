@@ -271,9 +271,71 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
         const text = pieces.join('');
+        // Text with escapes is also decoded and scanned again (tested below); the exit is about the rest.
+        fc.pre(!/\\u[0-9a-f]{4}|%[0-9a-f]{2}/i.test(text));
         expect(redactText(text)).toBe(redactTextFullScan(text));
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('no card number hidden behind \\u or % escapes survives, once the output is decoded', () => {
+    const decode = (text: string) => {
+      let out = text;
+      for (let i = 0; i < 8; i += 1)
+        out = out.replace(/\\u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g, (_m, u, p) =>
+          String.fromCharCode(Number.parseInt(u ?? p, 16)),
+        );
+      return out;
+    };
+    const escape = (char: string, how: number) =>
+      how === 0
+        ? char
+        : how === 1
+          ? `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`
+          : `%${char.charCodeAt(0).toString(16)}`;
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^4\d{12,18}$/),
+        fc.array(fc.nat({ max: 2 }), { minLength: 19, maxLength: 19 }),
+        fc.constantFrom(
+          '{"cardNo":"%s"}',
+          '{"card\\u004eo":"%s"}',
+          '/customers/%s',
+          'pan %s',
+          '{"remark":"%s"}',
+        ),
+        (pan, hows, template) => {
+          const written = [...pan].map((digit, i) => escape(digit, hows[i] ?? 0)).join('');
+          const shown = decode(redactText(template.replace('%s', written)));
+          expect(shown).not.toContain(pan);
+          expect(shown).not.toMatch(new RegExp(pan.slice(0, 13)));
+        },
+      ),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('redactText: escapes', () => {
+  it('finds card fields whose names or digits are written as \\u escapes (valid JSON the gateway decodes)', () => {
+    const body =
+      '{"card":{"card\\u004eo":"42424242424\\u0032\\u0034\\u0032\\u0034\\u0032","cardSecurity\\u0043ode":"987"}}';
+    expect(JSON.parse(body).card.cardNo).toBe('4242424242424242');
+    const shown = redactText(body);
+    expect(shown).not.toContain('987');
+    expect(JSON.parse(shown).card).toEqual({ cardNo: '424242***4242', cardSecurityCode: '***' });
+  });
+
+  it('finds a card number split by %20 in a path or query', () => {
+    expect(redactText('/V2022-03/customers/4242%204242%204242%204242')).toBe(
+      '/V2022-03/customers/424242***4242',
+    );
+    expect(redactText('/x?q=4242%204242%204242%204242')).not.toMatch(/4242 4242|4242%204242/);
+  });
+
+  it('keeps harmless escapes as written', () => {
+    const text = '{"remark":"caf\\u00e9 50%25 off","path":"/a%20b"}';
+    expect(redactText(text)).toBe(text);
   });
 });

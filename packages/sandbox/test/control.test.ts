@@ -58,6 +58,22 @@ describe('control API', () => {
     });
   });
 
+  it('keeps card data out of the log when the body or path hides it behind escapes', async () => {
+    // Valid JSON whose key names and digits are \u escapes: the sandbox decodes and stores the card.
+    const card =
+      '{"card\\u004eo":"40000000000\\u0039\\u0039\\u0039\\u0035","cardExpireMonth":"12","cardExpireYear":"2030","cardSecurity\\u0043ode":"4321"}';
+    const body = `{"billingDetail":${JSON.stringify(chargeBody().customerPaymentMethod.billingDetail)},"card":${card}}`;
+    const created = await rawCall(sb, { path: '/payment_methods', body });
+    expect(created.envelope).toMatchObject({ code: '00000', data: { card: { last4: '9995' } } });
+    await rawCall(sb, {
+      path: '/customers/4000%200000%200000%209995',
+      pathParams: { customerId: '4000 0000 0000 9995' },
+    });
+    const text = JSON.stringify(await json<unknown[]>('/_sandbox/requests'));
+    expect(text).not.toMatch(/4321|4000000000009995|4000 0000 0000 9995|4000%200000/);
+    expect(text).toContain('400000***9995');
+  });
+
   it('sets and advances the virtual clock; request-time follows it (L0003)', async () => {
     const set = await json<{ offsetMs: number }>('/_sandbox/clock', {
       method: 'POST',
