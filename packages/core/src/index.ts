@@ -9,6 +9,7 @@ export * from './errors.js';
 export { type HeaderSource, readHeader } from './headers.js';
 export {
   CHECKOUT_CARD_METHOD,
+  isLocalPaymentMethodName,
   LOCAL_PAYMENT_METHODS,
   type LocalPaymentMethod,
   normalizeLocalPaymentMethod,

@@ -25,9 +25,17 @@ const BY_LOWER = new Map<string, LocalPaymentMethod>(
   LOCAL_PAYMENT_METHODS.map((name) => [name.toLowerCase(), name]),
 );
 
-/** Canonical spelling of a local method name (case-insensitive), or undefined when it is not one. */
+/**
+ * Canonical spelling of a local method name (case-insensitive, surrounding spaces ignored: for names
+ * typed into settings), or undefined when it is not one.
+ */
 export function normalizeLocalPaymentMethod(name: string): LocalPaymentMethod | undefined {
   return BY_LOWER.get(name.trim().toLowerCase());
+}
+
+/** Whether a request's paymentMethod is one of the names as the gateway matches them: any case, nothing else. */
+export function isLocalPaymentMethodName(name: string): boolean {
+  return BY_LOWER.has(name.toLowerCase());
 }
 
 /** The paymentMethod value that selects cards on the hosted checkout page. */

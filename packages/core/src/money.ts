@@ -76,6 +76,9 @@ function formatAmount(int: string, frac: string, digits: CurrencyDigits, currenc
 function amountText(amount: number | string | bigint, path: string): string {
   if (typeof amount === 'number' && !Number.isFinite(amount))
     throw moneyError(path, 'must be a finite number');
+  // Such a number is already rounded (2^53 + 1 reads as 2^53): only a string or bigint says the amount exactly.
+  if (typeof amount === 'number' && Math.abs(amount) > Number.MAX_SAFE_INTEGER)
+    throw moneyError(path, 'is too large to be exact as a number; pass it as a string');
   return String(amount);
 }
 
@@ -98,28 +101,42 @@ export function minorToOrderAmount(minorUnits: number | bigint, currency: string
   return formatAmount(int.replace(/^0+(?=\d)/, ''), frac, digits, currency, 'orderAmount');
 }
 
-/** Gateway `orderAmount` → the same amount in major units as a number. */
-export function fromOrderAmount(orderAmount: string, currency: string): number {
+/** Integer and fraction digits of a gateway amount, checked against the currency's minor unit. */
+function gatewayAmountParts(orderAmount: string, currency: string) {
   const digits = currencyDigits(currency);
   const { int, frac } = parseDecimal(orderAmount, 'orderAmount');
   if (frac.length > digits)
     throw moneyError('orderAmount', `${orderAmount} has more decimals than ${currency}`);
-  return Number(frac ? `${int}.${frac}` : int);
+  return { int, frac, digits };
+}
+
+/** The amount in minor units; beyond 2^53 a number cannot hold every integer, so it is refused, never rounded. */
+function exactMinor(orderAmount: string, parts: { int: string; frac: string; digits: CurrencyDigits }) {
+  const minor = Number(parts.int + parts.frac.padEnd(parts.digits, '0'));
+  if (!Number.isSafeInteger(minor))
+    throw moneyError('orderAmount', `${orderAmount} is too large to convert to a number exactly`);
+  return minor;
 }
 
 /** Gateway `orderAmount` → integer minor units (cents for USD, yen for JPY). */
 export function orderAmountToMinor(orderAmount: string, currency: string): number {
-  const digits = currencyDigits(currency);
-  const { int, frac } = parseDecimal(orderAmount, 'orderAmount');
-  if (frac.length > digits)
-    throw moneyError('orderAmount', `${orderAmount} has more decimals than ${currency}`);
-  return Number(int + frac.padEnd(digits, '0'));
+  return exactMinor(orderAmount, gatewayAmountParts(orderAmount, currency));
+}
+
+/** Gateway `orderAmount` → the same amount in major units as a number. */
+export function fromOrderAmount(orderAmount: string, currency: string): number {
+  const parts = gatewayAmountParts(orderAmount, currency);
+  exactMinor(orderAmount, parts);
+  return Number(parts.frac ? `${parts.int}.${parts.frac}` : parts.int);
 }
 
 /** True when two gateway amounts denote the same value in `currency` ('10.5' equals '10.50'). */
 export function sameOrderAmount(a: string, b: string, currency: string): boolean {
   try {
-    return orderAmountToMinor(a, currency) === orderAmountToMinor(b, currency);
+    // Compared as normalized digits, not numbers: exact at any length.
+    const left = gatewayAmountParts(a, currency);
+    const right = gatewayAmountParts(b, currency);
+    return left.int === right.int && left.frac === right.frac;
   } catch {
     return false;
   }

@@ -64,4 +64,15 @@ describe('orderAmount by currency digits', () => {
     expect(sameOrderAmount('10.51', '10.50', 'USD')).toBe(false);
     expect(sameOrderAmount('100', '1.00', 'JPY')).toBe(false);
   });
+
+  it('never rounds amounts beyond what a number holds exactly (2^53): compares them exactly, refuses to convert', () => {
+    // 9999999999999999 as a number is 10000000000000000: rounded up.
+    expect(sameOrderAmount('9999999999999999', '10000000000000000', 'JPY')).toBe(false);
+    expect(sameOrderAmount('09999999999999999', '9999999999999999', 'JPY')).toBe(true);
+    expect(() => fromOrderAmount('9999999999999999', 'JPY')).toThrow(/too large to convert/);
+    expect(() => orderAmountToMinor('99999999999999.99', 'USD')).toThrow(GatewayValidationError);
+    expect(orderAmountToMinor('90071992547409.91', 'USD')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => toOrderAmount(2 ** 53 + 2, 'JPY')).toThrow(/pass it as a string/);
+    expect(toOrderAmount('9999999999999999', 'JPY')).toBe('9999999999999999');
+  });
 });

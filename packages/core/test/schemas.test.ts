@@ -195,6 +195,11 @@ describe('confirmCharge request: the remaining API.md §2 constraints, one row e
       [],
     ],
     [
+      'KWD with a malformed amount: both named',
+      { ...(withValue('orderCurrency', 'KWD') as object), orderAmount: '10.000' },
+      ['orderAmount', 'orderCurrency'],
+    ],
+    [
       'KWD (three minor digits)',
       { ...(withValue('orderCurrency', 'KWD') as object), orderAmount: '10' },
       ['orderCurrency'],
@@ -229,6 +234,10 @@ describe('hosted checkout and local payment requests', () => {
   it('accepts the 14 local method names in any case and refuses others', () => {
     expect(paths(localPaymentRequestSchema, { ...hosted, paymentMethod: 'KLARNA' })).toEqual([]);
     expect(paths(localPaymentRequestSchema, { ...hosted, paymentMethod: 'korea local cards' })).toEqual([]);
+    // The gateway matches the name in any case, but nothing else: no surrounding spaces.
+    expect(paths(localPaymentRequestSchema, { ...hosted, paymentMethod: 'Klarna ' })).toEqual([
+      'paymentMethod',
+    ]);
     expect(paths(localPaymentRequestSchema, { ...hosted, paymentMethod: 'Credit Card' })).toEqual([
       'paymentMethod',
     ]);

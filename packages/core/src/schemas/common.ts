@@ -92,14 +92,13 @@ export function refineOrderAmount(
   value: { orderAmount?: string | undefined; orderCurrency?: string | undefined },
   ctx: z.RefinementCtx,
 ): void {
-  if (typeof value.orderAmount !== 'string' || typeof value.orderCurrency !== 'string') return;
-  if (!isKnownCurrency(value.orderCurrency)) return;
-  // A malformed amount already has its own issue from the field schema.
-  if (!/^\d+(\.\d{1,2})?$/.test(value.orderAmount)) return;
+  // An unknown or malformed currency already has its own issue from the field schema.
+  if (typeof value.orderCurrency !== 'string' || !isKnownCurrency(value.orderCurrency)) return;
   let digits: number;
   try {
     digits = currencyDigits(value.orderCurrency);
   } catch {
+    // Said whatever the amount is, so one error names every bad field.
     ctx.addIssue({
       code: 'custom',
       path: ['orderCurrency'],
@@ -107,6 +106,8 @@ export function refineOrderAmount(
     });
     return;
   }
+  // A malformed amount already has its own issue from the field schema.
+  if (typeof value.orderAmount !== 'string' || !/^\d+(\.\d{1,2})?$/.test(value.orderAmount)) return;
   const decimals = value.orderAmount.split('.')[1]?.length ?? 0;
   if (decimals > digits) {
     ctx.addIssue({

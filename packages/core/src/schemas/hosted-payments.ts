@@ -1,6 +1,6 @@
 /** Hosted checkout (operation 12) and local payment (operation 13) requests (API.md §2.5). */
 import { z } from 'zod';
-import { LOCAL_PAYMENT_METHODS, normalizeLocalPaymentMethod } from '../local-methods.js';
+import { isLocalPaymentMethodName, LOCAL_PAYMENT_METHODS } from '../local-methods.js';
 import { orderResultSchema } from './charges.js';
 import { currencyCode, goodsDetails, isMobile, orderAmount, refineOrderAmount } from './common.js';
 import { withFastForm } from './fast-forms.js';
@@ -62,7 +62,7 @@ export const checkoutPaymentRequestSchema = withFastForm((timing) =>
 export const localPaymentRequestSchema = withFastForm((timing) =>
   z.object(hostedFields).superRefine((value, ctx) => {
     refineOrderAmount(value, ctx);
-    if (typeof value.paymentMethod === 'string' && !normalizeLocalPaymentMethod(value.paymentMethod)) {
+    if (typeof value.paymentMethod === 'string' && !isLocalPaymentMethodName(value.paymentMethod)) {
       ctx.addIssue({
         code: 'custom',
         path: ['paymentMethod'],
