@@ -288,7 +288,7 @@ describe('properties', () => {
         );
       return out;
     };
-    const escape = (char: string, how: number) =>
+    const escapedAs = (char: string, how: number) =>
       how === 0
         ? char
         : how === 1
@@ -306,8 +306,8 @@ describe('properties', () => {
           '{"remark":"%s"}',
         ),
         (pan, hows, template) => {
-          const written = [...pan].map((digit, i) => escape(digit, hows[i] ?? 0)).join('');
-          const shown = decode(redactText(template.replace('%s', written)));
+          const spelled = [...pan].map((digit, i) => escapedAs(digit, hows[i] ?? 0)).join('');
+          const shown = decode(redactText(template.replace('%s', spelled)));
           expect(shown).not.toContain(pan);
           expect(shown).not.toMatch(new RegExp(pan.slice(0, 13)));
         },
