@@ -12,7 +12,7 @@ import { Pool } from 'undici';
 import { TEST_CARD_NUMBERS } from '../src/index.js';
 
 const DURATION_MS = Number(process.env['BENCH_DURATION_MS'] ?? 2000);
-const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 7);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 11);
 const CONCURRENCY = 32;
 const CUSTOMERS = Number(process.env['BENCH_CUSTOMERS'] ?? 100_000);
 const GATEWAY_NO = '12345678';
