@@ -196,6 +196,8 @@ export function buildOperationPath(
   operation: OperationDefinition,
   pathParams: Readonly<Record<string, string>>,
 ): string {
+  // Most operations have no path parameter: their path is used as it is, without a regex pass.
+  if (operation.pathParams.length === 0) return operation.path;
   return operation.path.replace(/\{(\w+)\}/g, (_, name: string) =>
     encodeURIComponent(pathParams[name] ?? ''),
   );
