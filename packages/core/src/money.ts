@@ -73,26 +73,27 @@ function formatAmount(int: string, frac: string, digits: CurrencyDigits, currenc
   return text;
 }
 
-function amountText(amount: number | string | bigint, path: string): string {
+/** `exactAs` names the exact form the caller can pass instead (a string, a bigint). */
+function amountText(amount: number | string | bigint, path: string, exactAs: string): string {
   if (typeof amount === 'number' && !Number.isFinite(amount))
     throw moneyError(path, 'must be a finite number');
   // Such a number is already rounded (2^53 + 1 reads as 2^53): only a string or bigint says the amount exactly.
   if (typeof amount === 'number' && Math.abs(amount) > Number.MAX_SAFE_INTEGER)
-    throw moneyError(path, 'is too large to be exact as a number; pass it as a string');
+    throw moneyError(path, `is too large to be exact as a number; pass it as ${exactAs}`);
   return String(amount);
 }
 
 /** Major units (e.g. 10.5 USD, 1200 JPY) → gateway `orderAmount` ('10.50', '1200'). */
 export function toOrderAmount(amountMajor: number | string, currency: string): string {
   const digits = currencyDigits(currency);
-  const { int, frac } = parseDecimal(amountText(amountMajor, 'orderAmount'), 'orderAmount');
+  const { int, frac } = parseDecimal(amountText(amountMajor, 'orderAmount', 'a string'), 'orderAmount');
   return formatAmount(int, frac, digits, currency, 'orderAmount');
 }
 
 /** Minor units (e.g. 1050 cents, 1200 yen) → gateway `orderAmount` ('10.50', '1200'). */
 export function minorToOrderAmount(minorUnits: number | bigint, currency: string): string {
   const digits = currencyDigits(currency);
-  const text = amountText(minorUnits, 'orderAmount');
+  const text = amountText(minorUnits, 'orderAmount', 'a bigint');
   if (!/^\d+$/.test(text))
     throw moneyError('orderAmount', `minor units must be a non-negative integer, got ${text}`);
   const padded = text.padStart(digits + 1, '0');

@@ -98,7 +98,8 @@ function replacement(match: RegExpExecArray): string {
   if (jsonName !== undefined) {
     // Keep the value's quoting (plain or JSON-in-JSON) so the text stays parseable.
     const quote = escaped !== undefined || (plain === undefined && nested) ? '\\"' : '"';
-    const value = plain ?? escaped ?? number ?? '';
+    // Escaped digits (`\u0034`) are decoded first, or their hex digits would be counted as the number's.
+    const value = decodeEscapes(plain ?? escaped ?? number ?? '');
     const shown = fieldKind(jsonName.toLowerCase()) === 'card' ? maskCardValue(value) : HIDDEN;
     return `"${jsonName}${nested}"${colon}${quote}${shown}${quote}`;
   }
@@ -147,7 +148,8 @@ function scanText(text: string): string {
 }
 
 /** JSON's \uXXXX and URL's %XX escapes: they can spell a field name or digits the scan would not see. */
-const ESCAPE = /\\u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
+// A run of backslashes counts as one: JSON that was itself JSON-encoded writes `\\u0076`.
+const ESCAPE = /\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
 const HAS_ESCAPE = /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/;
 
 function decodeEscapes(text: string): string {
@@ -219,9 +221,18 @@ export function redactBody(raw: string, limit = 8192): string | undefined {
   if (raw.length === 0) return undefined;
   if (raw.length <= limit) return redactText(raw);
   let end = limit;
-  while (end > 0 && isNumberChar(raw.charCodeAt(end - 1))) end -= 1;
+  // Back over anything a card number may be made of, escapes included (`\u0020`, `%20`, or one cut
+  // short), until nothing more comes off.
+  for (let before = -1; end !== before; ) {
+    before = end;
+    while (end > 0 && isNumberChar(raw.charCodeAt(end - 1))) end -= 1;
+    end -= PARTIAL_ESCAPE_AT_END.exec(raw.slice(Math.max(0, end - 8), end))?.[0].length ?? 0;
+  }
   return `${redactText(raw.slice(0, end))}…`;
 }
+
+/** An escape, whole or cut short, at the end of the text: `\u00`, `\u`, `\`, `%2`, `%`. */
+const PARTIAL_ESCAPE_AT_END = /(?:\\+u[0-9a-fA-F]{0,4}|%[0-9a-fA-F]{0,2}|\\+)$/;
 
 /** Digit, space or dash: what a card number may be made of. */
 function isNumberChar(code: number): boolean {

@@ -334,6 +334,28 @@ describe('redactText: escapes', () => {
     expect(redactText('/x?q=4242%204242%204242%204242')).not.toMatch(/4242 4242|4242%204242/);
   });
 
+  it('decodes escapes in JSON that was itself JSON-encoded (\\\\u0076)', () => {
+    expect(redactText('{"remark":"{\\"cv\\\\u0076\\":\\"123\\"}"}')).toBe(
+      '{"remark":"{\\"cvv\\":\\"***\\"}"}',
+    );
+    const spaced = '{"n":"{\\"n\\":\\"4242\\\\u00204242\\\\u00204242\\\\u00204242\\"}"}';
+    expect(redactText(spaced)).toContain('424242***4242');
+  });
+
+  it('masks a card field whose digits are escapes with the real first 6 / last 4', () => {
+    expect(redactText('{"cardNo":"\\u0034\\u0032\\u0034\\u00324242424242424242"}')).toBe(
+      '{"cardNo":"424242***4242"}',
+    );
+  });
+
+  it('a body cut inside an escaped card number keeps none of its digits', () => {
+    const body = `{"note":"4242\\u00204242\\u00204242\\u00204242","x":"${'y'.repeat(20)}"}`;
+    for (let cut = 10; cut < body.length; cut += 1) {
+      const shown = (redactBody(body, cut) ?? '').replace(/\\u0020/g, ' ');
+      expect(shown).not.toMatch(/4242 4242 4242|4242 4242 42/);
+    }
+  });
+
   it('keeps harmless escapes as written', () => {
     const text = '{"remark":"caf\\u00e9 50%25 off","path":"/a%20b"}';
     expect(redactText(text)).toBe(text);

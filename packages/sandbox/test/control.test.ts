@@ -69,9 +69,15 @@ describe('control API', () => {
       path: '/customers/4000%200000%200000%209995',
       pathParams: { customerId: '4000 0000 0000 9995' },
     });
-    const text = JSON.stringify(await json<unknown[]>('/_sandbox/requests'));
-    expect(text).not.toMatch(/4321|4000000000009995|4000 0000 0000 9995|4000%200000/);
-    expect(text).toContain('400000***9995');
+    const log = await json<{ operation: string; path: string; body?: string }[]>('/_sandbox/requests');
+    const text = JSON.stringify(log);
+    expect(text).not.toMatch(/4321|4000000000009995|4000 0000 0000 9995|4000%200000|40000000000\\\\u0039/);
+    const loggedMethod = log.find((entry) => entry.operation === 'createPaymentMethod');
+    expect(JSON.parse(loggedMethod?.body ?? '{}').card).toMatchObject({
+      cardNo: '400000***9995',
+      cardSecurityCode: '***',
+    });
+    expect(log.find((entry) => entry.operation === 'retrieveCustomer')?.path).toContain('400000***9995');
   });
 
   it('sets and advances the virtual clock; request-time follows it (L0003)', async () => {

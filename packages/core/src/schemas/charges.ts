@@ -11,7 +11,7 @@ import {
   orderAmount,
   refineOrderAmount,
 } from './common.js';
-import { type RuleTiming, withFastForm } from './fast-forms.js';
+import { EVEN_WITH_FIELD_ISSUES, type RuleTiming, withFastForm } from './fast-forms.js';
 
 export const TOKEN_TYPES = ['InitRecurring', 'Recurring'] as const;
 
@@ -29,6 +29,10 @@ const shippingWith = (timing: RuleTiming) =>
 
 const customerPaymentMethodWith = (timing: RuleTiming) =>
   z.object({ billingDetail: billingDetailWith(timing), card });
+
+// Building blocks of the charge request, still exported as they were (in their form for messages).
+export const shipping = shippingWith(EVEN_WITH_FIELD_ISSUES);
+export const customerPaymentMethod = customerPaymentMethodWith(EVEN_WITH_FIELD_ISSUES);
 
 export const confirmChargeRequestSchema = withFastForm((timing) =>
   z
