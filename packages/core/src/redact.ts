@@ -39,7 +39,7 @@ const NAMES = 'cardNo|cardNumber|pan|cardSecurityCode|securityCode|cvv2?|cvc|sig
  *  2. a form/query field `name=value` at the start or after `?`, `&` or whitespace; in free text
  *     (gateway messages) also `name: value` and `name value` when the value holds a digit, so
  *     `cvv 123` is hidden while `the cvv is required` stays readable;
- *  3. a bare card number: 13–19 digits with single spaces or dashes between them, or 12 digits in a
+ *  3. a bare card number: 13–19 digits with single spaces, dashes or `+` between them, or 12 digits in a
  *     row, not glued to a word, so ids such as cus_1526753334131306496 and tradeNos stay readable.
  *     12 digits must be contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in
  *     billing details, a spaced 12-digit card is not.
@@ -56,13 +56,14 @@ const SCAN = new RegExp(
     // form value: up to `&`, `#`, `"` or whitespace, but a space before a digit does not end it, so
     // `pan=4242 4242 4242 4242` in free text cannot leave twelve digits behind.
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?=[^\\s&"#]*\\d)|\\s+(?=[^\\s&"#]*\\d))((?:[^&\\s"#]| (?=\\d))*)`,
-    '|\\b\\d(?:(?:[ -]?\\d){12,18}\\b|\\d{11}\\b)',
+    // `+` too: a query string writes a space as `+` (?ref=4242+4242+4242+4242).
+    '|\\b\\d(?:(?:[ +-]?\\d){12,18}\\b|\\d{11}\\b)',
   ].join(''),
   'gi',
 );
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
-const NUMBER_START = /\b\d(?:[ -]?\d){11}/;
+const NUMBER_START = /\b\d(?:[ +-]?\d){11}/;
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
@@ -234,7 +235,7 @@ export function redactBody(raw: string, limit = 8192): string | undefined {
 /** An escape, whole or cut short, at the end of the text: `\u00`, `\u`, `\`, `%2`, `%`. */
 const PARTIAL_ESCAPE_AT_END = /(?:\\+u[0-9a-fA-F]{0,4}|%[0-9a-fA-F]{0,2}|\\+)$/;
 
-/** Digit, space or dash: what a card number may be made of. */
+/** Digit, space, dash or `+`: what a card number may be made of. */
 function isNumberChar(code: number): boolean {
-  return (code >= 48 && code <= 57) || code === 32 || code === 45;
+  return (code >= 48 && code <= 57) || code === 32 || code === 45 || code === 43;
 }

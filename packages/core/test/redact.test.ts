@@ -252,6 +252,7 @@ describe('properties', () => {
         '_',
         ' ',
         '-',
+        '+',
         '=',
         '&cvv=',
         'cus_',
@@ -354,6 +355,11 @@ describe('redactText: escapes', () => {
       const shown = (redactBody(body, cut) ?? '').replace(/\\u0020/g, ' ');
       expect(shown).not.toMatch(/4242 4242 4242|4242 4242 42/);
     }
+  });
+
+  it('finds a card number with + between its groups, as a query string writes spaces', () => {
+    expect(redactText('/x?ref=4242+4242+4242+4242&y=1')).toBe('/x?ref=424242***4242&y=1');
+    expect(redactText('call +44 20 7946 0958 or +1 555 0100')).toBe('call +44 20 7946 0958 or +1 555 0100');
   });
 
   it('keeps harmless escapes as written', () => {
