@@ -127,8 +127,8 @@ export function orderAmountToMinor(orderAmount: string, currency: string): numbe
 /** Gateway `orderAmount` → the same amount in major units as a number. */
 export function fromOrderAmount(orderAmount: string, currency: string): number {
   const parts = gatewayAmountParts(orderAmount, currency);
-  exactMinor(orderAmount, parts);
-  return Number(parts.frac ? `${parts.int}.${parts.frac}` : parts.int);
+  // Division is correctly rounded, like parsing the decimal: the nearest number to the same value.
+  return exactMinor(orderAmount, parts) / 10 ** parts.digits;
 }
 
 /** True when two gateway amounts denote the same value in `currency` ('10.5' equals '10.50'). */

@@ -77,8 +77,12 @@ function maskDigits(digits: string): string {
 /** A card field value already masked (424242***4242, ***) is kept: redacting stored data again loses nothing. */
 const MASKED = /^\d{0,6}\*\*\*\d{0,4}$/;
 
+/**
+ * A card field's value shown masked. Escapes are decoded before the digits are counted: `%20` carries
+ * digits of its own, and an escaped digit (`\u0034`, `%34`) is one of the number's.
+ */
 function maskCardValue(value: string): string {
-  return MASKED.test(value) ? value : maskDigits(value.replace(/\D/g, ''));
+  return MASKED.test(value) ? value : maskDigits(decodeEscapes(value).replace(/\D/g, ''));
 }
 
 /** What replaces one SCAN match; the groups are SCAN's, in order. */
@@ -99,17 +103,12 @@ function replacement(match: RegExpExecArray): string {
   if (jsonName !== undefined) {
     // Keep the value's quoting (plain or JSON-in-JSON) so the text stays parseable.
     const quote = escaped !== undefined || (plain === undefined && nested) ? '\\"' : '"';
-    // Escaped digits (`\u0034`) are decoded first, or their hex digits would be counted as the number's.
-    const value = decodeEscapes(plain ?? escaped ?? number ?? '');
+    const value = plain ?? escaped ?? number ?? '';
     const shown = fieldKind(jsonName.toLowerCase()) === 'card' ? maskCardValue(value) : HIDDEN;
     return `"${jsonName}${nested}"${colon}${quote}${shown}${quote}`;
   }
   if (formName !== undefined) {
-    const shown =
-      fieldKind(formName.toLowerCase()) === 'card'
-        ? // %20 and friends carry digits of their own: drop the escapes before counting.
-          maskCardValue((formValue ?? '').replace(/%[0-9a-f]{2}/gi, ''))
-        : HIDDEN;
+    const shown = fieldKind(formName.toLowerCase()) === 'card' ? maskCardValue(formValue ?? '') : HIDDEN;
     return `${formLead ?? ''}${formName}${formSeparator ?? '='}${shown}`;
   }
   return maskDigits(whole.replace(/\D/g, ''));
