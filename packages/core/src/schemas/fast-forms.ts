@@ -21,8 +21,8 @@ export const EVEN_WITH_FIELD_ISSUES = {
 export type RuleTiming = typeof EVEN_WITH_FIELD_ISSUES | undefined;
 
 const fastForms = new WeakMap<z.ZodType, z.ZodType>();
-/** Schemas built by withFastForm, whose fast form comes from a second build. */
-const twins = new WeakSet<z.ZodType>();
+/** Schemas built by withFastForm, and how to build their fast form's source (without `when`). */
+const twinBuilds = new WeakMap<z.ZodType, () => z.ZodType>();
 const compiledForms = new WeakSet<z.ZodType>();
 
 function compiled<S extends z.ZodType>(schema: S): S {
@@ -39,8 +39,8 @@ function compiled<S extends z.ZodType>(schema: S): S {
 /** Builds a schema with cross-field rules in both forms; returns the one for messages. */
 export function withFastForm<S extends z.ZodType>(build: (timing: RuleTiming) => S): S {
   const checked = build(EVEN_WITH_FIELD_ISSUES);
-  fastForms.set(checked, compiled(build(undefined)));
-  twins.add(checked);
+  // Built and compiled on first use, like every fast form: importing core stays cheap.
+  twinBuilds.set(checked, () => build(undefined));
   return checked;
 }
 
@@ -48,7 +48,7 @@ export function withFastForm<S extends z.ZodType>(build: (timing: RuleTiming) =>
 export function fastFormOf<S extends z.ZodType>(schema: S): S {
   let fast = fastForms.get(schema);
   if (fast === undefined) {
-    fast = compiled(schema);
+    fast = compiled(twinBuilds.get(schema)?.() ?? schema);
     fastForms.set(schema, fast);
   }
   return fast as S;
@@ -70,5 +70,5 @@ export function safeParseFast<S extends z.ZodType>(
   input: unknown,
 ): z.ZodSafeParseResult<z.output<S>> {
   const fast = fastFormOf(schema).safeParse(input);
-  return fast.success || !twins.has(schema) ? fast : schema.safeParse(input);
+  return fast.success || !twinBuilds.has(schema) ? fast : schema.safeParse(input);
 }
