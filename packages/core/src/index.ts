@@ -1,3 +1,4 @@
+export { containsCardNumber, findCardData, isCardFieldName, passesLuhn } from './card-data.js';
 export {
   type CallOptions,
   GatewayClient,

@@ -3,13 +3,14 @@
  * that happen before a single byte of the request is written allow a money-moving call to be retried.
  */
 
-/** Codes raised while resolving, connecting or handshaking: the request was never written. */
+/**
+ * Codes raised while resolving, connecting or handshaking: the request was never written. EHOSTUNREACH
+ * and ENETUNREACH are not here: a route can vanish after the body was written, so they are unknown.
+ */
 const NEVER_SENT_CODES = new Set([
   'ECONNREFUSED',
   'ENOTFOUND',
   'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
   'EADDRNOTAVAIL',
   'UND_ERR_CONNECT_TIMEOUT',
   'ERR_TLS_CERT_ALTNAME_INVALID',

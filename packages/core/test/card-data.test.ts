@@ -1,0 +1,76 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { containsCardNumber, findCardData, passesLuhn } from '../src/index.js';
+import { neverReachedGateway } from '../src/network-errors.js';
+
+const VISA = '4242424242424242';
+
+describe('findCardData', () => {
+  it('finds card numbers in strings, numbers and keys at any depth, naming only the path', () => {
+    expect(findCardData({ note: `card ${VISA.replace(/(\d{4})/g, '$1 ').trim()}` })).toBe('data.note');
+    expect(findCardData({ a: [{ b: { c: '4000-0000-0000-9995' } }] })).toBe('data.a[0].b.c');
+    expect(findCardData({ n: 4242424242424242 })).toBe('data.n');
+    expect(findCardData({ [VISA]: 'x' })).toBe('data[key]');
+    expect(findCardData('4242%204242%204242%204242')).toBe('data');
+    expect(findCardData({ s: '\\u0034242424242424242' })).toBe('data.s');
+  });
+
+  it('refuses card and security-code field names whatever their case, separators or value', () => {
+    for (const key of ['cardNo', 'card_number', 'PAN', 'securityCode', 'cvv', 'CVC', 'card', 'Card Number'])
+      expect(findCardData({ deep: { [key]: 'anything' } })).toMatch(/^data\.deep(\.|\[)/);
+    expect(findCardData({ deep: { 'card-security-code': 1 } })).toBe('data.deep["card-security-code"]');
+    expect(findCardData({ deep: { cardNo: null } })).toBeUndefined();
+  });
+
+  it('keeps ids, phone numbers, amounts and numbers that fail Luhn', () => {
+    expect(
+      findCardData({
+        orderNo: 'payses_01JABCDEF1234567890',
+        phone: '+44 20 7946 0000',
+        amount: '12345678.90',
+        tradeNo: '1526753334131306496',
+        notCard: '4242424242424241',
+        customerPaymentMethodId: '1690000000000000001',
+      }),
+    ).toBeUndefined();
+  });
+
+  it('every Luhn-valid 13-19 digit number is found, however it is separated and wherever it is', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 12, maxLength: 18 }),
+        fc.constantFrom('', ' ', '-'),
+        fc.string({ maxLength: 8 }).filter((s) => !/\d/.test(s)),
+        fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 4 }),
+        (body, separator, prefix, path) => {
+          const digits = body.join('') + luhnDigit(body.join(''));
+          const text = `${prefix} ${digits.split('').join(separator)}`;
+          let value: unknown = text;
+          for (const key of path.reverse()) value = { [key.replace(/\d/g, 'x')]: value };
+          expect(passesLuhn(digits)).toBe(true);
+          expect(containsCardNumber(text)).toBe(true);
+          expect(findCardData(value)).toBeDefined();
+        },
+      ),
+    );
+  });
+
+  it('refuses input nested deeper than anything a storefront sends', () => {
+    let value: unknown = 'x';
+    for (let i = 0; i < 40; i += 1) value = { a: value };
+    expect(findCardData(value)).toBeDefined();
+  });
+});
+
+describe('network errors', () => {
+  it('host or network unreachable can follow a write: not "never sent"', () => {
+    expect(neverReachedGateway(Object.assign(new Error('x'), { code: 'EHOSTUNREACH' }))).toBe(false);
+    expect(neverReachedGateway(Object.assign(new Error('x'), { code: 'ENETUNREACH' }))).toBe(false);
+    expect(neverReachedGateway(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
+  });
+});
+
+function luhnDigit(body: string): string {
+  for (let d = 0; d <= 9; d += 1) if (passesLuhn(body + d)) return String(d);
+  throw new Error('unreachable');
+}
