@@ -85,6 +85,7 @@ export {
   type VendurePaymentState,
   vendureStateFor,
 } from './status.js';
+export { localMethodInput, parseStorefrontInput, savedCardIdInput } from './storefront-input.js';
 export { issuesOf } from './validation.js';
 export {
   CALLBACK_TOLERANCE_MS,

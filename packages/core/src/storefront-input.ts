@@ -1,0 +1,71 @@
+/**
+ * The trust boundary both plugins put in front of the storefront (docs/SECURITY.md). What a shopper's
+ * browser sends is parsed by an allow-list schema: card data anywhere is refused first, then unknown
+ * keys, wrong types and out-of-bounds values, each named by its path. The adapters call this before
+ * they store anything or call the gateway, and turn the error into their platform's answer.
+ */
+import { z } from 'zod';
+import { findCardData } from './card-data.js';
+import { GatewayValidationError, type ValidationIssue } from './errors.js';
+import { isLocalPaymentMethodName } from './local-methods.js';
+
+/** A saved card (gateway customerPaymentMethodId) as a storefront names it. */
+export const savedCardIdInput = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a saved card id (1 to 64 letters, digits, _ or -)');
+
+/** A local payment method name (klarna, ideal, …), any case. */
+export const localMethodInput = z
+  .string()
+  .max(40, 'is too long')
+  .refine(isLocalPaymentMethodName, "is not one of the gateway's local payment methods");
+
+/** Key names are echoed in messages: cut so a hostile key cannot flood an error or a log. */
+function shownKey(key: string): string {
+  return key.length > 40 ? `${key.slice(0, 40)}…` : key;
+}
+
+function joinPath(root: string, path: PropertyKey[]): string {
+  return path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : `${text}.${shownKey(String(key))}`),
+    root,
+  );
+}
+
+function issuesOfInput(error: z.ZodError, root: string): ValidationIssue[] {
+  return error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({
+          path: joinPath(root, [...issue.path, key]),
+          message: 'is not accepted here',
+        }))
+      : [{ path: joinPath(root, issue.path), message: issue.message }],
+  );
+}
+
+/**
+ * Parses storefront input with an allow-list schema (build it with z.strictObject so unknown keys are
+ * refused). Throws GatewayValidationError naming each bad field, never its value.
+ */
+export function parseStorefrontInput<S extends z.ZodType>(
+  schema: S,
+  input: unknown,
+  what: string,
+  root = 'data',
+): z.output<S> {
+  const cardPath = findCardData(input, root);
+  if (cardPath) {
+    const issue = {
+      path: cardPath,
+      message: 'looks like card data, which is never accepted here (use a saved card or the hosted page)',
+    };
+    throw new GatewayValidationError(`Invalid ${what}: ${issue.path}: ${issue.message}`, [issue]);
+  }
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = issuesOfInput(parsed.error, root);
+  throw new GatewayValidationError(
+    `Invalid ${what}: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+    issues,
+  );
+}

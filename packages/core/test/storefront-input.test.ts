@@ -1,0 +1,60 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  GatewayValidationError,
+  localMethodInput,
+  parseStorefrontInput,
+  savedCardIdInput,
+} from '../src/index.js';
+
+const sessionInput = z.strictObject({
+  customerPaymentMethodId: savedCardIdInput.optional(),
+  localMethod: localMethodInput.optional(),
+});
+
+function refusal(input: unknown): GatewayValidationError {
+  try {
+    parseStorefrontInput(sessionInput, input, 'payment session data');
+  } catch (error) {
+    if (error instanceof GatewayValidationError) return error;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+describe('parseStorefrontInput', () => {
+  it('accepts the allow-listed keys', () => {
+    expect(
+      parseStorefrontInput(sessionInput, { customerPaymentMethodId: 'pm_1', localMethod: 'Klarna' }, 'x'),
+    ).toEqual({
+      customerPaymentMethodId: 'pm_1',
+      localMethod: 'Klarna',
+    });
+  });
+
+  it('names every refused key and never echoes a value', () => {
+    const error = refusal({ outcome: { status: 'succeeded' }, attemptedAt: 'now', localMethod: 7 });
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual([
+      'data.attemptedAt',
+      'data.localMethod',
+      'data.outcome',
+    ]);
+    expect(error.message).not.toContain('succeeded');
+  });
+
+  it('refuses card data before the schema, at any depth, with only its path', () => {
+    const error = refusal({ note: { cvv: '123' } });
+    expect(error.issues).toEqual([{ path: 'data.note.cvv', message: expect.stringContaining('card data') }]);
+    expect(refusal({ customerPaymentMethodId: '4242424242424242' }).message).not.toMatch(/4242/);
+  });
+
+  it('any extra key or wrong type is refused with a GatewayValidationError, never another error', () => {
+    fc.assert(
+      fc.property(fc.object({ maxDepth: 3 }), (junk) => {
+        const input = { ...junk, extra: junk };
+        expect(refusal(input).issues.length).toBeGreaterThan(0);
+      }),
+    );
+  });
+});
