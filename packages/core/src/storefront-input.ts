@@ -45,15 +45,21 @@ function issuesOfInput(error: z.ZodError, root: string): ValidationIssue[] {
 
 /**
  * Parses storefront input with an allow-list schema (build it with z.strictObject so unknown keys are
- * refused). Throws GatewayValidationError naming each bad field, never its value.
+ * refused). Throws GatewayValidationError naming each bad field, never its value. `cardFields` names
+ * top-level keys where card data is the point (a PCI merchant's card form): only the schema checks them.
  */
 export function parseStorefrontInput<S extends z.ZodType>(
   schema: S,
   input: unknown,
   what: string,
   root = 'data',
+  cardFields: readonly string[] = [],
 ): z.output<S> {
-  const cardPath = findCardData(input, root);
+  const scanned =
+    cardFields.length > 0 && input !== null && typeof input === 'object' && !Array.isArray(input)
+      ? Object.fromEntries(Object.entries(input).filter(([key]) => !cardFields.includes(key)))
+      : input;
+  const cardPath = findCardData(scanned, root);
   if (cardPath) {
     const issue = {
       path: cardPath,

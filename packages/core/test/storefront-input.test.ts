@@ -57,4 +57,28 @@ describe('parseStorefrontInput', () => {
       }),
     );
   });
+
+  it('checks named card fields by the schema only, and still scans everything else', () => {
+    const form = z.strictObject({
+      card: z.strictObject({ cardNo: z.string().regex(/^\d{13,19}$/) }),
+      note: z.string(),
+    });
+    expect(
+      parseStorefrontInput(form, { card: { cardNo: '4242424242424242' }, note: 'x' }, 'card', 'body', [
+        'card',
+      ]),
+    ).toEqual({
+      card: { cardNo: '4242424242424242' },
+      note: 'x',
+    });
+    expect(() =>
+      parseStorefrontInput(
+        form,
+        { card: { cardNo: '4242424242424242' }, note: '4242 4242 4242 4242' },
+        'card',
+        'body',
+        ['card'],
+      ),
+    ).toThrow(/body\.note: looks like card data/);
+  });
 });

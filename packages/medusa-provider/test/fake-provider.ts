@@ -17,17 +17,30 @@ export const BUYER = {
   billingAddress: { line1: '1 Test Street', city: 'Austin', country: 'US', state: 'TX', postalCode: '73301' },
 };
 
-/** The card service with a fake gateway client: only `charges.confirm` is exercised. */
-export function cardServiceWith(confirm: (body: Record<string, unknown>) => Promise<unknown>) {
-  const fake = { charges: { confirm: vi.fn(confirm) } };
+/** Saved cards of the fake gateway, by gateway customer. */
+export const SAVED_CARDS: Record<string, string[]> = { cus_1: ['pm_1'], cus_2: ['pm_2'] };
+
+/** The card service with a fake gateway client: `charges.confirm` and `paymentMethods.list`. */
+export function cardServiceWith(
+  confirm: (body: Record<string, unknown>) => Promise<unknown>,
+  cradle: Record<string, unknown> = {},
+) {
+  const fake = {
+    charges: { confirm: vi.fn(confirm) },
+    paymentMethods: {
+      list: vi.fn(async (customerId: string) =>
+        (SAVED_CARDS[customerId] ?? []).map((id) => ({ customerPaymentMethodId: id, customerId })),
+      ),
+    },
+  };
   class TestCardService extends GatewaykitCardService {
     protected override get client(): GatewayClient {
       return fake as unknown as GatewayClient;
     }
   }
   const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
-  const service = new TestCardService({ logger } as never, OPTIONS);
-  return { service, confirm: fake.charges.confirm, logger };
+  const service = new TestCardService({ logger, ...cradle } as never, OPTIONS);
+  return { service, confirm: fake.charges.confirm, list: fake.paymentMethods.list, logger };
 }
 
 /** Session data as initiatePayment stores it for a saved card. */
@@ -38,6 +51,12 @@ export function cardSession(orderNo = 'payses_01TEST'): Record<string, unknown> 
     amount: '60.00',
     currency: 'USD',
     customerPaymentMethodId: 'pm_1',
+    gatewayCustomerId: 'cus_1',
     buyer: BUYER,
   };
+}
+
+/** initiatePayment's context for a logged-in customer whose gateway customer is `gatewayCustomerId`. */
+export function loggedIn(gatewayCustomerId: string) {
+  return { idempotency_key: 'x', account_holder: { id: 'acc_1', data: { id: gatewayCustomerId } } } as never;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GatewaykitBase } from '../src/providers/gatewaykit/base';
-import { cardServiceWith, OPTIONS } from './fake-provider';
+import { cardServiceWith, cardSession, loggedIn, OPTIONS } from './fake-provider';
 
 describe('validateOptions', () => {
   const cases: [string, Record<string, unknown>][] = [
@@ -34,7 +34,89 @@ describe('provider rules', () => {
         currency_code: 'usd',
         data: { session_id: 'payses_X', cardNo: '4242424242424242' },
       }),
-    ).rejects.toThrow(/Card data must never be sent/);
+    ).rejects.toThrow(/data\.cardNo: looks like card data/);
+    expect(confirm).not.toHaveBeenCalled();
+  });
+
+  it('refuses keys the provider owns (a forged outcome) and anything not allow-listed, naming them', async () => {
+    const { service } = cardServiceWith(async () => ({}));
+    await expect(
+      service.initiatePayment({
+        amount: 10,
+        currency_code: 'usd',
+        data: {
+          session_id: 'payses_X',
+          outcome: { status: 'succeeded' },
+          attemptedAt: 'now',
+          redirectUrl: 'x',
+        },
+      }),
+    ).rejects.toMatchObject({
+      type: 'invalid_data',
+      message: expect.stringMatching(/data\.outcome: is not accepted.*data\.attemptedAt.*data\.redirectUrl/),
+    });
+  });
+
+  it('returns every key it owns, so nothing stored before survives', async () => {
+    const { service } = cardServiceWith(async () => ({}));
+    const { data } = await service.initiatePayment({
+      amount: 10,
+      currency_code: 'usd',
+      data: { session_id: 'payses_X' },
+    });
+    for (const key of ['outcome', 'attemptedAt', 'redirectUrl', 'error', 'gatewayCustomerId', 'session_id']) {
+      expect(data).toHaveProperty(key, undefined);
+    }
+  });
+
+  it('a saved card is used only by its logged-in owner', async () => {
+    const { service } = cardServiceWith(async () => ({}));
+    const input = {
+      amount: 10,
+      currency_code: 'usd',
+      data: { session_id: 'payses_X', customerPaymentMethodId: 'pm_1' },
+    };
+    await expect(service.initiatePayment(input)).rejects.toThrow(/only be used by its owner/);
+    await expect(service.initiatePayment({ ...input, context: loggedIn('cus_2') })).rejects.toThrow(
+      /no such saved card/,
+    );
+    const owned = await service.initiatePayment({ ...input, context: loggedIn('cus_1') });
+    expect(owned.data).toMatchObject({ customerPaymentMethodId: 'pm_1', gatewayCustomerId: 'cus_1' });
+  });
+
+  it('a session whose charge may have taken money is never deleted; one never sent or failed is', async () => {
+    const { service } = cardServiceWith(async () => ({}));
+    for (const outcome of [
+      undefined,
+      { status: 'unknown' },
+      { status: 'pending' },
+      { status: 'succeeded' },
+    ]) {
+      await expect(
+        service.deletePayment({ data: { orderNo: 'o', attemptedAt: 'now', outcome } }),
+      ).rejects.toMatchObject({ type: 'not_allowed' });
+    }
+    await expect(service.deletePayment({ data: { orderNo: 'o' } })).resolves.toBeDefined();
+    await expect(
+      service.deletePayment({ data: { orderNo: 'o', attemptedAt: 'now', outcome: { status: 'failed' } } }),
+    ).resolves.toBeDefined();
+  });
+
+  it('no charge starts while another session of the cart has an open charge', async () => {
+    const sessions = {
+      retrieve: async () => ({ payment_collection_id: 'pay_col_1' }),
+      list: async () => [
+        {
+          id: 'payses_OLD',
+          provider_id: 'pp_gatewaykit-hosted_gatewaykit',
+          data: { attemptedAt: 'x', outcome: { status: 'unknown' } },
+        },
+      ],
+    };
+    const { service, confirm } = cardServiceWith(async () => ({}), { paymentSessionService: sessions });
+    await expect(service.authorizePayment({ data: cardSession('payses_NEW') })).rejects.toThrow(
+      /payses_OLD.*still being confirmed/,
+    );
     expect(confirm).not.toHaveBeenCalled();
   });
 
@@ -48,7 +130,7 @@ describe('provider rules', () => {
     ).rejects.toMatchObject({ type: 'not_allowed', message: expect.stringMatching(/T77.*merchant portal/) });
   });
 
-  it('capture is a no-op; cancel and delete only log', async () => {
+  it('capture is a no-op; cancel and delete of an unsent session only log', async () => {
     const { service, logger } = cardServiceWith(async () => ({}));
     const data = { orderNo: 'payses_Y' };
     expect(await service.capturePayment({ data })).toEqual({ data });
@@ -63,6 +145,7 @@ describe('provider rules', () => {
       amount: 60,
       currency_code: 'usd',
       data: { session_id: 'payses_Z', customerPaymentMethodId: 'pm_1' },
+      context: loggedIn('cus_1'),
     });
     expect(status).toBe('pending');
     expect(data).toMatchObject({ orderNo: 'payses_Z', amount: '60.00', currency: 'USD', mode: 'card' });

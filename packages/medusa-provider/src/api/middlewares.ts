@@ -1,5 +1,6 @@
 import { authenticate, defineMiddlewares } from '@medusajs/framework/http';
 import { addBuyerToSessionData } from './middlewares/add-buyer';
+import { validateSessionInput } from './middlewares/validate-session-input';
 
 export default defineMiddlewares({
   routes: [
@@ -8,7 +9,8 @@ export default defineMiddlewares({
     {
       matcher: '/store/payment-collections/:id/payment-sessions',
       method: ['POST'],
-      middlewares: [addBuyerToSessionData],
+      // Allow-list first: the buyer the next middleware adds is the only key not from the storefront.
+      middlewares: [validateSessionInput, addBuyerToSessionData],
     },
     {
       matcher: '/store/gatewaykit/payment-methods*',

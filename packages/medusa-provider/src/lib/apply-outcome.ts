@@ -4,6 +4,7 @@ import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/frame
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { gatewayAmount } from './payment-attempt';
 import { readSessionData, withOutcome } from './session-data';
+import { reportUnappliedCharge } from './unapplied-charge';
 
 export interface AppliedOutcome {
   session: PaymentSessionDTO;
@@ -20,6 +21,7 @@ export interface AppliedOutcome {
 export async function applyOutcome(
   scope: MedusaContainer,
   incoming: PaymentOutcome,
+  providerIds: readonly string[],
   attempt = 1,
 ): Promise<AppliedOutcome> {
   const paymentModule = scope.resolve(Modules.PAYMENT);
@@ -28,12 +30,12 @@ export async function applyOutcome(
 
   // Lock the cart id, the key Medusa's cart completion and processPaymentWorkflow lock: the session data
   // is then never read while an authorize of the same session is about to save its own copy.
-  const first = await findSession(scope, incoming.orderNo);
+  const first = await findSession(scope, incoming.orderNo, providerIds);
   const lockKey = (await cartIdOfSession(scope, first)) ?? `gatewaykit:${incoming.orderNo}`;
   const result = await locking.execute(
     lockKey,
     async () => {
-      const session = await findSession(scope, incoming.orderNo);
+      const session = await findSession(scope, incoming.orderNo, providerIds);
       const expectedAmount = gatewayAmount(session.amount, session.currency_code);
       if (incoming.status === 'succeeded' || incoming.amount !== undefined) {
         assertAmountMatches(incoming, expectedAmount, session.currency_code);
@@ -65,19 +67,27 @@ export async function applyOutcome(
     await processPaymentWorkflow(scope).run({
       input: { action: 'captured', data: { session_id: result.session.id, amount: result.session.amount } },
     });
-    const after = await findSession(scope, incoming.orderNo);
+    const after = await findSession(scope, incoming.orderNo, providerIds);
     if (!after.authorized_at && readSessionData(after.data).outcome?.status !== 'succeeded' && attempt < 3) {
       // A concurrent authorize saved its older result over ours: store the success again and retry.
-      return applyOutcome(scope, incoming, attempt + 1);
+      return applyOutcome(scope, incoming, providerIds, attempt + 1);
+    }
+    if (!after.authorized_at) {
+      await reportUnappliedCharge(scope, incoming, `payment session ${after.id} could not be authorized`);
     }
   }
   return result;
 }
 
-async function findSession(scope: MedusaContainer, orderNo: string): Promise<PaymentSessionDTO> {
+/** The session of orderNo, if it belongs to one of the given providers (the verifying account's). */
+async function findSession(
+  scope: MedusaContainer,
+  orderNo: string,
+  providerIds: readonly string[],
+): Promise<PaymentSessionDTO> {
   const paymentModule = scope.resolve(Modules.PAYMENT);
   const [session] = await paymentModule.listPaymentSessions({ id: orderNo });
-  if (!session?.provider_id.startsWith('pp_gatewaykit')) {
+  if (!session || !providerIds.includes(session.provider_id)) {
     throw new MedusaError(
       MedusaError.Types.NOT_FOUND,
       `No gatewaykit payment session for orderNo ${orderNo}`,

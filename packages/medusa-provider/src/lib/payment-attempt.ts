@@ -31,7 +31,9 @@ export function buildAttempt(input: {
       'The cart needs an email and a billing address with first and last name before a gatewaykit payment session is created',
     );
   }
-  const gatewayCustomerId = (context?.account_holder?.data as { id?: string } | undefined)?.id;
+  // The owner checked when the session was created; authorize's context carries no account holder.
+  const gatewayCustomerId =
+    data.gatewayCustomerId ?? (context?.account_holder?.data as { id?: string } | undefined)?.id;
   return {
     mode: input.mode,
     orderNo: data.orderNo!,

@@ -28,6 +28,8 @@ export interface GatewaykitSessionData {
   currency: string;
   localMethod?: string | undefined;
   customerPaymentMethodId?: string | undefined;
+  /** The gateway customer that owns customerPaymentMethodId, checked when the session was created. */
+  gatewayCustomerId?: string | undefined;
   buyer?: BuyerDetails | undefined;
   /** Set once the money-moving request was sent: authorizePayment never sends a second one. */
   attemptedAt?: string | undefined;
@@ -39,18 +41,34 @@ export interface GatewaykitSessionData {
   error?: string | undefined;
 }
 
-/** Keys a storefront might send that must never be stored (Medusa stores input data as given). */
-const CARD_KEYS = ['cardNo', 'card_number', 'cardNumber', 'cardSecurityCode', 'cvc', 'cvv', 'card'] as const;
+const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
+  'orderNo',
+  'mode',
+  'amount',
+  'currency',
+  'localMethod',
+  'customerPaymentMethodId',
+  'gatewayCustomerId',
+  'buyer',
+  'attemptedAt',
+  'outcome',
+  'redirectUrl',
+  'error',
+];
 
-export function hasRawCardData(data: Record<string, unknown> | undefined): boolean {
-  return CARD_KEYS.some((key) => data?.[key] !== undefined);
-}
-
-/** Returned data overrides stored keys, so returning undefined for each card key wipes them. */
-export function withoutRawCardData(data: Record<string, unknown>): Record<string, unknown> {
-  const clean: Record<string, unknown> = { ...data };
-  for (const key of CARD_KEYS) clean[key] = undefined;
-  return clean;
+/**
+ * The complete session data, every key the provider owns written out (undefined where unset). Medusa
+ * saves `{ ...stored data, ...returned data }`, so a key left out would keep whatever was stored before,
+ * including anything a storefront managed to put there; undefined removes it.
+ */
+export function completeSessionData(
+  data: Partial<GatewaykitSessionData>,
+  stored: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const complete: Record<string, unknown> = {};
+  for (const key of Object.keys(stored)) complete[key] = undefined;
+  for (const key of OWNED_KEYS) complete[key] = data[key];
+  return complete;
 }
 
 export function readSessionData(data: Record<string, unknown> | undefined): Partial<GatewaykitSessionData> {

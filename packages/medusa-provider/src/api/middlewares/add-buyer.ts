@@ -1,6 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { buyerFromCart, type CartForBuyer } from '../../lib/buyer-from-cart';
+import { modeOfProvider } from '../../lib/session-input';
 
 /**
  * A payment provider cannot read the cart, but the gateway needs the shopper's email, name and
@@ -13,7 +14,7 @@ export async function addBuyerToSessionData(
   next: MedusaNextFunction,
 ): Promise<void> {
   const body = (req.body ?? {}) as { provider_id?: unknown; data?: Record<string, unknown> };
-  if (typeof body.provider_id !== 'string' || !body.provider_id.startsWith('pp_gatewaykit')) return next();
+  if (typeof body.provider_id !== 'string' || !modeOfProvider(body.provider_id)) return next();
   try {
     const query = req.scope.resolve(ContainerRegistrationKeys.QUERY);
     const { data } = await query.graph({

@@ -7,6 +7,7 @@ import {
   outcomeFromCallback,
   type PaymentMode,
   type PaymentOutcome,
+  redact,
   startPayment,
   verifyCallback,
 } from '@gatewaykit/core';
@@ -51,21 +52,20 @@ import type {
 import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
 import { gatewayClientFor } from '../../lib/gateway-client';
 import { toMedusaError } from '../../lib/medusa-errors';
+import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
 import { type GatewaykitOptions, parseOptions } from '../../lib/options';
 import { buildAttempt, gatewayAmount } from '../../lib/payment-attempt';
 import { toSavedCard } from '../../lib/saved-card';
 import {
+  completeSessionData,
   type GatewaykitMode,
   type GatewaykitSessionData,
-  hasRawCardData,
   readSessionData,
   withOutcome,
 } from '../../lib/session-data';
+import { parseInitiateInput } from '../../lib/session-input';
 import { webhookActionFor } from '../../lib/webhook-action';
 
-type StoredSessions = {
-  retrieve(id: string, config: { select: string[] }): Promise<{ data?: Record<string, unknown> | null }>;
-};
 type Cradle = { logger: Logger; paymentSessionService?: StoredSessions };
 
 /** Charges in flight in this process, by orderNo: a concurrent authorize waits instead of charging again. */
@@ -75,6 +75,8 @@ const inFlight = new Map<string, Promise<PaymentOutcome>>();
  * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no query,
  * capture, void or refund endpoint, and reports results by signed callback/return; so the outcome
  * lives in the session data and authorizePayment reads it instead of asking the gateway.
+ * Session data is written by the storefront at creation, so every key is parsed against an allow-list
+ * and the provider returns the complete data it owns (docs/SECURITY.md).
  */
 export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitOptions> {
   protected abstract readonly mode: GatewaykitMode;
@@ -105,14 +107,9 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   protected abstract readonly startsOnInitiate: boolean;
 
   async initiatePayment(input: InitiatePaymentInput): Promise<InitiatePaymentOutput> {
-    const incoming = (input.data ?? {}) as Record<string, unknown>;
-    if (hasRawCardData(incoming)) {
-      // Throwing deletes the session row, so the card data the storefront sent is not kept either.
-      throw new MedusaError(
-        MedusaError.Types.INVALID_DATA,
-        'Card data must never be sent in payment session data; save the card with the gatewaykit payment-methods route or use the hosted checkout',
-      );
-    }
+    // Throwing deletes the session row Medusa inserted with the storefront's data, so nothing refused is kept.
+    const incoming = parseInitiateInput(this.mode, input.data);
+    const stored = (input.data ?? {}) as Record<string, unknown>;
     const orderNo = String(incoming.session_id ?? input.context?.idempotency_key ?? '');
     if (!orderNo)
       throw new MedusaError(MedusaError.Types.INVALID_DATA, 'gatewaykit: the payment session id is missing');
@@ -121,15 +118,19 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       mode: this.mode,
       amount: this.amountOf(input),
       currency: input.currency_code.toUpperCase(),
-      buyer: incoming.buyer as GatewaykitSessionData['buyer'],
-      ...(typeof incoming.customerPaymentMethodId === 'string'
-        ? { customerPaymentMethodId: incoming.customerPaymentMethodId }
-        : {}),
-      ...(typeof incoming.localMethod === 'string' ? { localMethod: incoming.localMethod } : {}),
+      buyer: incoming.buyer,
+      customerPaymentMethodId: incoming.customerPaymentMethodId,
+      localMethod: incoming.localMethod,
     };
+    if (data.customerPaymentMethodId) {
+      data.gatewayCustomerId = await this.ownerOfSavedCard(data.customerPaymentMethodId, input.context);
+    }
     const mode = this.paymentMode(data);
-    if (!this.startsOnInitiate || !mode) return { id: orderNo, data: { ...data }, status: 'pending' };
+    if (!this.startsOnInitiate || !mode) {
+      return { id: orderNo, data: completeSessionData(data, stored), status: 'pending' };
+    }
 
+    await this.refuseWhileAnotherChargeIsOpen(orderNo);
     const outcome = await this.charge(
       buildAttempt({ options: this.options_, data, mode, context: input.context }),
     );
@@ -140,7 +141,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       );
     }
     data = withOutcome({ ...data, attemptedAt: new Date().toISOString() }, outcome);
-    return { id: orderNo, data: { ...data }, status: medusaStatusFor(outcome) };
+    return { id: orderNo, data: completeSessionData(data, stored), status: medusaStatusFor(outcome) };
   }
 
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
@@ -150,9 +151,10 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     if (!mode) {
       throw new MedusaError(
         MedusaError.Types.INVALID_DATA,
-        'gatewaykit card payment: create the session with data.customerPaymentMethodId (a saved card) or use the hosted checkout provider',
+        'gatewaykit card payment: create the session with data.customerPaymentMethodId (a saved card of the logged-in customer) or use the hosted checkout provider',
       );
     }
+    await this.refuseWhileAnotherChargeIsOpen(data.orderNo);
     const charged = await this.charge(
       buildAttempt({ options: this.options_, data, mode, context: input.context }),
     );
@@ -160,6 +162,45 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     // outcome). Medusa saves what we return over the stored data, so merge instead of overwriting.
     const { next } = mergeOutcome(await this.storedOutcome(data.orderNo), charged);
     return this.statusOf(withOutcome({ ...data, attemptedAt: new Date().toISOString() }, next));
+  }
+
+  /**
+   * The gateway customer owning a saved card, which must be the cart's logged-in customer: gateway
+   * payment-method ids are not secret, so an id alone never lets anyone charge a card.
+   */
+  private async ownerOfSavedCard(cardId: string, context: InitiatePaymentInput['context']): Promise<string> {
+    const customerId = (context?.account_holder?.data as { id?: unknown } | undefined)?.id;
+    if (typeof customerId !== 'string' || customerId === '') {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        'data.customerPaymentMethodId: a saved card can only be used by its owner; log in and use a cart of your account',
+      );
+    }
+    let cards: Awaited<ReturnType<GatewayClient['paymentMethods']['list']>>;
+    try {
+      cards = await this.client.paymentMethods.list(customerId);
+    } catch (error) {
+      throw toMedusaError(error, 'gatewaykit: checking the saved card failed');
+    }
+    if (!cards.some((card) => card.customerPaymentMethodId === cardId)) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        'data.customerPaymentMethodId: no such saved card for the logged-in customer',
+      );
+    }
+    return customerId;
+  }
+
+  /** Exactly once per cart: no new charge while another session's charge may have taken money. */
+  private async refuseWhileAnotherChargeIsOpen(orderNo: string | undefined): Promise<void> {
+    if (!orderNo || !this.sessions_) return;
+    const open = await openSiblingCharge(this.sessions_, orderNo);
+    if (open) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; no second payment is started until its result arrives`,
+      );
+    }
   }
 
   /** The outcome currently stored for a session (written by the callback/return routes). */
@@ -233,9 +274,21 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
-    this.logger_.info(
-      `gatewaykit: session ${readSessionData(input.data).orderNo ?? ''} deleted; nothing to do at the gateway`,
-    );
+    const data = readSessionData(input.data);
+    const state = chargeStateOf(data);
+    if (state === 'open') {
+      // Medusa deletes sessions when the cart changes or another session is created. This one's charge
+      // took (or may have taken) money: refusing keeps the row, so its callback still finds the cart.
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `gatewaykit: session ${data.orderNo ?? ''} is kept: its payment is ${data.outcome?.status ?? 'sent'} at the gateway and its result must reach this cart`,
+      );
+    }
+    if (state === 'redirect') {
+      this.logger_.warn(
+        `gatewaykit: session ${data.orderNo ?? ''} deleted while its gateway page was open; a payment made there later is reported as unapplied`,
+      );
+    }
     return { data: input.data ?? {} };
   }
 
@@ -340,6 +393,14 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   protected amountOf(input: { amount: Parameters<typeof gatewayAmount>[0]; currency_code: string }): string {
-    return gatewayAmount(input.amount, input.currency_code);
+    try {
+      return gatewayAmount(input.amount, input.currency_code);
+    } catch (error) {
+      // An amount or currency the gateway cannot take is the request's fault (400), not the server's.
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        `gatewaykit: amount ${String(redact(String(input.amount)))} ${input.currency_code}: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
   }
 }

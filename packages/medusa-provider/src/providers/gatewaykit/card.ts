@@ -13,8 +13,14 @@ export class GatewaykitCardService extends GatewaykitBase {
   protected readonly startsOnInitiate = false;
 
   protected paymentMode(data: Partial<GatewaykitSessionData>): PaymentMode | undefined {
-    return data.customerPaymentMethodId
-      ? { kind: 'saved-card', customerPaymentMethodId: data.customerPaymentMethodId }
+    // Only a card whose owner was checked at session creation: sessions stored before that check
+    // (or written around it) carry no gatewayCustomerId and are never charged.
+    return data.customerPaymentMethodId && data.gatewayCustomerId
+      ? {
+          kind: 'saved-card',
+          customerPaymentMethodId: data.customerPaymentMethodId,
+          customerId: data.gatewayCustomerId,
+        }
       : undefined;
   }
 }

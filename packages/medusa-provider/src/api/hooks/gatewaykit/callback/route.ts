@@ -1,35 +1,32 @@
-import {
-  isGatewayError,
-  outcomeFromCallback,
-  SignatureVerificationError,
-  verifyCallback,
-} from '@gatewaykit/core';
+import { isGatewayError, outcomeFromCallback, SignatureVerificationError } from '@gatewaykit/core';
 import type { MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
 import { applyOutcome } from '../../../../lib/apply-outcome';
-import { resolveGatewaykitOptions } from '../../../../lib/resolve-options';
+import { resolveGatewaykitAccounts } from '../../../../lib/resolve-options';
+import { reportUnappliedCharge } from '../../../../lib/unapplied-charge';
+import { verifyCallbackFor } from '../../../../lib/verify-notification';
 
 /**
- * The gateway's callbackUrl. Verifies the signature over the raw bytes, stores the outcome, and only
- * then answers the plain body `success` (anything else makes the gateway retry, for up to 17 hours).
+ * The gateway's callbackUrl. Verifies the signature over the raw bytes with the account the callback
+ * names, stores the outcome in a session of that account only, and only then answers the plain body
+ * `success` (anything else makes the gateway retry, for up to 17 hours).
  */
 export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<void> {
   const logger = req.scope.resolve(ContainerRegistrationKeys.LOGGER);
-  const options = resolveGatewaykitOptions(req.scope);
-  let event: ReturnType<typeof verifyCallback>;
+  let verified: ReturnType<typeof verifyCallbackFor>;
   try {
-    event = verifyCallback({
-      rawBody: req.rawBody ?? '',
-      headers: req.headers as Record<string, string>,
-      gatewayNo: options.gatewayNo,
-      signKey: options.signKey,
-    });
+    verified = verifyCallbackFor(
+      resolveGatewaykitAccounts(req.scope),
+      req.rawBody ?? '',
+      req.headers as Record<string, string>,
+    );
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error;
     logger.warn(`gatewaykit: callback rejected: ${error.message}`);
     res.status(401).type('text/plain').send('invalid signature');
     return;
   }
+  const { account, event } = verified;
   const outcome = outcomeFromCallback(event);
   if (!outcome) {
     // Refund/chargeback notices: nothing to store, acknowledge so the gateway stops retrying.
@@ -38,10 +35,22 @@ export async function POST(req: MedusaRequest, res: MedusaResponse): Promise<voi
     return;
   }
   try {
-    await applyOutcome(req.scope, outcome);
+    await applyOutcome(req.scope, outcome, account.providerIds);
   } catch (error) {
     if (error instanceof MedusaError && error.type === MedusaError.Types.NOT_FOUND) {
-      res.status(404).type('text/plain').send('unknown order');
+      // No session of this account has the orderNo (deleted, or never ours): retrying cannot help.
+      if (outcome.status === 'succeeded') {
+        await reportUnappliedCharge(
+          req.scope,
+          outcome,
+          `no payment session of provider account "${account.id}"`,
+        );
+      } else {
+        logger.info(
+          `gatewaykit: callback ${outcome.status} for unknown orderNo ${outcome.orderNo} acknowledged`,
+        );
+      }
+      res.type('text/plain').send('success');
       return;
     }
     if (isGatewayError(error) && error.code === 'AMOUNT_MISMATCH') {

@@ -1,6 +1,8 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { Modules } from '@medusajs/framework/utils';
+import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { accountHolderOf, CARD_PROVIDER_ID } from '../../../../lib/account-holder';
+import { resolveGatewaykitOptions } from '../../../../lib/resolve-options';
+import { parseSaveCardInput } from '../../../../lib/save-card-input';
 
 /** The logged-in customer's saved cards (brand and last4 only). */
 export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
@@ -18,14 +20,21 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
 
 /**
  * Saves a card for the logged-in customer. Raw card data: only when the merchant enabled
- * allowRawCardData (PCI-compliant); it goes straight to the gateway and is never stored or logged.
+ * allowRawCardData (PCI-compliant), checked before anything else happens; the body is allow-listed
+ * (card + billingDetail), goes straight to the gateway and is never stored or logged.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
+  if (!resolveGatewaykitOptions(req.scope).allowRawCardData) {
+    throw new MedusaError(
+      MedusaError.Types.NOT_ALLOWED,
+      'Saving a card with raw card data is disabled for this store (allowRawCardData); pay on the hosted page instead',
+    );
+  }
+  const body = parseSaveCardInput(req.body);
   const holder = await accountHolderOf(req.scope, req.auth_context.actor_id, { create: true });
-  const body = (req.body ?? {}) as { card?: unknown; billingDetail?: unknown };
   const saved = await req.scope.resolve(Modules.PAYMENT).createPaymentMethods({
     provider_id: CARD_PROVIDER_ID,
-    data: { card: body.card, billingDetail: body.billingDetail },
+    data: body,
     context: { account_holder: holder! },
   });
   res.status(201).json({ payment_method: { id: saved.id, data: saved.data } });

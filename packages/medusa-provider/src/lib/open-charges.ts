@@ -1,0 +1,52 @@
+import type { GatewaykitSessionData } from './session-data';
+
+/**
+ * Where a session's money-moving request stands (docs/SECURITY.md, exactly once):
+ * - `not-sent`: nothing went to the gateway; the session may be dropped or replaced;
+ * - `redirect`: the shopper was sent to a gateway page and has not paid there yet;
+ * - `failed`: the gateway refused; nothing was taken;
+ * - `open`: money was or may have been taken (success, pending, unknown, or sent without an answer
+ *   recorded): no other charge for the cart may start, and the session must not be forgotten.
+ */
+export type ChargeState = 'not-sent' | 'redirect' | 'failed' | 'open';
+
+export function chargeStateOf(data: Partial<GatewaykitSessionData>): ChargeState {
+  if (!data.attemptedAt && !data.outcome) return 'not-sent';
+  if (data.outcome?.status === 'failed') return 'failed';
+  if (data.outcome?.status === 'redirect') return 'redirect';
+  return 'open';
+}
+
+/** The sessions of one payment collection, as the payment module's own session service lists them. */
+export interface StoredSessions {
+  retrieve(
+    id: string,
+    config: { select: string[] },
+  ): Promise<{ data?: Record<string, unknown> | null; payment_collection_id?: string | null }>;
+  list(
+    filters: { payment_collection_id: string },
+    config: { select: string[] },
+  ): Promise<{ id: string; provider_id: string; data?: Record<string, unknown> | null }[]>;
+}
+
+/**
+ * Another gatewaykit session of the same cart whose charge is open, or undefined. A second charge must
+ * not start while one is open: Medusa keeps a session whose deletion we refused beside the new one.
+ */
+export async function openSiblingCharge(
+  sessions: StoredSessions,
+  orderNo: string,
+): Promise<string | undefined> {
+  const self = await sessions.retrieve(orderNo, { select: ['payment_collection_id'] });
+  if (!self.payment_collection_id) return undefined;
+  const siblings = await sessions.list(
+    { payment_collection_id: self.payment_collection_id },
+    { select: ['id', 'provider_id', 'data'] },
+  );
+  return siblings.find(
+    (session) =>
+      session.id !== orderNo &&
+      session.provider_id.startsWith('pp_gatewaykit') &&
+      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'open',
+  )?.id;
+}

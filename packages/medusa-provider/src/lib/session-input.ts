@@ -1,0 +1,93 @@
+import { localMethodInput, parseStorefrontInput, savedCardIdInput } from '@gatewaykit/core';
+import { z } from 'zod';
+import { toMedusaError } from './medusa-errors';
+import type { BuyerDetails, GatewaykitMode } from './session-data';
+
+/**
+ * What a storefront may put in a gatewaykit payment session's `data`, per provider (docs/SECURITY.md).
+ * Everything else (outcome, attemptedAt, redirectUrl, buyer, card data, …) is refused with a 400 before
+ * Medusa stores the session, because Medusa stores the storefront's data as given.
+ */
+const STOREFRONT_INPUT = {
+  card: z.strictObject({ customerPaymentMethodId: savedCardIdInput.optional() }),
+  hosted: z.strictObject({}),
+  local: z.strictObject({ localMethod: localMethodInput.optional() }),
+} satisfies Record<GatewaykitMode, z.ZodType>;
+
+export type StorefrontSessionInput = { customerPaymentMethodId?: string; localMethod?: string };
+
+const PROVIDER_MODES: [prefix: string, mode: GatewaykitMode][] = [
+  ['pp_gatewaykit-hosted_', 'hosted'],
+  ['pp_gatewaykit-local_', 'local'],
+  ['pp_gatewaykit_', 'card'],
+];
+
+/** The gatewaykit mode of a Medusa provider id (`pp_gatewaykit-hosted_<id>` → hosted), or undefined. */
+export function modeOfProvider(providerId: string): GatewaykitMode | undefined {
+  return PROVIDER_MODES.find(([prefix]) => providerId.startsWith(prefix))?.[1];
+}
+
+/** Parses the storefront's session data for a provider; a MedusaError (400) names each refused field. */
+export function parseSessionInput(mode: GatewaykitMode, data: unknown): StorefrontSessionInput {
+  try {
+    return parseStorefrontInput(STOREFRONT_INPUT[mode], data ?? {}, 'payment session data');
+  } catch (error) {
+    throw toMedusaError(error, 'gatewaykit');
+  }
+}
+
+/** Cart details the plugin's middleware copies into `buyer`; bounded, since a bypassed middleware makes them input. */
+const address = z.strictObject({
+  line1: z.string().max(500),
+  line2: z.string().max(500).optional(),
+  city: z.string().max(100),
+  country: z.string().regex(/^[A-Z]{2}$/),
+  state: z.string().max(50).optional(),
+  postalCode: z.string().max(30).optional(),
+});
+const buyer = z.strictObject({
+  email: z.string().max(200),
+  firstName: z.string().max(100),
+  lastName: z.string().max(100),
+  phone: z.string().max(50).optional(),
+  billingAddress: address,
+  shippingAddress: address.optional(),
+  items: z
+    .array(
+      z.strictObject({
+        title: z.string().max(500),
+        quantity: z.number().int().positive(),
+        unitPrice: z.string().max(20),
+      }),
+    )
+    .max(1000)
+    .optional(),
+  ip: z.string().max(64).optional(),
+});
+
+/** What initiatePayment receives: the storefront's keys, plus Medusa's session_id and the middleware's buyer. */
+const serverKeys = { session_id: z.string().max(100).optional(), buyer: buyer.optional() };
+const INITIATE_INPUT = {
+  card: STOREFRONT_INPUT.card.extend(serverKeys),
+  hosted: STOREFRONT_INPUT.hosted.extend(serverKeys),
+  local: STOREFRONT_INPUT.local.extend(serverKeys),
+} satisfies Record<GatewaykitMode, z.ZodType>;
+
+/** Parses initiatePayment's data (second line of defence behind the route middleware). */
+export function parseInitiateInput(
+  mode: GatewaykitMode,
+  data: unknown,
+): StorefrontSessionInput & { session_id?: string; buyer?: BuyerDetails } {
+  try {
+    return parseStorefrontInput(
+      INITIATE_INPUT[mode],
+      data ?? {},
+      'payment session data',
+    ) as StorefrontSessionInput & {
+      session_id?: string;
+      buyer?: BuyerDetails;
+    };
+  } catch (error) {
+    throw toMedusaError(error, 'gatewaykit');
+  }
+}
