@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { GatewaykitPlugin } from '@gatewaykit/vendure-plugin';
 import { DefaultLogger, LogLevel, type VendureConfig } from '@vendure/core';
+import { maxOrderTotalChecker } from './eligibility-checker';
 import { noopPaymentHandler } from './noop-payment-handler';
 
 export interface StoreSettings {
@@ -13,6 +14,8 @@ export interface StoreSettings {
   logLevel: LogLevel;
   /** Adds the no-op baseline payment handler (benchmarks only, never in a real store). */
   benchBaseline: boolean;
+  /** Per-request timeout towards the gateway (GATEWAY_TIMEOUT_MS), else the plugin's default. */
+  gatewayTimeoutMs: number | undefined;
   /** Write every commit to dbPath (sql.js autoSave). Off only for benchmarks: the DB then lives in memory. */
   persist: boolean;
 }
@@ -30,6 +33,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     storefrontOrderUrl: env.STOREFRONT_ORDER_URL ?? `${publicUrl}/order-confirmation/{code}`,
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
     persist: env.DB_PERSIST !== '0',
+    gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
     logLevel:
       env.LOG_LEVEL === 'debug' ? LogLevel.Debug : env.LOG_LEVEL === 'info' ? LogLevel.Info : LogLevel.Warn,
   };
@@ -57,7 +61,10 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       synchronize: true,
       logging: false,
     },
-    paymentOptions: { paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [] },
+    paymentOptions: {
+      paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [],
+      paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
+    },
     logger: new DefaultLogger({ level: settings.logLevel }),
     plugins: [
       GatewaykitPlugin.init({
@@ -65,6 +72,7 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
         storefrontOrderUrl: settings.storefrontOrderUrl,
         // Demo against the sandbox: raw test cards may be saved and charged.
         allowRawCardData: true,
+        ...(settings.gatewayTimeoutMs ? { gatewayTimeoutMs: settings.gatewayTimeoutMs } : {}),
       }),
     ],
   };

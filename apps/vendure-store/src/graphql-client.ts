@@ -1,5 +1,8 @@
 /** Minimal GraphQL-over-HTTP client (bearer auth, channel token) for setup scripts and tests. */
 export class GraphqlClient {
+  /** Sees every response body (tests keep them as evidence for the card-data scan). */
+  static onResponse: ((url: string, body: unknown) => void) | undefined;
+
   authToken: string | undefined;
 
   constructor(
@@ -22,6 +25,7 @@ export class GraphqlClient {
     const token = res.headers.get('vendure-auth-token');
     if (token) this.authToken = token;
     const body = (await res.json()) as { data?: T; errors?: { message: string }[] };
+    GraphqlClient.onResponse?.(this.url, body);
     if (body.errors?.length) {
       throw new Error(`GraphQL error: ${body.errors.map((e) => e.message).join('; ')}`);
     }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
+import { keepServerEvidence } from './evidence';
 import { SERVER_ENTRY } from './paths';
 
 export async function freePort(): Promise<number> {
@@ -55,12 +56,15 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
     baseUrl: `http://127.0.0.1:${port}`,
     child,
     output: () => output,
-    stop: () =>
-      new Promise<void>((resolve) => {
+    stop: async () => {
+      await new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-      }),
+      });
+      // At the end of the server's life its database file holds everything it ever stored.
+      keepServerEvidence(env.DB_PATH, output);
+    },
   };
 }

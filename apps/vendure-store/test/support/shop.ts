@@ -14,12 +14,12 @@ const ORDER_FIELDS = 'id code state totalWithTax currencyCode';
 /** Guest (or logged-in) checkout up to the point of payment: items, customer, address, shipping. */
 export async function prepareOrder(
   shop: GraphqlClient,
-  options: { loggedIn?: boolean; quantity?: number } = {},
+  options: { loggedIn?: boolean; quantity?: number; variantId?: string } = {},
 ) {
   const { products } = await shop.query<{ products: { items: { variants: { id: string }[] }[] } }>(
     `{ products(options: { take: 1, sort: { id: ASC } }) { items { variants { id } } } }`,
   );
-  const variantId = products.items[0]?.variants[0]?.id;
+  const variantId = options.variantId ?? products.items[0]?.variants[0]?.id;
   if (!variantId) throw new Error('no product');
   const added = await shop.query<{ addItemToOrder: { __typename: string; message?: string } }>(
     `mutation ($id: ID!, $q: Int!) { addItemToOrder(productVariantId: $id, quantity: $q) { __typename ... on ErrorResult { message } } }`,

@@ -18,7 +18,10 @@ export interface Stack {
 }
 
 /** A fresh sandbox + demo Vendure server (own copy of the populated database) for one test file. */
-export async function startStack(sandboxOptions: SandboxOptions = {}): Promise<Stack> {
+export async function startStack(
+  sandboxOptions: SandboxOptions = {},
+  serverEnv: Record<string, string> = {},
+): Promise<Stack> {
   const sandbox = await startSandbox({
     port: 0,
     merchants: [DEMO_MERCHANTS.main, DEMO_MERCHANTS.jp],
@@ -27,7 +30,7 @@ export async function startStack(sandboxOptions: SandboxOptions = {}): Promise<S
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-test-'));
   const dbPath = path.join(dir, 'store.sqlite');
   fs.copyFileSync(inject('templateDb'), dbPath);
-  const server = await startServerProcess({ DB_PATH: dbPath, GATEWAY_BASE_URL: sandbox.url });
+  const server = await startServerProcess({ ...serverEnv, DB_PATH: dbPath, GATEWAY_BASE_URL: sandbox.url });
   const adminUrl = `${server.baseUrl}/admin-api`;
   return {
     sandbox,

@@ -1,12 +1,11 @@
-import type { RawCard } from '@gatewaykit/core';
+import { GatewayValidationError, isGatewayError } from '@gatewaykit/core';
 import { Args, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
-import { Allow, Ctx, Permission, RequestContext } from '@vendure/core';
-import {
-  CheckoutService,
-  type StartPaymentInput,
-  type StartPaymentResult,
-} from '../service/checkout.service';
-import { type SaveCardAddress, type SavedCard, SavedCardService } from '../service/saved-card.service';
+import { Allow, Ctx, Permission, RequestContext, UserInputError } from '@vendure/core';
+import type { z } from 'zod';
+import { MethodConfigError } from '../config/method-args';
+import { CheckoutService, type StartPaymentResult } from '../service/checkout.service';
+import { type SavedCard, SavedCardService } from '../service/saved-card.service';
+import { parseShopInput, removeSavedCardArgs, saveCardInput, savedCardsArgs } from './shop-input';
 
 @Resolver()
 export class GatewaykitShopResolver {
@@ -15,43 +14,57 @@ export class GatewaykitShopResolver {
     private readonly savedCards: SavedCardService,
   ) {}
 
-  // Owner: only the session's own active order can be paid.
+  // Owner: only the session's own active order can be paid. Input is parsed by the checkout (ErrorResult).
   @Mutation()
   @Allow(Permission.Owner)
   gatewaykitStartPayment(
     @Ctx() ctx: RequestContext,
-    @Args('input') input: StartPaymentInput,
+    @Args('input') input: unknown,
   ): Promise<StartPaymentResult> {
     return this.checkout.start(ctx, input);
   }
 
   @Query()
   @Allow(Permission.Owner)
-  gatewaykitSavedCards(
-    @Ctx() ctx: RequestContext,
-    @Args('paymentMethodCode') paymentMethodCode: string,
-  ): Promise<SavedCard[]> {
-    return this.savedCards.list(ctx, paymentMethodCode);
+  gatewaykitSavedCards(@Ctx() ctx: RequestContext, @Args() args: unknown): Promise<SavedCard[]> {
+    const { paymentMethodCode } = parsedOrThrow(savedCardsArgs, args);
+    return shopErrors(() => this.savedCards.list(ctx, paymentMethodCode));
   }
 
   @Mutation()
   @Allow(Permission.Owner)
-  gatewaykitSaveCard(
-    @Ctx() ctx: RequestContext,
-    @Args('input') input: SaveCardAddress & { paymentMethodCode: string; card: RawCard },
-  ): Promise<SavedCard> {
-    const { paymentMethodCode, card, ...address } = input;
-    return this.savedCards.save(ctx, paymentMethodCode, card, address);
+  gatewaykitSaveCard(@Ctx() ctx: RequestContext, @Args('input') input: unknown): Promise<SavedCard> {
+    const { paymentMethodCode, card, ...address } = parsedOrThrow(saveCardInput, input);
+    return shopErrors(() => this.savedCards.save(ctx, paymentMethodCode, card, address));
   }
 
   @Mutation()
   @Allow(Permission.Owner)
-  gatewaykitRemoveSavedCard(
-    @Ctx() ctx: RequestContext,
-    @Args('paymentMethodCode') paymentMethodCode: string,
-    @Args('id') id: string,
-  ): Promise<boolean> {
-    return this.savedCards.remove(ctx, paymentMethodCode, id);
+  gatewaykitRemoveSavedCard(@Ctx() ctx: RequestContext, @Args() args: unknown): Promise<boolean> {
+    const { paymentMethodCode, id } = parsedOrThrow(removeSavedCardArgs, args);
+    return shopErrors(() => this.savedCards.remove(ctx, paymentMethodCode, id));
+  }
+}
+
+/** These fields have no error union in the schema: a refused input is a UserInputError naming the field. */
+function parsedOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = parseShopInput(schema, input);
+  if (!parsed.ok) throw new UserInputError(parsed.message);
+  return parsed.value;
+}
+
+/**
+ * A storefront-caused failure is never an INTERNAL_SERVER_ERROR: unknown methods and gateway refusals
+ * become UserInputErrors. Gateway error messages are redacted by core and never hold card data.
+ */
+async function shopErrors<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (e) {
+    if (e instanceof MethodConfigError) throw new UserInputError(e.message);
+    if (e instanceof GatewayValidationError) throw new UserInputError(e.message);
+    if (isGatewayError(e)) throw new UserInputError(`The gateway refused the request: ${e.message}`);
+    throw e;
   }
 }
 

@@ -3,12 +3,18 @@ import { Column, Entity, Index } from 'typeorm';
 
 export type AttemptStatus = 'started' | 'redirect' | 'pending' | 'unknown' | 'succeeded' | 'failed';
 
+/** Value of `openSlot` while an attempt may still turn into a charge. */
+export const OPEN_SLOT = 'open';
+
 /**
  * One payment attempt sent to the gateway (one gateway orderNo). It lets callbacks and returns find
  * their order and channel, carries the amount and currency they must match, and is the database-level
  * dedupe record: its status only moves forward, through a versioned conditional update.
+ * The unique (orderId, openSlot) index is the per-order charge claim: at most one attempt per order
+ * may hold `openSlot = 'open'` (NULLs never collide), across server instances sharing the database.
  */
 @Entity()
+@Index('IDX_gatewaykit_attempt_open_slot', ['orderId', 'openSlot'], { unique: true })
 export class GatewaykitPaymentAttempt extends VendureEntity {
   constructor(input?: DeepPartial<GatewaykitPaymentAttempt>) {
     super(input);
@@ -55,6 +61,13 @@ export class GatewaykitPaymentAttempt extends VendureEntity {
 
   @Column({ type: 'varchar', length: 500, nullable: true })
   message: string | null;
+
+  /**
+   * OPEN_SLOT while the gateway's answer is owed (started, redirect, pending, unknown); NULL once the
+   * attempt is final or provably dead, which frees the order for a new attempt.
+   */
+  @Column({ type: 'varchar', length: 8, nullable: true })
+  openSlot: string | null;
 
   /** Optimistic-lock counter for the conditional status update. */
   @Column({ type: 'integer', default: 0 })

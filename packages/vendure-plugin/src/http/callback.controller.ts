@@ -38,7 +38,7 @@ export class GatewaykitCallbackController {
       res.status(404).type('text/plain').send(endpoint.notFound);
       return;
     }
-    const { ctx } = endpoint;
+    const { ctx, methodCode: boundMethod } = endpoint;
     const { signKey, gatewayNo } = endpoint.config;
     const rawBody = req.rawBody ?? Buffer.alloc(0);
     let event: ReturnType<typeof verifyCallback>;
@@ -65,7 +65,7 @@ export class GatewaykitCallbackController {
         `${String(d.amount ?? d.orderAmount ?? '?')} ${String(d.currency ?? d.orderCurrency ?? '')}` +
         (d.reason ? ` (${String(d.reason)})` : '') +
         '. Settle or review the matching refund in Vendure.';
-      const known = orderNo ? await this.recorder.noteEvent(ctx, orderNo, text) : false;
+      const known = orderNo ? await this.recorder.noteEvent(ctx, boundMethod, orderNo, text) : false;
       Logger.info(
         `Callback ${event.type} for ${orderNo || '?'} acknowledged (order known: ${known})`,
         loggerCtx,
@@ -74,7 +74,8 @@ export class GatewaykitCallbackController {
       return;
     }
     try {
-      const result = await this.recorder.record(ctx, outcome.orderNo, outcome);
+      const result = await this.recorder.record(ctx, boundMethod, outcome.orderNo, outcome);
+      // Not this channel's, or made through another method: answered exactly like an unknown orderNo.
       if (result.kind === 'unknown-order') {
         res.status(404).type('text/plain').send('unknown order');
         return;

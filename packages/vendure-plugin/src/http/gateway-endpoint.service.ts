@@ -4,7 +4,9 @@ import { type MethodConfig, MethodConfigError } from '../config/method-args';
 import { MethodConfigService } from '../service/method-config.service';
 import { ChannelContextService } from './channel-context.service';
 
-export type GatewayEndpoint = { ctx: RequestContext; config: MethodConfig } | { notFound: string };
+export type GatewayEndpoint =
+  /** `methodCode` is the method whose credentials verify the request: only its attempts may change. */
+  { ctx: RequestContext; config: MethodConfig; methodCode: string } | { notFound: string };
 
 /**
  * What a callback/return URL `/:channelToken/:methodCode` names: the order's own channel and that
@@ -21,7 +23,8 @@ export class GatewayEndpointService {
     const ctx = await this.channels.forToken(channelToken);
     if (!ctx) return { notFound: 'unknown channel' };
     try {
-      return { ctx, config: (await this.methods.resolve(ctx, methodCode)).config };
+      const resolved = await this.methods.resolve(ctx, methodCode);
+      return { ctx, config: resolved.config, methodCode: resolved.method.code };
     } catch (e) {
       if (!(e instanceof MethodConfigError)) throw e;
       return { notFound: 'unknown payment method' };

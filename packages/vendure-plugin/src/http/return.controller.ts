@@ -33,7 +33,7 @@ export class GatewaykitReturnController {
       res.status(404).type('text/plain').send(endpoint.notFound);
       return;
     }
-    const { ctx } = endpoint;
+    const { ctx, methodCode: boundMethod } = endpoint;
     const { signKey } = endpoint.config;
     const query = new URL(req.originalUrl, 'http://x').searchParams;
     let fields: ReturnType<typeof verifyReturn>;
@@ -46,7 +46,8 @@ export class GatewaykitReturnController {
       return;
     }
     const outcome = outcomeFromReturn(fields);
-    const result = await this.recorder.record(ctx, outcome.orderNo, outcome);
+    const result = await this.recorder.record(ctx, boundMethod, outcome.orderNo, outcome);
+    // Not this channel's, or made through another method: answered exactly like an unknown orderNo.
     if (result.kind === 'unknown-order') {
       res.status(404).type('text/plain').send('unknown order');
       return;

@@ -11,17 +11,21 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   ActiveOrderService,
   ConfigService,
+  type EntityRelationPaths,
   Order,
   OrderService,
+  PaymentMethodService,
   RequestContext,
   RequestContextService,
   TransactionalConnection,
 } from '@vendure/core';
+import { parseShopInput, startPaymentInput } from '../api/shop-input';
 import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
-import { KeyedLock } from './keyed-lock';
+import { claimOpenSlot, closeUnsent, releaseDeadClaims } from './attempt-claim';
+import { gatewayItems } from './gateway-items';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { SavedCardService } from './saved-card.service';
@@ -30,9 +34,9 @@ import { vendureAmountToOrderAmount } from './vendure-money';
 export interface StartPaymentInput {
   paymentMethodCode: string;
   /** Card mode: a saved card of the logged-in customer. */
-  savedCardId?: string | null;
+  savedCardId?: string | null | undefined;
   /** Card mode, PCI opt-in only: raw card data, sent to the gateway and never stored. */
-  card?: RawCard | null;
+  card?: RawCard | null | undefined;
 }
 
 export type StartPaymentResult =
@@ -41,18 +45,28 @@ export type StartPaymentResult =
   | { __typename: 'GatewaykitPaymentPending'; orderNo: string; message: string }
   | { __typename: 'GatewaykitPaymentError'; errorCode: string; message: string };
 
-/** An attempt whose result the gateway still owes us blocks new ones, so nobody is charged twice. */
-const OPEN_ATTEMPT_BLOCK_MS = 30 * 60 * 1000;
+type ErrorResult = Extract<StartPaymentResult, { __typename: 'GatewaykitPaymentError' }>;
 
-/** Starts a gateway payment for the shopper's active order (Shop API mutation). */
+const ORDER_RELATIONS: EntityRelationPaths<Order>[] = [
+  'payments',
+  'customer',
+  'lines',
+  'lines.productVariant',
+];
+
+/**
+ * Starts a gateway payment for the shopper's active order (Shop API mutation). Everything that can be
+ * refused (input, method, eligibility, card ownership, amounts, lines) is checked before the attempt
+ * is stored; the attempt row then claims the order in the database (attempt-claim.ts), so at most one
+ * charge per order is in flight across instances, and only then is the gateway called.
+ */
 @Injectable()
 export class CheckoutService {
-  private readonly lock = new KeyedLock();
-
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly activeOrderService: ActiveOrderService,
     private readonly orderService: OrderService,
+    private readonly paymentMethodService: PaymentMethodService,
     private readonly configService: ConfigService,
     private readonly requestContextService: RequestContextService,
     private readonly methods: MethodConfigService,
@@ -61,18 +75,13 @@ export class CheckoutService {
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
 
-  async start(ctx: RequestContext, input: StartPaymentInput): Promise<StartPaymentResult> {
+  async start(ctx: RequestContext, rawInput: unknown): Promise<StartPaymentResult> {
+    const parsed = parseShopInput(startPaymentInput, rawInput);
+    if (!parsed.ok) return error('INVALID_INPUT', parsed.message);
+    const input: StartPaymentInput = parsed.value;
     const active = await this.activeOrderService.getActiveOrder(ctx, undefined);
     if (!active) return error('NO_ACTIVE_ORDER', 'There is no active order');
-    // One attempt at a time per order (double clicks): attempt numbers and the open-attempt check stay exact.
-    return this.lock.run(String(active.id), () => this.startForOrder(ctx, input, active.id));
-  }
 
-  private async startForOrder(
-    ctx: RequestContext,
-    input: StartPaymentInput,
-    activeId: Order['id'],
-  ): Promise<StartPaymentResult> {
     let resolved: ResolvedMethod;
     try {
       resolved = await this.methods.resolve(ctx, input.paymentMethodCode);
@@ -80,103 +89,53 @@ export class CheckoutService {
       if (e instanceof MethodConfigError) return error('METHOD_NOT_AVAILABLE', e.message);
       throw e;
     }
+    if (resolved.config.mode !== 'card' && (input.card || input.savedCardId)) {
+      return error('INVALID_INPUT', 'Invalid input: card and savedCardId are only for card payment methods');
+    }
 
-    // The saved-card ownership check talks to the gateway: overlap it with the order's own DB work.
-    const [ready, mode] = await Promise.all([
-      this.arrangePayment(ctx, activeId),
-      this.modeFor(ctx, resolved, input),
-    ]);
+    const ready = await this.arrangePayment(ctx, active.id);
     if (typeof ready === 'string') return error('ORDER_STATE_ERROR', ready);
-    if ('errorCode' in mode) return mode;
     const order = ready;
+    const ineligible = await this.ineligibility(ctx, order, resolved);
+    if (ineligible) return error('INELIGIBLE_PAYMENT_METHOD', ineligible);
+    const mode = await this.modeFor(ctx, resolved, input);
+    if ('errorCode' in mode) return mode;
+
+    const prepared = this.prepare(ctx, order, resolved, mode);
+    if ('errorCode' in prepared) return prepared;
 
     const attempts = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
-    const previous = await attempts.find({ where: { orderId: String(order.id) }, order: { id: 'DESC' } });
-    const open = previous.find(
-      (a) =>
-        (a.status === 'unknown' || a.status === 'pending') &&
-        Date.now() - a.createdAt.getTime() < OPEN_ATTEMPT_BLOCK_MS,
-    );
-    if (open) {
+    const orderId = String(order.id);
+    await releaseDeadClaims(attempts, orderId);
+    const orderNo = attemptOrderNo(order.code, (await attempts.count({ where: { orderId } })) + 1);
+    const claim = await claimOpenSlot(attempts, {
+      orderNo,
+      orderId,
+      orderCode: order.code,
+      channelId: String(ctx.channelId),
+      paymentMethodCode: resolved.method.code,
+      mode: resolved.config.mode === 'local' ? `local:${resolved.config.localMethod}` : resolved.config.mode,
+      amount: prepared.amount,
+      orderAmount: prepared.request.amount,
+      currency: order.currencyCode,
+    });
+    if (!claim.claimed) {
+      // Another attempt for this order may still turn into a charge: never send a second one.
       return pending(
-        open.orderNo,
+        claim.open?.orderNo ?? orderNo,
         'A previous payment for this order is still being confirmed by the gateway',
       );
     }
 
-    const settled = order.payments
-      .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
-      .reduce((sum, p) => sum + p.amount, 0);
-    const amount = order.totalWithTax - settled;
-    if (amount <= 0) return error('NOTHING_TO_PAY', 'The order is already covered by its payments');
-    const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
-    let orderAmount: string;
-    try {
-      orderAmount = vendureAmountToOrderAmount(amount, order.currencyCode, precision);
-    } catch (e) {
-      return error('UNSUPPORTED_AMOUNT', e instanceof Error ? e.message : String(e));
-    }
-
-    const customer = order.customer;
-    if (!customer) return error('ORDER_STATE_ERROR', 'The order has no customer');
-
-    const orderNo = attemptOrderNo(order.code, previous.length + 1);
-    const attempt = await this.connection.withTransaction(ctx, (tx) =>
-      this.connection.getRepository(tx, GatewaykitPaymentAttempt).save(
-        new GatewaykitPaymentAttempt({
-          orderNo,
-          orderId: String(order.id),
-          orderCode: order.code,
-          channelId: String(ctx.channelId),
-          paymentMethodCode: resolved.method.code,
-          mode:
-            resolved.config.mode === 'local' ? `local:${resolved.config.localMethod}` : resolved.config.mode,
-          amount,
-          orderAmount,
-          currency: order.currencyCode,
-          status: 'started',
-          tradeNo: null,
-          maskCardNo: null,
-          message: null,
-          version: 0,
-        }),
-      ),
-    );
-
-    const request: PaymentAttempt = {
-      mode: mode.mode,
-      orderNo,
-      amount: orderAmount,
-      currency: order.currencyCode,
-      customer: {
-        email: customer.emailAddress,
-        firstName: customer.firstName || 'Customer',
-        lastName: customer.lastName || 'Customer',
-        ...(customer.phoneNumber ? { phone: customer.phoneNumber } : {}),
-        ...(mode.gatewayCustomerId ? { gatewayCustomerId: mode.gatewayCustomerId } : {}),
-      },
-      billingAddress: toAddress(
-        order.billingAddress?.streetLine1 ? order.billingAddress : order.shippingAddress,
-      ),
-      shippingAddress: toAddress(order.shippingAddress),
-      items: order.lines.map((line) => ({
-        title: line.productVariant?.name ?? 'Item',
-        quantity: line.quantity,
-        unitPrice: vendureAmountToOrderAmount(line.proratedUnitPriceWithTax, order.currencyCode, precision),
-      })),
-      customerIp: clientIp(ctx),
-      webSite: this.webSite(),
-      returnUrl: this.url('return', ctx, resolved.method.code),
-      callbackUrl: this.url('callback', ctx, resolved.method.code),
-    };
-
+    const request: PaymentAttempt = { ...prepared.request, orderNo };
     let outcome: PaymentOutcome;
     try {
       outcome = await startPayment(resolved.client, request);
     } catch (e) {
       if (!(e instanceof GatewayValidationError)) throw e;
-      // Nothing was sent: the attempt simply failed.
-      outcome = { status: 'failed', orderNo, reason: e.message };
+      // Nothing was sent: no Declined payment, the attempt is closed and the order free to pay again.
+      await closeUnsent(attempts, claim.attempt, e.message);
+      return error('INVALID_INPUT', e.message);
     }
     if (outcome.status === 'succeeded' && !outcome.maskCardNo && mode.maskCardNo) {
       outcome = { ...outcome, maskCardNo: mode.maskCardNo };
@@ -187,7 +146,7 @@ export class CheckoutService {
       channelOrToken: ctx.channel,
       languageCode: ctx.languageCode,
     });
-    await this.recorder.record(adminCtx, attempt.orderNo, outcome);
+    await this.recorder.record(adminCtx, resolved.method.code, orderNo, outcome);
 
     switch (outcome.status) {
       case 'redirect':
@@ -209,28 +168,82 @@ export class CheckoutService {
     }
   }
 
+  /** The method's eligibility checker, as Vendure will run it when the payment is added. */
+  private async ineligibility(
+    ctx: RequestContext,
+    order: Order,
+    resolved: ResolvedMethod,
+  ): Promise<string | undefined> {
+    const method = resolved.method;
+    if (!method.checker) return undefined;
+    const { checker } = await this.paymentMethodService.getMethodAndOperations(ctx, method.code);
+    if (!checker) return undefined;
+    const eligible = await checker.check(ctx, order, method.checker.args, method);
+    if (eligible === false) return `Payment method "${method.code}" is not available for this order`;
+    if (typeof eligible === 'string') return eligible;
+    return undefined;
+  }
+
+  /** Amount, currency and line conversions, all before anything is stored. */
+  private prepare(
+    ctx: RequestContext,
+    order: Order,
+    resolved: ResolvedMethod,
+    mode: CardMode,
+  ): { amount: number; request: Omit<PaymentAttempt, 'orderNo'> } | ErrorResult {
+    const settled = order.payments
+      .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
+      .reduce((sum, p) => sum + p.amount, 0);
+    const amount = order.totalWithTax - settled;
+    if (amount <= 0) return error('NOTHING_TO_PAY', 'The order is already covered by its payments');
+    const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
+    let orderAmount: string;
+    try {
+      orderAmount = vendureAmountToOrderAmount(amount, order.currencyCode, precision);
+    } catch (e) {
+      return error('UNSUPPORTED_AMOUNT', e instanceof Error ? e.message : String(e));
+    }
+    const goods = gatewayItems(order.lines, order.currencyCode, precision);
+    if ('error' in goods) return error('UNSUPPORTED_AMOUNT', goods.error);
+
+    const customer = order.customer;
+    if (!customer) return error('ORDER_STATE_ERROR', 'The order has no customer');
+    return {
+      amount,
+      request: {
+        mode: mode.mode,
+        amount: orderAmount,
+        currency: order.currencyCode,
+        customer: {
+          email: customer.emailAddress,
+          firstName: customer.firstName || 'Customer',
+          lastName: customer.lastName || 'Customer',
+          ...(customer.phoneNumber ? { phone: customer.phoneNumber } : {}),
+          ...(mode.gatewayCustomerId ? { gatewayCustomerId: mode.gatewayCustomerId } : {}),
+        },
+        billingAddress: toAddress(
+          order.billingAddress?.streetLine1 ? order.billingAddress : order.shippingAddress,
+        ),
+        shippingAddress: toAddress(order.shippingAddress),
+        items: goods.items,
+        customerIp: clientIp(ctx),
+        webSite: this.webSite(),
+        returnUrl: this.url('return', ctx, resolved.method.code),
+        callbackUrl: this.url('callback', ctx, resolved.method.code),
+      },
+    };
+  }
+
   /** Moves the order to ArrangingPayment (the state it keeps while a redirect is open). */
   private async arrangePayment(ctx: RequestContext, orderId: Order['id']): Promise<Order | string> {
     return this.connection.withTransaction(ctx, async (tx) => {
-      const order = await this.orderService.findOne(tx, orderId, [
-        'payments',
-        'customer',
-        'lines',
-        'lines.productVariant',
-      ]);
+      const order = await this.orderService.findOne(tx, orderId, ORDER_RELATIONS);
       if (!order) return 'There is no active order';
       if (order.state === 'ArrangingPayment') return order;
       if (order.state !== 'AddingItems') return `The order cannot be paid in state ${order.state}`;
       const moved = await this.orderService.transitionToState(tx, order.id, 'ArrangingPayment');
       if (!(moved instanceof Order)) return moved.transitionError ?? moved.message;
-      return (
-        (await this.orderService.findOne(tx, orderId, [
-          'payments',
-          'customer',
-          'lines',
-          'lines.productVariant',
-        ])) ?? 'Order not found'
-      );
+      return (await this.orderService.findOne(tx, orderId, ORDER_RELATIONS)) ?? 'Order not found';
     });
   }
 
@@ -238,10 +251,7 @@ export class CheckoutService {
     ctx: RequestContext,
     resolved: ResolvedMethod,
     input: StartPaymentInput,
-  ): Promise<
-    | { mode: PaymentAttempt['mode']; gatewayCustomerId?: string; maskCardNo?: string }
-    | Extract<StartPaymentResult, { __typename: 'GatewaykitPaymentError' }>
-  > {
+  ): Promise<CardMode | ErrorResult> {
     const { config } = resolved;
     if (config.mode === 'hosted') return { mode: { kind: 'hosted' } };
     if (config.mode === 'local') return { mode: { kind: 'local', method: config.localMethod ?? '' } };
@@ -282,10 +292,13 @@ export class CheckoutService {
   }
 }
 
-function error(
-  errorCode: string,
-  message: string,
-): Extract<StartPaymentResult, { __typename: 'GatewaykitPaymentError' }> {
+interface CardMode {
+  mode: PaymentAttempt['mode'];
+  gatewayCustomerId?: string;
+  maskCardNo?: string;
+}
+
+function error(errorCode: string, message: string): ErrorResult {
   return { __typename: 'GatewaykitPaymentError', errorCode, message };
 }
 

@@ -1,6 +1,7 @@
 import { assertAmountMatches, mergeOutcome, type PaymentOutcome, vendureStateFor } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import { Logger, Order, OrderService, RequestContext, TransactionalConnection } from '@vendure/core';
+import type { Repository } from 'typeorm';
 import { discardTicket, issueTicket } from '../config/payment-tickets';
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
@@ -12,7 +13,7 @@ export type RecordResult =
   | { kind: 'recorded'; attempt: GatewaykitPaymentAttempt; outcome: PaymentOutcome }
   /** Already known (duplicate, older or equal status): nothing changed. */
   | { kind: 'duplicate'; attempt: GatewaykitPaymentAttempt }
-  /** No attempt with that orderNo in this channel. */
+  /** No attempt with that orderNo in this channel made through this payment method. */
   | { kind: 'unknown-order' }
   /** Amount or currency differ from what this attempt asked for: nothing changed. */
   | { kind: 'mismatch'; attempt: GatewaykitPaymentAttempt; message: string };
@@ -34,23 +35,35 @@ export class PaymentRecorderService {
     private readonly orderService: OrderService,
   ) {}
 
-  async record(ctx: RequestContext, orderNo: string, outcome: PaymentOutcome): Promise<RecordResult> {
+  /**
+   * `methodCode` is the payment method whose credentials verified the outcome: an attempt made through
+   * another method (other keys, perhaps known to someone else) is treated as unknown.
+   */
+  async record(
+    ctx: RequestContext,
+    methodCode: string,
+    orderNo: string,
+    outcome: PaymentOutcome,
+  ): Promise<RecordResult> {
     // sql.js/SQLite share one connection: serialise all recordings there, per order elsewhere.
     const dbType = this.connection.rawConnection.options.type;
     const key = dbType === 'sqljs' || dbType === 'better-sqlite3' || dbType === 'sqlite' ? '*' : orderNo;
     return this.lock.run(key, () =>
-      this.connection.withTransaction(ctx, (txCtx) => this.recordInTransaction(txCtx, orderNo, outcome)),
+      this.connection.withTransaction(ctx, (txCtx) =>
+        this.recordInTransaction(txCtx, methodCode, orderNo, outcome),
+      ),
     );
   }
 
   private async recordInTransaction(
     ctx: RequestContext,
+    methodCode: string,
     orderNo: string,
     outcome: PaymentOutcome,
   ): Promise<RecordResult> {
     const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
-    const attempt = await repo.findOne({ where: { orderNo } });
-    if (!attempt || String(attempt.channelId) !== String(ctx.channelId)) return { kind: 'unknown-order' };
+    const attempt = await findAttempt(repo, ctx, methodCode, orderNo);
+    if (!attempt) return { kind: 'unknown-order' };
 
     if (outcome.status === 'succeeded' || (outcome.status === 'failed' && outcome.amount !== undefined)) {
       try {
@@ -76,6 +89,8 @@ export class PaymentRecorderService {
       tradeNo: next.tradeNo ?? attempt.tradeNo,
       maskCardNo: next.maskCardNo ?? attempt.maskCardNo,
       message: messageOf(next)?.slice(0, 500) ?? attempt.message,
+      // A final answer frees the order's charge claim; an open one keeps it (attempt-claim.ts).
+      openSlot: next.status === 'succeeded' || next.status === 'failed' ? null : attempt.openSlot,
       version: attempt.version + 1,
     };
     const update = await repo
@@ -96,12 +111,11 @@ export class PaymentRecorderService {
    * Gateway notices that are not about the payment's status (refund, chargeback): a private order
    * note for the admin, once per notice body. Returns false when the orderNo is not of this channel.
    */
-  async noteEvent(ctx: RequestContext, orderNo: string, text: string): Promise<boolean> {
+  async noteEvent(ctx: RequestContext, methodCode: string, orderNo: string, text: string): Promise<boolean> {
     return this.connection.withTransaction(ctx, async (txCtx) => {
-      const attempt = await this.connection
-        .getRepository(txCtx, GatewaykitPaymentAttempt)
-        .findOne({ where: { orderNo } });
-      if (!attempt || String(attempt.channelId) !== String(txCtx.channelId)) return false;
+      const repo = this.connection.getRepository(txCtx, GatewaykitPaymentAttempt);
+      const attempt = await findAttempt(repo, txCtx, methodCode, orderNo);
+      if (!attempt) return false;
       await this.note(txCtx, attempt, text);
       return true;
     });
@@ -195,4 +209,18 @@ export class PaymentRecorderService {
 function messageOf(outcome: PaymentOutcome): string | undefined {
   if (outcome.status === 'failed' || outcome.status === 'unknown') return outcome.reason;
   return outcome.orderInfo;
+}
+
+/** The attempt only if it was made in this channel through this payment method (credentials bind it). */
+async function findAttempt(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  ctx: RequestContext,
+  methodCode: string,
+  orderNo: string,
+): Promise<GatewaykitPaymentAttempt | undefined> {
+  const attempt = await repo.findOne({ where: { orderNo } });
+  if (!attempt) return undefined;
+  if (String(attempt.channelId) !== String(ctx.channelId)) return undefined;
+  if (attempt.paymentMethodCode !== methodCode) return undefined;
+  return attempt;
 }

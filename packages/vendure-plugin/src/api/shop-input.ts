@@ -1,0 +1,75 @@
+import { containsCardNumber } from '@gatewaykit/core';
+import { z } from 'zod';
+
+/**
+ * The trust boundary of the Shop API extension: every argument a storefront sends is parsed here by
+ * an allow-list schema (known keys, types, bounds) before anything is stored or sent to the gateway.
+ * Messages name the field and the rule, never the value (a value may be a card number).
+ */
+
+const METHOD_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+/** Gateway payment-method ids (`pm_…`) and the like: no spaces, no markup. */
+const SAVED_CARD_ID = /^[A-Za-z0-9_-]{1,100}$/;
+/** Control characters never belong in an address line. */
+const CONTROL = /\p{Cc}/u;
+
+const methodCode = z.string().regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)');
+const savedCardId = z.string().regex(SAVED_CARD_ID, 'must be a saved card id (letters, digits, _ -)');
+
+const card = z.strictObject({
+  cardNo: z.string().regex(/^\d{13,19}$/, 'must be 13 to 19 digits'),
+  cardExpireMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be two digits, 01 to 12'),
+  cardExpireYear: z.string().regex(/^\d{4}$/, 'must be four digits'),
+  cardSecurityCode: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
+});
+
+/** Free text sent on to the gateway (address lines): bounded, printable, never a card number. */
+function text(max: number) {
+  return z
+    .string()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !CONTROL.test(value), 'must not contain control characters')
+    .refine((value) => !containsCardNumber(value), 'must not contain a card number');
+}
+
+export const startPaymentInput = z
+  .strictObject({
+    paymentMethodCode: methodCode,
+    savedCardId: savedCardId.nullish(),
+    card: card.nullish(),
+  })
+  .refine((input) => !(input.savedCardId && input.card), {
+    message: 'send either savedCardId or card, not both',
+    path: ['card'],
+  });
+
+export const saveCardInput = z.strictObject({
+  paymentMethodCode: methodCode,
+  card,
+  line1: text(200),
+  city: text(100),
+  countryCode: z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code'),
+  postalCode: text(20).nullish(),
+  province: text(100).nullish(),
+});
+
+export const savedCardsArgs = z.strictObject({ paymentMethodCode: methodCode });
+
+export const removeSavedCardArgs = z.strictObject({ paymentMethodCode: methodCode, id: savedCardId });
+
+export type ShopInputResult<T> = { ok: true; value: T } | { ok: false; field: string; message: string };
+
+/** Parses one Shop API argument object; on failure names the first bad field and its rule. */
+export function parseShopInput<S extends z.ZodType>(schema: S, input: unknown): ShopInputResult<z.output<S>> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issue = parsed.error.issues[0];
+  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'input';
+  // zod's message for unknown keys repeats the keys, which the caller chose: name only where they were.
+  const rule =
+    issue?.code === 'unrecognized_keys'
+      ? 'has a field that is not accepted'
+      : (issue?.message ?? 'is invalid');
+  return { ok: false, field, message: `Invalid input: ${field} ${rule}` };
+}

@@ -1,0 +1,108 @@
+import { type DeepPartial, QueryFailedError, type Repository } from 'typeorm';
+import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
+
+/**
+ * The per-order charge claim, held in the database so it works across server instances and survives
+ * a crash: a new attempt row is inserted holding the order's one open slot (unique index on
+ * orderId + openSlot). A second insert for an order with an open attempt fails in the database,
+ * whatever process sends it, so only one attempt at a time can reach the gateway.
+ */
+
+/** How long an attempt whose answer never came blocks the order (the gateway's pages expire sooner). */
+export const OPEN_ATTEMPT_BLOCK_MS = 30 * 60 * 1000;
+
+export type ClaimResult =
+  | { claimed: true; attempt: GatewaykitPaymentAttempt }
+  /** Another attempt holds the order (`open` is it, when it can still be read). */
+  | { claimed: false; open: GatewaykitPaymentAttempt | undefined };
+
+type NewAttempt = Omit<
+  DeepPartial<GatewaykitPaymentAttempt>,
+  'id' | 'status' | 'openSlot' | 'version' | 'createdAt' | 'updatedAt'
+> & { orderId: string; orderNo: string };
+
+/** Inserts the attempt as `started` holding the order's open slot, or reports who holds it. */
+export async function claimOpenSlot(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  fields: NewAttempt,
+): Promise<ClaimResult> {
+  try {
+    await repo.insert({
+      tradeNo: null,
+      maskCardNo: null,
+      message: null,
+      ...fields,
+      status: 'started',
+      openSlot: OPEN_SLOT,
+      version: 0,
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const open = await repo.findOne({ where: { orderId: fields.orderId, openSlot: OPEN_SLOT } });
+    return { claimed: false, open: open ?? undefined };
+  }
+  return { claimed: true, attempt: await repo.findOneOrFail({ where: { orderNo: fields.orderNo } }) };
+}
+
+/**
+ * Frees the slot of attempts older than the block window: provably dead, their pages and 3-D Secure
+ * sessions have expired. Their rows stay, so a late gateway answer is still recorded (or flagged).
+ */
+export async function releaseDeadClaims(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  orderId: string,
+  now: number = Date.now(),
+  blockMs: number = OPEN_ATTEMPT_BLOCK_MS,
+): Promise<number> {
+  const open = await repo.find({ where: { orderId, openSlot: OPEN_SLOT } });
+  let released = 0;
+  for (const attempt of open) {
+    if (now - attempt.createdAt.getTime() < blockMs) continue;
+    released += await conditionalUpdate(repo, attempt, { openSlot: null });
+  }
+  return released;
+}
+
+/**
+ * An attempt refused before anything was sent (validation): final `failed` without a charge, and the
+ * order's slot is free again. Only the writer holding the version it read changes it.
+ */
+export async function closeUnsent(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  attempt: GatewaykitPaymentAttempt,
+  reason: string,
+): Promise<boolean> {
+  const changed = await conditionalUpdate(repo, attempt, {
+    status: 'failed',
+    message: reason.slice(0, 500),
+    openSlot: null,
+  });
+  return changed === 1;
+}
+
+async function conditionalUpdate(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  attempt: GatewaykitPaymentAttempt,
+  changes: Partial<Pick<GatewaykitPaymentAttempt, 'status' | 'message' | 'openSlot'>>,
+): Promise<number> {
+  const result = await repo
+    .createQueryBuilder()
+    .update(GatewaykitPaymentAttempt)
+    .set({ ...changes, version: attempt.version + 1 })
+    .where('id = :id AND version = :version', { id: attempt.id, version: attempt.version })
+    .execute();
+  return result.affected ?? 0;
+}
+
+/** Unique-constraint violations of SQLite/sql.js, PostgreSQL and MySQL/MariaDB. */
+export function isUniqueViolation(error: unknown): boolean {
+  if (!(error instanceof QueryFailedError)) return false;
+  const driverError = error.driverError as { code?: unknown } | undefined;
+  const code = driverError?.code;
+  return (
+    code === '23505' ||
+    code === 'ER_DUP_ENTRY' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    /UNIQUE constraint failed|duplicate key|Duplicate entry/i.test(error.message)
+  );
+}
