@@ -1,0 +1,84 @@
+import {
+  claimOpenSlot,
+  closeUnsent,
+  GatewaykitPaymentAttempt,
+  OPEN_ATTEMPT_BLOCK_MS,
+  releaseDeadClaims,
+} from '@gatewaykit/vendure-plugin';
+import { VendureEntity } from '@vendure/core';
+import { DataSource, PrimaryGeneratedColumn, type Repository } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * The per-order charge claim on its own, against a real sql.js database with the plugin's entity: the
+ * unique (orderId, openSlot) index alone decides, so it holds for any number of server processes on
+ * one database. (sql.js cannot be shared by two processes, so the server tests prove it in one.)
+ */
+describe('attempt claim (database unique index)', () => {
+  let db: DataSource;
+  let repo: Repository<GatewaykitPaymentAttempt>;
+  beforeAll(async () => {
+    // Vendure assigns the id column at bootstrap; a bare DataSource needs it declared.
+    PrimaryGeneratedColumn()(VendureEntity.prototype, 'id');
+    db = new DataSource({ type: 'sqljs', entities: [GatewaykitPaymentAttempt], synchronize: true });
+    await db.initialize();
+    repo = db.getRepository(GatewaykitPaymentAttempt);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  const fields = (orderId: string, n: number) => ({
+    orderNo: `${orderId}-${n}`,
+    orderId,
+    orderCode: orderId,
+    channelId: '1',
+    paymentMethodCode: 'gatewaykit-card',
+    mode: 'card',
+    amount: 1000,
+    orderAmount: '10.00',
+    currency: 'USD',
+  });
+
+  it('of concurrent claims for one order (even with different orderNos) exactly one wins', async () => {
+    const results = await Promise.all([1, 2, 3, 4].map((n) => claimOpenSlot(repo, fields('A', n))));
+    const winners = results.filter((r) => r.claimed);
+    expect(winners).toHaveLength(1);
+    const winner = winners[0];
+    if (!winner?.claimed) throw new Error('no winner');
+    for (const lost of results.filter((r) => !r.claimed)) {
+      expect(lost).toEqual({
+        claimed: false,
+        open: expect.objectContaining({ orderNo: winner.attempt.orderNo }),
+      });
+    }
+    expect(await repo.count({ where: { orderId: 'A' } })).toBe(1);
+  });
+
+  it('claims of different orders do not block each other', async () => {
+    const results = await Promise.all(['B', 'C'].map((id) => claimOpenSlot(repo, fields(id, 1))));
+    expect(results.every((r) => r.claimed)).toBe(true);
+  });
+
+  it('an attempt closed without a charge frees the order; a final one never reopens it', async () => {
+    const first = await claimOpenSlot(repo, fields('D', 1));
+    if (!first.claimed) throw new Error('not claimed');
+    expect((await claimOpenSlot(repo, fields('D', 2))).claimed).toBe(false);
+    expect(await closeUnsent(repo, first.attempt, 'invalid city')).toBe(true);
+    // A second close with the stale version changes nothing.
+    expect(await closeUnsent(repo, first.attempt, 'again')).toBe(false);
+    expect((await claimOpenSlot(repo, fields('D', 2))).claimed).toBe(true);
+  });
+
+  it('only an attempt older than the block window is released as dead', async () => {
+    const claim = await claimOpenSlot(repo, fields('E', 1));
+    if (!claim.claimed) throw new Error('not claimed');
+    const created = claim.attempt.createdAt.getTime();
+    expect(await releaseDeadClaims(repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS - 1)).toBe(0);
+    expect((await claimOpenSlot(repo, fields('E', 2))).claimed).toBe(false);
+    expect(await releaseDeadClaims(repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS + 1)).toBe(1);
+    expect((await claimOpenSlot(repo, fields('E', 2))).claimed).toBe(true);
+    // The dead attempt's row stays, so a late gateway answer can still be recorded against it.
+    expect(await repo.findOneBy({ orderNo: 'E-1' })).toMatchObject({ status: 'started', openSlot: null });
+  });
+});
