@@ -38,6 +38,6 @@ describe('local payment (klarna)', () => {
       body: { provider_id: LOCAL, data: { localMethod: 'no-such-method' } },
     });
     expect(response.status).toBe(400);
-    expect(JSON.stringify(response.body)).toContain('no-such-method');
+    expect(JSON.stringify(response.body)).toContain('data.localMethod');
   });
 });

@@ -19,8 +19,9 @@ type CustomerWithHolders = {
 export async function accountHolderOf(
   scope: MedusaContainer,
   customerId: string,
-  options: { create: boolean },
+  options: { create: boolean; providerId?: string },
 ): Promise<AccountHolderDTO | undefined> {
+  const providerId = options.providerId ?? CARD_PROVIDER_ID;
   const query = scope.resolve(ContainerRegistrationKeys.QUERY);
   const { data } = await query.graph({
     entity: 'customer',
@@ -29,11 +30,11 @@ export async function accountHolderOf(
   });
   const customer = data[0] as CustomerWithHolders | undefined;
   if (!customer) return undefined;
-  const existing = customer.account_holders?.find((holder) => holder?.provider_id === CARD_PROVIDER_ID);
+  const existing = customer.account_holders?.find((holder) => holder?.provider_id === providerId);
   if (existing || !options.create) return existing ?? undefined;
   const paymentModule = scope.resolve(Modules.PAYMENT);
   const holder = await paymentModule.createAccountHolder({
-    provider_id: CARD_PROVIDER_ID,
+    provider_id: providerId,
     context: {
       customer: {
         ...customer,
@@ -48,4 +49,21 @@ export async function accountHolderOf(
     [Modules.PAYMENT]: { account_holder_id: holder.id },
   });
   return holder;
+}
+
+/** True when `cardId` is one of the saved cards of the customer's account holder at `providerId`. */
+export async function ownsSavedCard(
+  scope: MedusaContainer,
+  customerId: string | null | undefined,
+  providerId: string,
+  cardId: string,
+): Promise<boolean> {
+  if (!customerId) return false;
+  const holder = await accountHolderOf(scope, customerId, { create: false, providerId });
+  if (!holder) return false;
+  const cards = await scope.resolve(Modules.PAYMENT).listPaymentMethods({
+    provider_id: providerId,
+    context: { account_holder: holder },
+  });
+  return cards.some((card) => card.id === cardId);
 }

@@ -14,6 +14,12 @@ const STOREFRONT_INPUT = {
   local: z.strictObject({ localMethod: localMethodInput.optional() }),
 } satisfies Record<GatewaykitMode, z.ZodType>;
 
+/**
+ * Gateway payment-method ids are long digit strings that can pass the Luhn check; the schema's id
+ * pattern checks them, and the card's owner is checked at the gateway before the id is stored or used.
+ */
+const ID_FIELDS = ['customerPaymentMethodId'];
+
 export type StorefrontSessionInput = { customerPaymentMethodId?: string; localMethod?: string };
 
 const PROVIDER_MODES: [prefix: string, mode: GatewaykitMode][] = [
@@ -30,7 +36,13 @@ export function modeOfProvider(providerId: string): GatewaykitMode | undefined {
 /** Parses the storefront's session data for a provider; a MedusaError (400) names each refused field. */
 export function parseSessionInput(mode: GatewaykitMode, data: unknown): StorefrontSessionInput {
   try {
-    return parseStorefrontInput(STOREFRONT_INPUT[mode], data ?? {}, 'payment session data');
+    return parseStorefrontInput(
+      STOREFRONT_INPUT[mode],
+      data ?? {},
+      'payment session data',
+      'data',
+      ID_FIELDS,
+    );
   } catch (error) {
     throw toMedusaError(error, 'gatewaykit');
   }
