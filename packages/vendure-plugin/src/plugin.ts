@@ -1,4 +1,5 @@
 import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
+import { redactErrorsPlugin } from './api/redact-errors.plugin';
 import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
 import { shopApiSchema } from './api/shop-schema';
 import { MethodArgsSubscriber } from './config/method-args.subscriber';
@@ -47,6 +48,10 @@ import type { GatewaykitPluginOptions } from './types';
   },
   configuration: (config) => {
     config.paymentOptions.paymentMethodHandlers.push(gatewaykitPaymentHandler);
+    config.apiOptions.apolloServerPlugins = [
+      ...(config.apiOptions.apolloServerPlugins ?? []),
+      redactErrorsPlugin,
+    ];
     config.apiOptions.middleware.push({
       route: `/${ROUTE_PREFIX}/callback`,
       handler: rawBodyMiddleware,

@@ -13,7 +13,11 @@ const SAVED_CARD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** Control characters never belong in an address line. */
 const CONTROL = /\p{Cc}/u;
 
-const methodCode = z.string().regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)');
+const methodCode = z
+  .string()
+  .regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)')
+  // Refused here because error messages name the code.
+  .refine((value) => !containsCardNumber(value), 'must not be a card number');
 const savedCardId = z.string().regex(SAVED_CARD_ID, 'must be a saved card id (letters, digits, _ -)');
 
 const card = z.strictObject({
