@@ -412,6 +412,7 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
         line1: '1 Analytical Way',
         city: 'London',
         countryCode: 'GB',
+        postalCode: '', // what storefronts send for an empty field
       },
     });
     const cardId = saved.gatewaykitSaveCard.id;

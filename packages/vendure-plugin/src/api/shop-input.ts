@@ -28,10 +28,10 @@ const card = z.strictObject({
 });
 
 /** Free text sent on to the gateway (address lines): bounded, printable, never a card number. */
-function text(max: number) {
+function text(max: number, min = 1) {
   return z
     .string()
-    .min(1, 'must not be empty')
+    .min(min, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
     .refine((value) => !CONTROL.test(value), 'must not contain control characters')
     .refine((value) => !containsCardNumber(value), 'must not contain a card number');
@@ -54,8 +54,9 @@ export const saveCardInput = z.strictObject({
   line1: text(200),
   city: text(100),
   countryCode: z.string().regex(/^[A-Za-z]{2}$/, 'must be a two-letter country code'),
-  postalCode: text(20).nullish(),
-  province: text(100).nullish(),
+  // Storefronts send '' for an address field the shopper left empty.
+  postalCode: text(20, 0).nullish(),
+  province: text(100, 0).nullish(),
 });
 
 export const savedCardsArgs = z.strictObject({ paymentMethodCode: methodCode });
