@@ -17,6 +17,22 @@ const gatewaykitOptions = {
   allowRawCardData: process.env.GATEWAYKIT_ALLOW_RAW_CARD_DATA === 'true',
 };
 
+// A second merchant account (e.g. a test account beside the live one): its sessions, callbacks and
+// returns are its own, and its key never settles a session of the first (docs/SECURITY.md).
+const secondAccount = process.env.GATEWAYKIT_SECOND_GATEWAY_NO
+  ? [
+      {
+        resolve: '@gatewaykit/medusa-provider/providers/gatewaykit',
+        id: 'second',
+        options: {
+          ...gatewaykitOptions,
+          gatewayNo: process.env.GATEWAYKIT_SECOND_GATEWAY_NO,
+          signKey: env('GATEWAYKIT_SECOND_SIGN_KEY', ''),
+        },
+      },
+    ]
+  : [];
+
 module.exports = defineConfig({
   projectConfig: {
     databaseUrl: process.env.DATABASE_URL,
@@ -40,6 +56,7 @@ module.exports = defineConfig({
             id: 'gatewaykit',
             options: gatewaykitOptions,
           },
+          ...secondAccount,
         ],
       },
     },

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { GATEWAY_API_VERSION, signCallback } from '@gatewaykit/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
-import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import {
   CARDS,
@@ -11,6 +9,7 @@ import {
   followReturn,
   sandboxControl,
 } from './support/sandbox-pages';
+import { signedHeaders } from './support/signed-callback';
 import { api } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -30,27 +29,6 @@ async function hostedSession(email: string) {
   const { cartId, collectionId } = await readyCart({ email });
   const session = await startSession(collectionId, HOSTED);
   return { cartId, session };
-}
-
-/** Signs a callback body the way the gateway does, with a chosen key and time. */
-function signedHeaders(body: string, options: { signKey?: string; requestTime?: number } = {}) {
-  const requestId = randomUUID();
-  const requestTime = String(options.requestTime ?? Date.now());
-  const signInfo = signCallback({
-    signKey: options.signKey ?? SIGN_KEY,
-    gatewayNo: GATEWAY_NO,
-    requestId,
-    requestTime,
-    version: GATEWAY_API_VERSION,
-    body,
-  });
-  return {
-    'gateway-no': GATEWAY_NO,
-    'request-id': requestId,
-    'request-time': requestTime,
-    version: GATEWAY_API_VERSION,
-    'sign-info': signInfo,
-  };
 }
 
 afterEach(async () => {

@@ -18,7 +18,11 @@ export const BUYER = {
 };
 
 /** Saved cards of the fake gateway, by gateway customer. */
-export const SAVED_CARDS: Record<string, string[]> = { cus_1: ['pm_1'], cus_2: ['pm_2'] };
+export const SAVED_CARDS: Record<string, string[]> = {
+  cus_1: ['pm_1'],
+  cus_2: ['pm_2'],
+  cus_luhn: ['pm_1000000000000000009'],
+};
 
 /** The card service with a fake gateway client: `charges.confirm` and `paymentMethods.list`. */
 export function cardServiceWith(

@@ -152,3 +152,16 @@ describe('provider rules', () => {
     expect(JSON.stringify(data)).not.toContain(OPTIONS.signKey);
   });
 });
+
+describe('saved card ids', () => {
+  it('a gateway id that happens to pass the Luhn check is still a saved card id', async () => {
+    const { service } = cardServiceWith(async () => ({}));
+    const { data } = await service.initiatePayment({
+      amount: 10,
+      currency_code: 'usd',
+      data: { session_id: 'payses_L', customerPaymentMethodId: 'pm_1000000000000000009' },
+      context: loggedIn('cus_luhn'),
+    });
+    expect(data).toMatchObject({ customerPaymentMethodId: 'pm_1000000000000000009' });
+  });
+});

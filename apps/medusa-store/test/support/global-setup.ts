@@ -8,6 +8,9 @@ import { keepVitestExitCode } from '../../scripts/keep-exit-code';
 
 export const GATEWAY_NO = '12345678';
 export const SIGN_KEY = 'medusa-store-test-sign-key';
+/** A second merchant account configured beside the first (provider id suffix `second`). */
+export const SECOND_GATEWAY_NO = '87654321';
+export const SECOND_SIGN_KEY = 'medusa-store-second-account-key';
 export const STOREFRONT_RETURN_URL = 'http://storefront.test/checkout/return';
 
 declare module 'vitest' {
@@ -39,7 +42,11 @@ export default async function setup(project: TestProject): Promise<() => Promise
     gatewayNo: GATEWAY_NO,
     signKey: SIGN_KEY,
     storefrontReturnUrl: STOREFRONT_RETURN_URL,
-    env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true' },
+    env: {
+      GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true',
+      GATEWAYKIT_SECOND_GATEWAY_NO: SECOND_GATEWAY_NO,
+      GATEWAYKIT_SECOND_SIGN_KEY: SECOND_SIGN_KEY,
+    },
   });
   keepVitestExitCode();
   console.log(`[medusa-store tests] boot timings ${JSON.stringify(store.timings)}`);

@@ -29,6 +29,22 @@ export interface StoredSessions {
   ): Promise<{ id: string; provider_id: string; data?: Record<string, unknown> | null }[]>;
 }
 
+type SessionRow = { id: string; provider_id: string; data?: Record<string, unknown> | null };
+
+/** The first gatewaykit session among `sessions` (other than `exceptId`) whose charge is open. */
+export function firstOpenCharge(
+  sessions: readonly (SessionRow | null)[],
+  exceptId?: string,
+): string | undefined {
+  return sessions.find(
+    (session): session is SessionRow =>
+      !!session &&
+      session.id !== exceptId &&
+      session.provider_id.startsWith('pp_gatewaykit') &&
+      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'open',
+  )?.id;
+}
+
 /**
  * Another gatewaykit session of the same cart whose charge is open, or undefined. A second charge must
  * not start while one is open: Medusa keeps a session whose deletion we refused beside the new one.
@@ -43,10 +59,5 @@ export async function openSiblingCharge(
     { payment_collection_id: self.payment_collection_id },
     { select: ['id', 'provider_id', 'data'] },
   );
-  return siblings.find(
-    (session) =>
-      session.id !== orderNo &&
-      session.provider_id.startsWith('pp_gatewaykit') &&
-      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'open',
-  )?.id;
+  return firstOpenCharge(siblings, orderNo);
 }

@@ -95,6 +95,8 @@ export function parseInitiateInput(
       INITIATE_INPUT[mode],
       data ?? {},
       'payment session data',
+      'data',
+      ID_FIELDS,
     ) as StorefrontSessionInput & {
       session_id?: string;
       buyer?: BuyerDetails;

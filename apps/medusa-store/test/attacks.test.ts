@@ -1,0 +1,309 @@
+/**
+ * The standing attack suite (docs/SECURITY.md): a shopper with only the public Store API and the
+ * gateway's public facts tries to get goods for free, charge someone else's card, store card data, or
+ * make the store charge twice. Each attack has its honest twin elsewhere in this folder.
+ */
+import { randomUUID } from 'node:crypto';
+import { phpJsonEncode, signReturn } from '@gatewaykit/core';
+import fc from 'fast-check';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { CARD, complete, currentSession, HOSTED, LOCAL, readyCart, startSession } from './support/checkout';
+import { registerCustomer, saveCard } from './support/customer';
+import { sql } from './support/database';
+import { SECOND_GATEWAY_NO, SECOND_SIGN_KEY } from './support/global-setup';
+import { ordersOf } from './support/orders';
+import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
+import { signedHeaders } from './support/signed-callback';
+import { api, expectOk, type Json } from './support/store-api';
+import { waitFor } from './support/wait';
+
+const MONEY_MOVING = ['confirmCharge', 'checkoutPayment', 'localPayment'];
+
+/** Money-moving requests the sandbox received whose logged request mentions `text`. */
+async function chargesMentioning(text: string): Promise<Json[]> {
+  const requests = (await sandboxControl('requests')) as { operation?: string }[];
+  return requests.filter(
+    (request) => MONEY_MOVING.includes(request.operation ?? '') && JSON.stringify(request).includes(text),
+  );
+}
+
+function createSession(collectionId: string, providerId: string, data: unknown, token?: string) {
+  return api('POST', `/store/payment-collections/${collectionId}/payment-sessions`, {
+    token,
+    body: { provider_id: providerId, data },
+  });
+}
+
+async function sessionRowsOf(collectionId: string): Promise<{ id: string; data: string }[]> {
+  return sql(`SELECT id, data::text AS data FROM payment_session WHERE payment_collection_id = $1`, [
+    collectionId,
+  ]);
+}
+
+/** 13–19 digits with optional single separators: what a card number looks like in any text. */
+const CARD_LIKE = /\d(?:[ -]?\d){12,18}/;
+
+afterEach(async () => {
+  await sandboxControl('faults', undefined, 'DELETE');
+  await sandboxControl('chaos', undefined, 'DELETE');
+});
+
+describe('attack: a paid order without paying', () => {
+  it('a forged outcome in session data is refused with a 400 naming it; nothing is stored, charged or ordered', async () => {
+    const email = `forger-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    const forged = { outcome: { status: 'succeeded', orderNo: 'x' }, attemptedAt: new Date().toISOString() };
+    for (const provider of [CARD, HOSTED, LOCAL]) {
+      const response = await createSession(collectionId, provider, forged);
+      expect(response.status).toBe(400);
+      expect(response.body.message).toMatch(/data\.outcome: is not accepted/);
+      expect(response.body.message).toMatch(/data\.attemptedAt: is not accepted/);
+    }
+    expect(await sessionRowsOf(collectionId)).toEqual([]);
+    const completed = await complete(cartId);
+    expect(completed.body.type).not.toBe('order');
+    expect(await ordersOf(email)).toEqual([]);
+    expect(await chargesMentioning(email)).toEqual([]);
+  });
+
+  it('provider-owned keys beside an honest one are refused too (no partial acceptance)', async () => {
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.decline);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    const response = await createSession(
+      collectionId,
+      CARD,
+      { customerPaymentMethodId: card.id, outcome: { status: 'succeeded' }, redirectUrl: 'http://evil.test' },
+      token,
+    );
+    expect(response.status).toBe(400);
+    expect(await sessionRowsOf(collectionId)).toEqual([]);
+    expect((await complete(cartId, token)).body.type).not.toBe('order');
+  });
+});
+
+describe("attack: charging someone else's saved card", () => {
+  it('a guest cart and another customer are refused before anything is stored or charged', async () => {
+    const victim = await registerCustomer();
+    const card = await saveCard(victim.token, CARDS.success);
+
+    const guestEmail = `guest-${randomUUID()}@example.com`;
+    const guest = await readyCart({ email: guestEmail });
+    const asGuest = await createSession(guest.collectionId, CARD, { customerPaymentMethodId: card.id });
+    expect(asGuest.status).toBe(400);
+    expect(asGuest.body.message).toContain('data.customerPaymentMethodId');
+
+    const attacker = await registerCustomer();
+    const own = await readyCart({ token: attacker.token, email: attacker.email });
+    const asOther = await createSession(
+      own.collectionId,
+      CARD,
+      { customerPaymentMethodId: card.id },
+      attacker.token,
+    );
+    expect(asOther.status).toBe(400);
+
+    expect(await sessionRowsOf(guest.collectionId)).toEqual([]);
+    expect(await sessionRowsOf(own.collectionId)).toEqual([]);
+    expect((await complete(guest.cartId)).body.type).not.toBe('order');
+    expect(await chargesMentioning(card.id)).toEqual([]);
+  });
+
+  it('the owner pays with it, and the charge names the owner as gateway customer', async () => {
+    const owner = await registerCustomer();
+    const card = await saveCard(owner.token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    expect(session.data.gatewayCustomerId).toEqual(expect.any(String));
+    expect((await complete(cartId, owner.token)).body.type).toBe('order');
+    const [charge] = await chargesMentioning(session.id);
+    expect(JSON.stringify(charge)).toContain(session.data.gatewayCustomerId);
+  });
+});
+
+describe('attack: card data in session data', () => {
+  const payloads: Record<string, unknown>[] = [
+    { note: { cardNo: '4242424242424242', cvv: '123' } },
+    { pan: '4242424242424242', securityCode: '123' },
+    { memo: 'card 4242 4242 4242 4242 exp 12/30' },
+    { list: [{ deep: ['4000-0000-0000-9995'] }] },
+    { customerPaymentMethodId: '4242 4242 4242 4242' },
+    { localMethod: '4242424242424242' },
+  ];
+  it('is refused before storage, on every provider, and never echoed back', async () => {
+    const { collectionId } = await readyCart({ email: `pan-${randomUUID()}@example.com` });
+    for (const provider of [CARD, HOSTED, LOCAL]) {
+      for (const data of payloads) {
+        const response = await createSession(collectionId, provider, data);
+        expect(response.status, JSON.stringify(Object.keys(data))).toBe(400);
+        expect(JSON.stringify(response.body)).not.toMatch(CARD_LIKE);
+      }
+    }
+    expect(await sessionRowsOf(collectionId)).toEqual([]);
+  });
+});
+
+describe("attack: another account's key", () => {
+  it("a callback or return verified with a second account's key never settles a session of the first", async () => {
+    const email = `cross-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    const body = phpJsonEncode({
+      type: 'transaction.success',
+      data: {
+        orderNo: session.id,
+        tradeNo: 'T-forged',
+        orderStatus: 'success',
+        orderAmount: session.data.amount,
+        orderCurrency: session.data.currency,
+        orderInfo: 'Approved',
+      },
+    });
+    const callback = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
+    });
+    // Verified, but not a session of the second account: acknowledged, nothing changes.
+    expect(callback.status).toBe(200);
+
+    const fields = {
+      code: '0000',
+      gatewayNo: SECOND_GATEWAY_NO,
+      maskCardNo: '424242***4242',
+      merNo: '10001',
+      message: 'ok',
+      orderAmount: String(session.data.amount),
+      orderCurrency: String(session.data.currency),
+      orderInfo: 'Approved',
+      orderNo: session.id,
+      orderStatus: 'success',
+      tradeNo: 'T-forged',
+    };
+    const query = new URLSearchParams({ ...fields, signInfo: signReturn(fields, SECOND_SIGN_KEY) });
+    const returned = await fetch(`${inject('storeUrl')}/hooks/gatewaykit/return?${query}`, {
+      redirect: 'manual',
+    });
+    expect(returned.status).toBe(404);
+
+    const after = await currentSession(cartId);
+    expect(after.status).toBe('requires_more');
+    expect(after.data.outcome.status).toBe('redirect');
+    expect((await complete(cartId)).body.type).not.toBe('order');
+    expect(await ordersOf(email)).toEqual([]);
+  });
+});
+
+describe('attack: a second charge, and a payment lost', () => {
+  it('while a charge has no known outcome, its session is kept and no other payment starts; the callback completes the order once', async () => {
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    await sandboxControl('chaos', { delayMs: 4000 });
+    await sandboxControl('faults', { route: 'confirmCharge', kind: 'commit-then-drop' });
+    const first = await complete(cartId, token);
+    expect(first.body.type).not.toBe('order');
+    await sandboxControl('faults', undefined, 'DELETE');
+
+    // The shopper tries again another way while the gateway's answer is still out.
+    const again = await createSession(collectionId, HOSTED, {}, token);
+    expect(again.status).toBe(400);
+    expect(again.body.message).toMatch(/still being confirmed/);
+    // Nor can the cart change under it (Medusa would replace its payment sessions).
+    const { cart } = await expectOk(api('GET', `/store/carts/${cartId}`, { token }));
+    const changed = await api('POST', `/store/carts/${cartId}/line-items`, {
+      token,
+      body: { variant_id: cart.items[0].variant_id, quantity: 1 },
+    });
+    expect(changed.status).toBe(400);
+    expect(changed.body.message).toMatch(/still being confirmed/);
+    expect((await sessionRowsOf(collectionId)).map((row) => row.id)).toEqual([session.id]);
+
+    const order = await waitFor(async () => {
+      const response = await complete(cartId, token);
+      return response.status === 200 && response.body.type === 'order' && response.body.order;
+    }, 'the held callback to complete the order');
+    expect((await ordersOf(email)).map((o) => o.id)).toEqual([order.id]);
+    // One charge for the session; no hosted page was opened for the cart (it would carry the email).
+    expect(await chargesMentioning(session.id)).toHaveLength(1);
+    expect(await chargesMentioning(email)).toEqual([]);
+  });
+
+  it('a payment made on the page of a replaced session is acknowledged and reported loudly', async () => {
+    const email = `replaced-${randomUUID()}@example.com`;
+    const { collectionId } = await readyCart({ email });
+    const abandoned = await startSession(collectionId, HOSTED);
+    await startSession(collectionId, HOSTED);
+    expect((await sessionRowsOf(collectionId)).map((row) => row.id)).not.toContain(abandoned.id);
+
+    // The shopper pays on the old page; the return is never followed, only the callback arrives.
+    await finishHostedPage(abandoned.data.redirectUrl, 'success', CARDS.success);
+    const deliveries = await waitFor(async () => {
+      const all = (await sandboxControl('callbacks')) as { orderNo: string; state: string }[];
+      const mine = all.filter((delivery) => delivery.orderNo === abandoned.id);
+      return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
+    }, 'the callback of the abandoned page to be acknowledged');
+    expect(deliveries.length).toBeGreaterThan(0);
+
+    const { readFileSync } = await import('node:fs');
+    const log = readFileSync(inject('logFile'), 'utf8');
+    expect(log).toMatch(
+      new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${abandoned.id}, tradeNo \\S+`),
+    );
+    const { adminTokenFor } = await import('./support/admin');
+    const notifications = await api('GET', '/admin/notifications?limit=200', {
+      token: await adminTokenFor(),
+    });
+    expect(JSON.stringify(notifications.body)).toContain(abandoned.id);
+  });
+});
+
+describe('property: whatever the storefront sends as session data', () => {
+  const cardNumber = fc.constantFrom('4242424242424242', '4242 4242 4242 4242', '4000-0000-0000-9995');
+  const junk = fc.oneof(
+    cardNumber,
+    fc.record({ cardNo: cardNumber, cvv: fc.constant('123') }),
+    fc.string({ maxLength: 40 }),
+    fc.string({ unit: 'grapheme', maxLength: 20 }),
+    fc.integer(),
+    fc.double(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.constant('9'.repeat(5000)),
+    fc.constant('x'.repeat(100_000)),
+  );
+  const sessionData = fc.oneof(
+    fc.dictionary(fc.string({ maxLength: 12 }), fc.oneof(junk, fc.object({ maxDepth: 3 })), { maxKeys: 5 }),
+    fc.record(
+      {
+        customerPaymentMethodId: junk,
+        localMethod: junk,
+        outcome: fc.constant({ status: 'succeeded' }),
+        buyer: fc.object({ maxDepth: 2 }),
+      },
+      { requiredKeys: [] },
+    ),
+    junk,
+    fc.array(junk, { maxLength: 3 }),
+  );
+
+  it('never a 5xx, never a stored card number, never a paid order without a gateway success', async () => {
+    const email = `fuzz-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(CARD, HOSTED, LOCAL), sessionData, async (provider, data) => {
+        const response = await createSession(collectionId, provider, data);
+        expect(response.status).toBeLessThan(500);
+        for (const row of await sessionRowsOf(collectionId))
+          expect(row.data).not.toMatch(/"outcome":\{"status":"succeeded"/);
+      }),
+      { numRuns: 40 },
+    );
+    expect((await complete(cartId)).body.type).not.toBe('order');
+    expect(await ordersOf(email)).toEqual([]);
+    for (const row of await sessionRowsOf(collectionId)) {
+      expect(row.data).not.toMatch(/"(cardNo|cvv|cvc|securityCode|pan)"/i);
+      expect(row.data).not.toMatch(/4242[ -]?4242[ -]?4242[ -]?4242|4000[ -]?0000[ -]?0000[ -]?9995/);
+    }
+  });
+});
