@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
+import { keepFileEvidence, keepPostgresEvidence } from './evidence';
 import { freePort } from './free-port';
 import { runMedusa, startMedusa } from './medusa-cli';
 import { type RunningPostgres, startEmbeddedPostgres } from './postgres';
@@ -91,6 +92,11 @@ export async function bootStore(options: BootOptions): Promise<BootedStore> {
       timings,
       async stop() {
         await server.stop();
+        // Before the database goes: CI scans what the run stored (docs/SECURITY.md).
+        await keepPostgresEvidence(databaseUrl, 'medusa-database').catch((error: unknown) =>
+          log(`[medusa-store] keeping database evidence failed: ${String(error)}`),
+        );
+        keepFileEvidence(logFile, 'medusa');
         await postgres?.stop();
       },
     };

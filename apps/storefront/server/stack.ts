@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@gatewaykit/sandbox';
 import { type BootedStore, bootStore } from '../../medusa-store/scripts/boot';
+import { keepFileEvidence } from '../../medusa-store/scripts/evidence';
 import { DEMO_MERCHANTS } from '../../vendure-store/src/gateways';
 import { type RunningStorefront, startStorefront } from './serve';
 import { type RunningVendure, startVendure } from './vendure';
@@ -85,7 +86,14 @@ export async function startStack(options: {
           storefrontOrderUrl: `${storefrontUrl}/order/{code}?store=vendure`,
           logFile: join(options.dataDir, 'vendure', 'vendure.log'),
         });
-        started.push({ close: () => vendure.stop() });
+        started.push({
+          close: async () => {
+            await vendure.stop();
+            // CI scans what the run stored (docs/SECURITY.md).
+            keepFileEvidence(join(options.dataDir, 'vendure', 'store.sqlite'), 'vendure-database');
+            keepFileEvidence(join(options.dataDir, 'vendure', 'vendure.log'), 'vendure');
+          },
+        });
       }),
     ]);
     const failed = booted.find((result) => result.status === 'rejected');

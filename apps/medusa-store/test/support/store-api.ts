@@ -1,3 +1,5 @@
+import { keepResponseEvidence } from '../../scripts/evidence';
+
 // biome-ignore lint/suspicious/noExplicitAny: untyped JSON of the HTTP API; the tests' assertions check it
 export type Json = any;
 
@@ -44,6 +46,7 @@ export async function api<T = Record<string, Json>>(
   } catch {
     // plain-text answers (e.g. `success`) stay strings
   }
+  keepResponseEvidence(path, body);
   return { status: response.status, body: body as T };
 }
 

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { inject } from 'vitest';
+import { evidenceDir, keepResponseEvidence } from '../../../medusa-store/scripts/evidence';
 import { STOREFRONT_ROOT } from '../../server/serve';
 
 import type { StoreName } from './cards';
@@ -14,6 +15,17 @@ const ARTIFACTS = join(STOREFRONT_ROOT, 'test-artifacts');
 /** A fresh browser context (own localStorage: no cart, not logged in) on the chosen store. */
 export async function openStore(browser: Browser, store: StoreName): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+  if (evidenceDir()) {
+    // What the stores answered the browser is part of what CI scans for card data.
+    const stores = [inject('medusaUrl'), inject('vendureUrl')];
+    context.on('response', (response) => {
+      if (!stores.some((url) => response.url().startsWith(url))) return;
+      response.text().then(
+        (body) => keepResponseEvidence(response.url(), body),
+        () => undefined,
+      );
+    });
+  }
   const page = await context.newPage();
   await page.goto(`${inject('storefrontUrl')}/?store=${store}`);
   await page.getByTestId('product').first().waitFor();
