@@ -139,11 +139,7 @@ describe('attack: card data in session data', () => {
         expect(JSON.stringify(response.body)).not.toMatch(CARD_LIKE);
       }
     }
-    expect(await sessionRowsOf(collectionId)).toEqual([]);
-  });
-});
-
-describe("attack: another account's key", () => {
+XX, () => {
   it("a callback or return verified with a second account's key never settles a session of the first", async () => {
     const email = `cross-${randomUUID()}@example.com`;
     const { cartId, collectionId } = await readyCart({ email });

@@ -1,5 +1,6 @@
 import { authenticate, defineMiddlewares } from '@medusajs/framework/http';
 import { addBuyerToSessionData } from './middlewares/add-buyer';
+import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
@@ -18,10 +19,17 @@ export default defineMiddlewares({
     // The callback signature covers the exact bytes the gateway sent.
     { matcher: '/hooks/gatewaykit/callback', method: ['POST'], bodyParser: { preserveRawBody: true } },
     {
-      matcher: '/store/payment-collections/:id/payment-sessions',
+      // Wildcard: runs before Medusa's own validator of the route (see payment-session-route.ts).
+      matcher: '/store/payment-collections/*',
       method: ['POST'],
-      // Allow-list first: the buyer the last middleware adds is the only key not from the storefront.
-      middlewares: [refuseWhileChargeOpen('payment_collection'), validateSessionInput, addBuyerToSessionData],
+      middlewares: [
+        // Allow-list first: the buyer the last step adds is the only key not from the storefront.
+        onPaymentSessionCreation(
+          refuseWhileChargeOpen('payment_collection'),
+          validateSessionInput,
+          addBuyerToSessionData,
+        ),
+      ],
     },
     ...CART_CHANGES.map((route) => ({ ...route, middlewares: [refuseWhileChargeOpen('cart')] })),
     {

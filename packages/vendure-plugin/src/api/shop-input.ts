@@ -1,4 +1,4 @@
-import { containsCardNumber } from '@gatewaykit/core';
+import { GatewayValidationError, parseStorefrontInput } from '@gatewaykit/core';
 import { z } from 'zod';
 
 /**
@@ -13,11 +13,7 @@ const SAVED_CARD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** Control characters never belong in an address line. */
 const CONTROL = /\p{Cc}/u;
 
-const methodCode = z
-  .string()
-  .regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)')
-  // Refused here because error messages name the code.
-  .refine((value) => !containsCardNumber(value), 'must not be a card number');
+const methodCode = z.string().regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)');
 const savedCardId = z.string().regex(SAVED_CARD_ID, 'must be a saved card id (letters, digits, _ -)');
 
 const card = z.strictObject({
@@ -27,14 +23,13 @@ const card = z.strictObject({
   cardSecurityCode: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
 });
 
-/** Free text sent on to the gateway (address lines): bounded, printable, never a card number. */
+/** Free text sent on to the gateway (address lines): bounded, printable (card numbers: parseShopInput). */
 function text(max: number, min = 1) {
   return z
     .string()
     .min(min, 'must not be empty')
     .max(max, `must be at most ${max} characters`)
-    .refine((value) => !CONTROL.test(value), 'must not contain control characters')
-    .refine((value) => !containsCardNumber(value), 'must not contain a card number');
+    .refine((value) => !CONTROL.test(value), 'must not contain control characters');
 }
 
 export const startPaymentInput = z
@@ -63,18 +58,23 @@ export const savedCardsArgs = z.strictObject({ paymentMethodCode: methodCode });
 
 export const removeSavedCardArgs = z.strictObject({ paymentMethodCode: methodCode, id: savedCardId });
 
-export type ShopInputResult<T> = { ok: true; value: T } | { ok: false; field: string; message: string };
+export type ShopInputResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
-/** Parses one Shop API argument object; on failure names the first bad field and its rule. */
+/**
+ * Card data may only be where the schema expects it (a PCI merchant's card form), and saved card ids
+ * are long digit strings that can pass Luhn: only the schema checks these fields.
+ */
+const CHECKED_BY_SCHEMA_ONLY = ['card', 'savedCardId', 'id'];
+
+/** Parses one Shop API argument object through core's storefront boundary; failures name every bad field. */
 export function parseShopInput<S extends z.ZodType>(schema: S, input: unknown): ShopInputResult<z.output<S>> {
-  const parsed = schema.safeParse(input);
-  if (parsed.success) return { ok: true, value: parsed.data };
-  const issue = parsed.error.issues[0];
-  const field = issue && issue.path.length > 0 ? issue.path.map(String).join('.') : 'input';
-  // zod's message for unknown keys repeats the keys, which the caller chose: name only where they were.
-  const rule =
-    issue?.code === 'unrecognized_keys'
-      ? 'has a field that is not accepted'
-      : (issue?.message ?? 'is invalid');
-  return { ok: false, field, message: `Invalid input: ${field} ${rule}` };
+  try {
+    return {
+      ok: true,
+      value: parseStorefrontInput(schema, input, 'input', 'input', CHECKED_BY_SCHEMA_ONLY),
+    };
+  } catch (error) {
+    if (error instanceof GatewayValidationError) return { ok: false, message: error.message };
+    throw error;
+  }
 }

@@ -2,6 +2,7 @@ import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusaj
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { buyerFromCart, type CartForBuyer } from '../../lib/buyer-from-cart';
 import { modeOfProvider } from '../../lib/session-input';
+import { paymentCollectionIdOf } from './payment-session-route';
 
 /**
  * A payment provider cannot read the cart, but the gateway needs the shopper's email, name and
@@ -26,7 +27,7 @@ export async function addBuyerToSessionData(
         'cart.shipping_address.*',
         'cart.items.*',
       ],
-      filters: { id: req.params.id! },
+      filters: { id: paymentCollectionIdOf(req) },
     });
     const cart = (data[0] as { cart?: CartForBuyer } | undefined)?.cart;
     const buyer = cart ? buyerFromCart(cart, req.ip) : undefined;

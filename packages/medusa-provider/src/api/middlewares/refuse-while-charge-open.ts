@@ -1,6 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
 import { firstOpenCharge } from '../../lib/open-charges';
+import { paymentCollectionIdOf } from './payment-session-route';
 
 type Sessions = { id: string; provider_id: string; data?: Record<string, unknown> | null }[];
 
@@ -13,7 +14,8 @@ type Sessions = { id: string; provider_id: string; data?: Record<string, unknown
 export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
   return async (req: MedusaRequest, _res: MedusaResponse, next: MedusaNextFunction): Promise<void> => {
     try {
-      const open = firstOpenCharge(await sessionsOf(req, param, req.params.id!));
+      const id = param === 'cart' ? req.params.id! : paymentCollectionIdOf(req);
+      const open = firstOpenCharge(await sessionsOf(req, param, id));
       if (open) {
         throw new MedusaError(
           MedusaError.Types.NOT_ALLOWED,

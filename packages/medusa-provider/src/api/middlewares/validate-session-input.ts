@@ -2,6 +2,7 @@ import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusaj
 import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
 import { ownsSavedCard } from '../../lib/account-holder';
 import { modeOfProvider, parseSessionInput } from '../../lib/session-input';
+import { paymentCollectionIdOf } from './payment-session-route';
 
 /**
  * The trust boundary of payment session creation (docs/SECURITY.md). Medusa writes the storefront's
@@ -24,7 +25,7 @@ export async function validateSessionInput(
     if (input.customerPaymentMethodId) {
       const owned = await ownsSavedCard(
         req.scope,
-        await cartCustomerOf(req, req.params.id!),
+        await cartCustomerOf(req, paymentCollectionIdOf(req)),
         providerId,
         input.customerPaymentMethodId,
       );
