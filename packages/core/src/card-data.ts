@@ -20,11 +20,20 @@ const CARD_FIELD_NAMES = new Set([
   'cvn',
 ]);
 
-/** 13–19 digits, optionally with one space, dash, dot or `+` between them, not glued to other digits. */
-const DIGIT_RUN = /(?<!\d)\d(?:[ .+-]?\d){12,18}(?!\d)/g;
+/**
+ * 13 or more digits with up to three separators between any two (spaces of any kind, dashes, dots,
+ * slashes, underscores, commas, `+`, `|`): how people write, split and disguise card numbers.
+ */
+const DIGIT_RUN = /\d(?:[\s.,/_+|-]{0,3}\d){12,}/g;
 
-/** JSON's \uXXXX and URL's %XX escapes, which can spell digits a plain scan would not see. */
-const ESCAPE = /\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
+/**
+ * JSON's \uXXXX, URL's %XX and HTML's &#NN; / &#xNN; escapes, which can spell digits a plain scan would
+ * not see. The lookbehind starts a backslash run only at its first backslash: linear, not quadratic.
+ */
+const ESCAPE = /(?<!\\)\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})|&#(\d{1,7});|&#x([0-9a-fA-F]{1,6});/g;
+
+/** Zero-width and other invisible format characters, which split a number without showing. */
+const INVISIBLE = /\p{Cf}/gu;
 
 /** Deeper input than this is refused as card-like: nothing a storefront sends nests so far. */
 const MAX_DEPTH = 16;
@@ -54,16 +63,45 @@ export function passesLuhn(digits: string): boolean {
 }
 
 function decodeEscapes(text: string): string {
-  return text.replace(ESCAPE, (_match, unicode: string | undefined, percent: string | undefined) =>
-    String.fromCharCode(Number.parseInt(unicode ?? percent ?? '', 16)),
+  return text.replace(
+    ESCAPE,
+    (
+      _match,
+      unicode: string | undefined,
+      percent: string | undefined,
+      decimal: string | undefined,
+      hex: string | undefined,
+    ) => {
+      const code = decimal
+        ? Number.parseInt(decimal, 10)
+        : Number.parseInt(unicode ?? percent ?? hex ?? '', 16);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    },
   );
 }
 
-/** True when the text holds a card number: 13–19 digits passing Luhn, written plainly or escaped. */
+/**
+ * A card number among the digits of one run: the whole run (13–19 digits), or, for a longer run that
+ * starts like a card (2–6), its first 15 or 16 digits (a number with its security code glued on). Not
+ * every window: most 19-digit ids would then hold a Luhn-valid number by chance.
+ */
+function runHoldsCardNumber(digits: string): boolean {
+  if (digits.length <= 19 && passesLuhn(digits)) return true;
+  if (digits.length < 17 || !/^[2-6]/.test(digits)) return false;
+  return passesLuhn(digits.slice(0, 15)) || passesLuhn(digits.slice(0, 16));
+}
+
+/**
+ * True when the text holds a card number: 13–19 digits passing Luhn, written plainly, split by
+ * separators or invisible characters, in fullwidth digits, or escaped.
+ */
 export function containsCardNumber(text: string): boolean {
-  for (let candidate = text, pass = 0; pass < 4; pass += 1) {
+  let candidate = text.normalize('NFKC').replace(INVISIBLE, '');
+  for (let pass = 0; pass < 4; pass += 1) {
     for (const match of candidate.matchAll(DIGIT_RUN)) {
-      if (passesLuhn(match[0].replace(/\D/g, ''))) return true;
+      const digits = match[0].replace(/\D/g, '');
+      // Long digit runs are ids (gateway tradeNos are 22 digits), not numbers with a code glued on.
+      if (digits.length <= 23 && runHoldsCardNumber(digits)) return true;
     }
     const decoded = decodeEscapes(candidate);
     if (decoded === candidate) return false;

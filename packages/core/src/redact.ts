@@ -148,8 +148,9 @@ function scanText(text: string): string {
 }
 
 /** JSON's \uXXXX and URL's %XX escapes: they can spell a field name or digits the scan would not see. */
-// A run of backslashes counts as one: JSON that was itself JSON-encoded writes `\\u0076`.
-const ESCAPE = /\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
+// A run of backslashes counts as one: JSON that was itself JSON-encoded writes `\\u0076`. The lookbehind
+// starts a match only at the run's first backslash (linear; from every backslash it was quadratic).
+const ESCAPE = /(?<!\\)\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
 const HAS_ESCAPE = /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/;
 
 function decodeEscapes(text: string): string {

@@ -20,9 +20,13 @@ export const localMethodInput = z
   .max(40, 'is too long')
   .refine(isLocalPaymentMethodName, "is not one of the gateway's local payment methods");
 
-/** Key names are echoed in messages: cut so a hostile key cannot flood an error or a log. */
+/**
+ * Key names are echoed in messages: cut so a hostile key cannot flood an error or a log, and with
+ * their digits hidden when they hold many (a key can carry a card number the scan did not recognise).
+ */
 function shownKey(key: string): string {
-  return key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  const cut = key.length > 40 ? `${key.slice(0, 40)}…` : key;
+  return cut.replace(/\D/g, '').length >= 6 ? cut.replace(/\d/g, '#') : cut;
 }
 
 function joinPath(root: string, path: PropertyKey[]): string {

@@ -15,6 +15,27 @@ describe('findCardData', () => {
     expect(findCardData({ s: '\\u0034242424242424242' })).toBe('data.s');
   });
 
+  it('finds numbers written to slip past a plain scan (found by review)', () => {
+    const disguised = [
+      '4242  4242  4242  4242',
+      '4242 - 4242 - 4242 - 4242',
+      '4242\t4242\n4242/4242',
+      '4242_4242,4242.4242',
+      '4242\u00a04242\u00a04242\u00a04242',
+      '4242\u200b4242\u200b4242\u200b4242',
+      '４２４２４２４２４２４２４２４２',
+      '&#52;242424242424242',
+      '&#x34;242424242424242',
+      '4242424242424242123',
+    ];
+    for (const text of disguised) expect(findCardData({ s: text }), JSON.stringify(text)).toBe('data.s');
+  });
+
+  it('scans a long run of backslashes in linear time (was quadratic)', () => {
+    // Not a timing assertion: 200k backslashes finished in seconds only with the linear form.
+    expect(findCardData({ s: '\\'.repeat(200_000) })).toBeUndefined();
+  });
+
   it('refuses card and security-code field names whatever their case, separators or value', () => {
     for (const key of ['cardNo', 'card_number', 'PAN', 'securityCode', 'cvv', 'CVC', 'card', 'Card Number'])
       expect(findCardData({ deep: { [key]: 'anything' } })).toMatch(/^data\.deep(\.|\[)/);

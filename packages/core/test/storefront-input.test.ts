@@ -43,6 +43,12 @@ describe('parseStorefrontInput', () => {
     expect(error.message).not.toContain('succeeded');
   });
 
+  it('never echoes the digits of a refused key', () => {
+    const error = refusal({ 'x4242 4242 4242 4241': 1 });
+    expect(error.message).not.toMatch(/\d{4}/);
+    expect(error.issues[0]?.path).toBe('data.x#### #### #### ####');
+  });
+
   it('refuses card data before the schema, at any depth, with only its path', () => {
     const error = refusal({ note: { cvv: '123' } });
     expect(error.issues).toEqual([{ path: 'data.note.cvv', message: expect.stringContaining('card data') }]);

@@ -54,4 +54,18 @@ describe('buyerFromCart', () => {
     expect(buyerFromCart({ email: null, billing_address: address }, undefined)).toBeUndefined();
     expect(buyerFromCart({ email: 'a@b.c' }, undefined)).toBeUndefined();
   });
+
+  it('a billing country that is not two letters is no address (never a pattern: "(a+)+" once froze the server)', () => {
+    for (const country_code of ['(a+)+', '(', 'usa', '']) {
+      const buyer = buyerFromCart(
+        {
+          email: 'a@example.com',
+          billing_address: { ...address, country_code, province: `${'a'.repeat(40)}!` },
+        },
+        undefined,
+      );
+      // '(' made the old code throw (a RegExp built from the country): a 500 for the whole request.
+      expect(buyer).toBeUndefined();
+    }
+  });
 });

@@ -65,7 +65,8 @@ export default async function seed({ container }: ExecArgs): Promise<void> {
           name: REGION_NAME,
           currency_code: 'usd',
           countries: ['us', 'gb', 'de'],
-          payment_providers: [...GATEWAYKIT_PROVIDERS, 'pp_system_default'],
+          // Only the gateway: the system provider would let any shopper place an order without paying.
+          payment_providers: [...GATEWAYKIT_PROVIDERS],
         },
       ],
     },

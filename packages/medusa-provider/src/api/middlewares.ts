@@ -12,6 +12,7 @@ const CART_CHANGES: { matcher: string; method: ('POST' | 'DELETE')[] }[] = [
   { matcher: '/store/carts/:id/promotions', method: ['POST', 'DELETE'] },
   { matcher: '/store/carts/:id/shipping-methods', method: ['POST'] },
   { matcher: '/store/carts/:id/customer', method: ['POST'] },
+  { matcher: '/store/carts/:id/taxes', method: ['POST'] },
 ];
 
 export default defineMiddlewares({

@@ -23,15 +23,18 @@ export interface CartForBuyer {
 
 function toAddress(address: CartAddress | null | undefined): PaymentAddress | undefined {
   if (!address?.address_1 || !address.city || !address.country_code) return undefined;
+  // Medusa checks only the shipping country: a billing country is any string the shopper wrote.
   const country = address.country_code.toUpperCase();
+  if (!/^[A-Z]{2}$/.test(country)) return undefined;
   // Medusa stores provinces as ISO 3166-2 ("us-tx"); the gateway wants the subdivision part ("TX").
-  const province = address.province?.replace(new RegExp(`^${country}-`, 'i'), '').toUpperCase();
+  const province = address.province?.toUpperCase();
+  const state = province?.startsWith(`${country}-`) ? province.slice(3) : province;
   return {
     line1: address.address_1,
     line2: address.address_2 || undefined,
     city: address.city,
     country,
-    state: province || undefined,
+    state: state || undefined,
     postalCode: address.postal_code || undefined,
   };
 }

@@ -23,6 +23,7 @@ export interface StoredSessions {
     id: string,
     config: { select: string[] },
   ): Promise<{ data?: Record<string, unknown> | null; payment_collection_id?: string | null }>;
+  update(input: { id: string; data: Record<string, unknown> }): Promise<unknown>;
   list(
     filters: { payment_collection_id: string },
     config: { select: string[] },

@@ -1,5 +1,6 @@
 import {
   type GatewayClient,
+  GatewayValidationError,
   isFinalOutcome,
   medusaStatusFor,
   mergeOutcome,
@@ -133,6 +134,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     await this.refuseWhileAnotherChargeIsOpen(orderNo);
     const outcome = await this.charge(
       buildAttempt({ options: this.options_, data, mode, context: input.context }),
+      data,
     );
     if (outcome.status === 'failed') {
       throw new MedusaError(
@@ -157,6 +159,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     await this.refuseWhileAnotherChargeIsOpen(data.orderNo);
     const charged = await this.charge(
       buildAttempt({ options: this.options_, data, mode, context: input.context }),
+      data,
     );
     // A callback may have stored a result while the charge was in flight (e.g. after an unknown
     // outcome). Medusa saves what we return over the stored data, so merge instead of overwriting.
@@ -215,12 +218,13 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   /** Sends the one money-moving request of an attempt, sharing it with concurrent callers. */
-  protected async charge(attempt: ReturnType<typeof buildAttempt>): Promise<PaymentOutcome> {
+  protected async charge(
+    attempt: ReturnType<typeof buildAttempt>,
+    data: Partial<GatewaykitSessionData>,
+  ): Promise<PaymentOutcome> {
     const running = inFlight.get(attempt.orderNo);
     if (running) return running;
-    const promise = startPayment(this.client, attempt).catch((error: unknown) => {
-      throw toMedusaError(error, 'gatewaykit payment');
-    });
+    const promise = this.sendMarked(attempt, data);
     inFlight.set(attempt.orderNo, promise);
     try {
       const outcome = await promise;
@@ -229,6 +233,30 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     } finally {
       inFlight.delete(attempt.orderNo);
     }
+  }
+
+  /**
+   * The session row says "sent" before the request leaves (docs/SECURITY.md, exactly once): from then
+   * on, on every instance, the session is not deleted, no other charge starts for the cart and the cart
+   * cannot change, even if this process dies before the answer. The mark is taken back only when the
+   * request provably never left (refused by validation).
+   */
+  private async sendMarked(
+    attempt: ReturnType<typeof buildAttempt>,
+    data: Partial<GatewaykitSessionData>,
+  ): Promise<PaymentOutcome> {
+    await this.writeSessionData({ ...data, attemptedAt: new Date().toISOString() });
+    try {
+      return await startPayment(this.client, attempt);
+    } catch (error) {
+      if (error instanceof GatewayValidationError) await this.writeSessionData(data);
+      throw toMedusaError(error, 'gatewaykit payment');
+    }
+  }
+
+  private async writeSessionData(data: Partial<GatewaykitSessionData>): Promise<void> {
+    if (!this.sessions_ || !data.orderNo) return;
+    await this.sessions_.update({ id: data.orderNo, data: completeSessionData(data) });
   }
 
   protected statusOf(data: Partial<GatewaykitSessionData>): {

@@ -14,7 +14,8 @@ export async function DELETE(req: AuthenticatedMedusaRequest, res: MedusaRespons
       })
     : [];
   if (!owned.some((method) => method.id === id)) {
-    throw new MedusaError(MedusaError.Types.NOT_FOUND, `Saved card ${id} was not found`);
+    // The id is not echoed: a shopper may have typed anything into it, a card number included.
+    throw new MedusaError(MedusaError.Types.NOT_FOUND, 'No such saved card');
   }
   await paymentModule.deletePaymentMethods([
     { provider_id: CARD_PROVIDER_ID, id, context: { account_holder: holder! } } as never,
