@@ -70,15 +70,28 @@ describe('attempt claim (database unique index)', () => {
     expect((await claimOpenSlot(repo, fields('D', 2))).claimed).toBe(true);
   });
 
-  it('only an attempt older than the block window is released as dead', async () => {
+  it('only a redirect attempt older than the block window is released', async () => {
     const claim = await claimOpenSlot(repo, fields('E', 1));
     if (!claim.claimed) throw new Error('not claimed');
+    await repo.update({ orderNo: 'E-1' }, { status: 'redirect' });
     const created = claim.attempt.createdAt.getTime();
     expect(await releaseDeadClaims(repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS - 1)).toBe(0);
     expect((await claimOpenSlot(repo, fields('E', 2))).claimed).toBe(false);
     expect(await releaseDeadClaims(repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS + 1)).toBe(1);
     expect((await claimOpenSlot(repo, fields('E', 2))).claimed).toBe(true);
-    // The dead attempt's row stays, so a late gateway answer can still be recorded against it.
-    expect(await repo.findOneBy({ orderNo: 'E-1' })).toMatchObject({ status: 'started', openSlot: null });
+    // The released attempt's row stays, so a late gateway answer can still be recorded against it.
+    expect(await repo.findOneBy({ orderNo: 'E-1' })).toMatchObject({ status: 'redirect', openSlot: null });
+  });
+
+  it('an attempt that may have taken money (started, pending, unknown) is never released by age (found by review)', async () => {
+    for (const [n, status] of (['started', 'pending', 'unknown'] as const).entries()) {
+      const orderId = `F${n}`;
+      const claim = await claimOpenSlot(repo, fields(orderId, 1));
+      if (!claim.claimed) throw new Error('not claimed');
+      await repo.update({ orderNo: `${orderId}-1` }, { status });
+      const muchLater = claim.attempt.createdAt.getTime() + 100 * OPEN_ATTEMPT_BLOCK_MS;
+      expect(await releaseDeadClaims(repo, orderId, muchLater)).toBe(0);
+      expect((await claimOpenSlot(repo, fields(orderId, 2))).claimed).toBe(false);
+    }
   });
 });

@@ -8,7 +8,7 @@ import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.e
  * whatever process sends it, so only one attempt at a time can reach the gateway.
  */
 
-/** How long an attempt whose answer never came blocks the order (the gateway's pages expire sooner). */
+/** How long an open gateway page blocks the order (the gateway's pages expire sooner). */
 export const OPEN_ATTEMPT_BLOCK_MS = 30 * 60 * 1000;
 
 export type ClaimResult =
@@ -45,8 +45,10 @@ export async function claimOpenSlot(
 }
 
 /**
- * Frees the slot of attempts older than the block window: provably dead, their pages and 3-D Secure
- * sessions have expired. Their rows stay, so a late gateway answer is still recorded (or flagged).
+ * Frees the slot of redirect attempts older than the block window: the shopper never paid on a page
+ * that has expired since. Their rows stay, so a late gateway answer is still recorded (or flagged).
+ * `started`, `pending` and `unknown` attempts may have taken money and keep blocking until the
+ * gateway's answer arrives (docs/SECURITY.md, exactly once): a second charge is worse than a wait.
  */
 export async function releaseDeadClaims(
   repo: Repository<GatewaykitPaymentAttempt>,
@@ -57,7 +59,7 @@ export async function releaseDeadClaims(
   const open = await repo.find({ where: { orderId, openSlot: OPEN_SLOT } });
   let released = 0;
   for (const attempt of open) {
-    if (now - attempt.createdAt.getTime() < blockMs) continue;
+    if (attempt.status !== 'redirect' || now - attempt.createdAt.getTime() < blockMs) continue;
     released += await conditionalUpdate(repo, attempt, { openSlot: null });
   }
   return released;
