@@ -80,28 +80,41 @@ function decodeEscapes(text: string): string {
   );
 }
 
+/** Card numbers start with 2–6 (the banking and financial industries); 1-prefixed runs are times and ids. */
+const CARD_START = /^[2-6]/;
+
 /**
- * A card number among the digits of one run: the whole run (13–19 digits), or, for a longer run that
- * starts like a card (2–6), its first 15 or 16 digits (a number with its security code glued on). Not
- * every window: most 19-digit ids would then hold a Luhn-valid number by chance.
+ * A card number among the digit groups of one run: whole groups joined (a number is written in whole
+ * groups, `4242 4242 4242 4242`), 13–19 digits starting like a card and passing Luhn; or, for one group
+ * longer than 16 digits, its first 15 or 16 (a number with its security code glued on). Not every
+ * window of every group: most 19-digit ids would then hold a Luhn-valid number by chance.
  */
-function runHoldsCardNumber(digits: string): boolean {
-  if (digits.length <= 19 && passesLuhn(digits)) return true;
-  if (digits.length < 17 || !/^[2-6]/.test(digits)) return false;
-  return passesLuhn(digits.slice(0, 15)) || passesLuhn(digits.slice(0, 16));
+function runHoldsCardNumber(groups: readonly string[]): boolean {
+  for (let first = 0; first < groups.length; first += 1) {
+    let digits = '';
+    for (let last = first; last < groups.length && digits.length < 19; last += 1) {
+      digits += groups[last];
+      if (digits.length >= 13 && digits.length <= 19 && CARD_START.test(digits) && passesLuhn(digits)) {
+        return true;
+      }
+    }
+    const group = groups[first] ?? '';
+    if (group.length > 16 && group.length <= 23 && CARD_START.test(group)) {
+      if (passesLuhn(group.slice(0, 15)) || passesLuhn(group.slice(0, 16))) return true;
+    }
+  }
+  return false;
 }
 
 /**
- * True when the text holds a card number: 13–19 digits passing Luhn, written plainly, split by
- * separators or invisible characters, in fullwidth digits, or escaped.
+ * True when the text holds a card number: 13–19 digits starting with 2–6 and passing Luhn, written
+ * plainly, split by separators or invisible characters, in fullwidth digits, or escaped.
  */
 export function containsCardNumber(text: string): boolean {
   let candidate = text.normalize('NFKC').replace(INVISIBLE, '');
   for (let pass = 0; pass < 4; pass += 1) {
     for (const match of candidate.matchAll(DIGIT_RUN)) {
-      const digits = match[0].replace(/\D/g, '');
-      // Long digit runs are ids (gateway tradeNos are 22 digits), not numbers with a code glued on.
-      if (digits.length <= 23 && runHoldsCardNumber(digits)) return true;
+      if (runHoldsCardNumber(match[0].split(/\D+/))) return true;
     }
     const decoded = decodeEscapes(candidate);
     if (decoded === candidate) return false;
