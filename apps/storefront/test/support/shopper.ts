@@ -16,10 +16,16 @@ const ARTIFACTS = join(STOREFRONT_ROOT, 'test-artifacts');
 export async function openStore(browser: Browser, store: StoreName): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
   if (evidenceDir()) {
-    // What the stores answered the browser is part of what CI scans for card data.
-    const stores = [inject('medusaUrl'), inject('vendureUrl')];
+    // What the stores answered the browser (through the storefront's proxy, or directly) is part of
+    // what CI scans for card data.
+    const storeApis = [
+      `${inject('storefrontUrl')}/medusa-api`,
+      `${inject('storefrontUrl')}/vendure-api`,
+      inject('medusaUrl'),
+      inject('vendureUrl'),
+    ];
     context.on('response', (response) => {
-      if (!stores.some((url) => response.url().startsWith(url))) return;
+      if (!storeApis.some((url) => response.url().startsWith(url))) return;
       response.text().then(
         (body) => keepResponseEvidence(response.url(), body),
         () => undefined,
