@@ -4,7 +4,8 @@
  * make the store charge twice. Each attack has its honest twin elsewhere in this folder.
  */
 import { randomUUID } from 'node:crypto';
-import { phpJsonEncode, signReturn } from '@gatewaykit/core';
+import { phpJsonEncode } from '@gatewaykit/core';
+import { signedReturnQuery } from '@gatewaykit/core/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { CARD, complete, currentSession, HOSTED, LOCAL, readyCart, startSession } from './support/checkout';
@@ -172,20 +173,20 @@ describe("attack: another account's key", () => {
     // Verified, but not a session of the second account: acknowledged, nothing changes.
     expect(callback.status).toBe(200);
 
-    const fields = {
-      code: '0000',
-      gatewayNo: SECOND_GATEWAY_NO,
-      maskCardNo: '424242***4242',
-      merNo: '10001',
-      message: 'ok',
-      orderAmount: String(session.data.amount),
-      orderCurrency: String(session.data.currency),
-      orderInfo: 'Approved',
-      orderNo: session.id,
-      orderStatus: 'success',
-      tradeNo: 'T-forged',
-    };
-    const query = new URLSearchParams({ ...fields, signInfo: signReturn(fields, SECOND_SIGN_KEY) });
+    const query = signedReturnQuery(
+      {
+        code: '0000',
+        gatewayNo: SECOND_GATEWAY_NO,
+        maskCardNo: '424242***4242',
+        orderAmount: String(session.data.amount),
+        orderCurrency: String(session.data.currency),
+        orderInfo: 'Approved',
+        orderNo: session.id,
+        orderStatus: 'success',
+        tradeNo: 'T-forged',
+      },
+      SECOND_SIGN_KEY,
+    );
     const returned = await fetch(`${inject('storeUrl')}/hooks/gatewaykit/return?${query}`, {
       redirect: 'manual',
     });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { signReturn } from '@gatewaykit/core';
+import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import type { GraphqlClient } from '../src/graphql-client';
@@ -131,20 +131,20 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
     if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
     const gatewayOrder = stack.sandbox.order(started.orderNo);
-    const fields = {
-      code: '0000',
-      gatewayNo: KNOWN_KEY_METHOD.gatewayNo,
-      maskCardNo: '',
-      merNo: '',
-      message: 'Success',
-      orderAmount: gatewayOrder?.orderAmount ?? '',
-      orderCurrency: gatewayOrder?.orderCurrency ?? '',
-      orderInfo: 'Transaction Approved',
-      orderNo: started.orderNo,
-      orderStatus: 'success',
-      tradeNo: 'T-forged-2',
-    };
-    const query = new URLSearchParams({ ...fields, signInfo: signReturn(fields, KNOWN_KEY_METHOD.signKey) });
+    const query = signedReturnQuery(
+      {
+        code: '0000',
+        gatewayNo: KNOWN_KEY_METHOD.gatewayNo,
+        message: 'Success',
+        orderAmount: gatewayOrder?.orderAmount ?? '',
+        orderCurrency: gatewayOrder?.orderCurrency ?? '',
+        orderInfo: 'Transaction Approved',
+        orderNo: started.orderNo,
+        orderStatus: 'success',
+        tradeNo: 'T-forged-2',
+      },
+      KNOWN_KEY_METHOD.signKey,
+    );
     const res = await fetch(
       `${stack.server.baseUrl}/payments/gatewaykit/return/${defaultToken}/${KNOWN_KEY_METHOD.code}?${query}`,
       { redirect: 'manual' },

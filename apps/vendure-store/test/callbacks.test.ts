@@ -1,4 +1,4 @@
-import { signReturn } from '@gatewaykit/core';
+import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
@@ -237,23 +237,20 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     const { order, started } = await hostedOrder();
     await completeRedirect(started.url, 'success');
     const gatewayOrder = stack.sandbox.order(started.orderNo);
-    const fields = {
-      code: '0000',
-      gatewayNo: DEMO_MERCHANTS.main.gatewayNo,
-      maskCardNo: '',
-      merNo: '',
-      message: 'Fail',
-      orderAmount: gatewayOrder?.orderAmount ?? '',
-      orderCurrency: gatewayOrder?.orderCurrency ?? '',
-      orderInfo: 'Declined',
-      orderNo: started.orderNo,
-      orderStatus: 'fail',
-      tradeNo: gatewayOrder?.tradeNo ?? '',
-    };
-    const query = new URLSearchParams({
-      ...fields,
-      signInfo: signReturn(fields, DEMO_MERCHANTS.main.signKey),
-    });
+    const query = signedReturnQuery(
+      {
+        code: '0000',
+        gatewayNo: DEMO_MERCHANTS.main.gatewayNo,
+        message: 'Fail',
+        orderAmount: gatewayOrder?.orderAmount ?? '',
+        orderCurrency: gatewayOrder?.orderCurrency ?? '',
+        orderInfo: 'Declined',
+        orderNo: started.orderNo,
+        orderStatus: 'fail',
+        tradeNo: gatewayOrder?.tradeNo ?? '',
+      },
+      DEMO_MERCHANTS.main.signKey,
+    );
     const res = await fetch(
       `${stack.server.baseUrl}/payments/gatewaykit/return/${defaultToken}/gatewaykit-hosted?${query}`,
       { redirect: 'manual' },

@@ -43,4 +43,13 @@ describe('published entry points', () => {
     expect(esm.isGatewayError(fromCjs)).toBe(true);
     expect(esm.isGatewayError(new Error('plain'))).toBe(false);
   });
+
+  it('publishes the test helpers as the ./testing subpath, in both formats', async () => {
+    const cjs = require('../dist/testing.cjs') as Record<string, unknown>;
+    const esm = (await import('../dist/testing.js' as string)) as Record<string, unknown>;
+    for (const name of ['signedCallback', 'signedReturnQuery', 'returnFields']) {
+      expect(typeof cjs[name], `cjs ${name}`).toBe('function');
+      expect(typeof esm[name], `esm ${name}`).toBe('function');
+    }
+  });
 });

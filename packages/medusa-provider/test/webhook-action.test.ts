@@ -1,25 +1,9 @@
-import { GATEWAY_API_VERSION, phpJsonEncode, signCallback } from '@gatewaykit/core';
+import { signedCallback } from '@gatewaykit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { cardServiceWith, OPTIONS } from './fake-provider';
 
-function signed(event: unknown, signKey = OPTIONS.signKey) {
-  const body = phpJsonEncode(event);
-  const requestId = 'req-1';
-  const requestTime = String(Date.now());
-  const headers = {
-    'gateway-no': OPTIONS.gatewayNo,
-    'request-id': requestId,
-    'request-time': requestTime,
-    version: GATEWAY_API_VERSION,
-    'sign-info': signCallback({
-      signKey,
-      gatewayNo: OPTIONS.gatewayNo,
-      requestId,
-      requestTime,
-      version: GATEWAY_API_VERSION,
-      body,
-    }),
-  };
+function signed(event: { type: string; data: Record<string, unknown> }, signKey = OPTIONS.signKey) {
+  const { body, headers } = signedCallback({ gatewayNo: OPTIONS.gatewayNo, signKey, body: event });
   return { data: JSON.parse(body), rawData: Buffer.from(body), headers };
 }
 

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { GATEWAY_API_VERSION, phpJsonEncode, signCallback } from '@gatewaykit/core';
+import { signedCallback } from '@gatewaykit/core/testing';
 import type { CallbackDelivery, Sandbox } from '@gatewaykit/sandbox';
 
 export interface SignedCallbackOptions {
@@ -16,29 +15,13 @@ export interface SignedCallbackOptions {
 export async function postSignedCallback(
   options: SignedCallbackOptions,
 ): Promise<{ status: number; body: string }> {
-  const body = phpJsonEncode({ data: options.data, type: options.type });
-  const requestId = randomUUID();
-  const requestTime = String(options.requestTime ?? Date.now());
-  const signInfo = signCallback({
-    signKey: options.signKey,
+  const { body, headers } = signedCallback({
     gatewayNo: options.gatewayNo,
-    requestId,
-    requestTime,
-    version: GATEWAY_API_VERSION,
-    body,
+    signKey: options.signKey,
+    body: { type: options.type, data: options.data },
+    ...(options.requestTime === undefined ? {} : { requestTime: options.requestTime }),
   });
-  const res = await fetch(options.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'gateway-no': options.gatewayNo,
-      'request-id': requestId,
-      'request-time': requestTime,
-      version: GATEWAY_API_VERSION,
-      'sign-info': signInfo,
-    },
-    body,
-  });
+  const res = await fetch(options.url, { method: 'POST', headers, body });
   return { status: res.status, body: await res.text() };
 }
 
