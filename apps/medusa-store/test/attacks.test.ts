@@ -236,6 +236,28 @@ describe('attack: a second charge, and a payment lost', () => {
     expect(await chargesMentioning(email)).toEqual([]);
   });
 
+  it('a new payment session racing the completion of the cart never replaces a session being charged', async () => {
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    // A slow gateway keeps the charge in flight while the other request arrives.
+    await sandboxControl('faults', { route: 'confirmCharge', kind: 'latency', ms: 1500 });
+    const [completed, replaced] = await Promise.all([
+      complete(cartId, token),
+      createSession(collectionId, HOSTED, {}, token),
+    ]);
+    const charged = await chargesMentioning(session.id);
+    expect(charged.length).toBeLessThanOrEqual(1);
+    // Whichever came first, the other saw it: a session that was charged was never replaced.
+    if (replaced.status === 200) expect(charged).toEqual([]);
+    else expect(completed.body.type).toBe('order');
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(inject('logFile'), 'utf8')).not.toContain(
+      `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`,
+    );
+  });
+
   it('a payment made on the page of a replaced session is acknowledged and reported loudly', async () => {
     const email = `replaced-${randomUUID()}@example.com`;
     const { collectionId } = await readyCart({ email });

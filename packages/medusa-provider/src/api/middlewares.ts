@@ -1,5 +1,6 @@
 import { authenticate, defineMiddlewares } from '@medusajs/framework/http';
 import { addBuyerToSessionData } from './middlewares/add-buyer';
+import { holdCartLock } from './middlewares/hold-cart-lock';
 import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
@@ -26,6 +27,7 @@ export default defineMiddlewares({
       middlewares: [
         // Allow-list first: the buyer the last step adds is the only key not from the storefront.
         onPaymentSessionCreation(
+          holdCartLock,
           refuseWhileChargeOpen('payment_collection'),
           validateSessionInput,
           addBuyerToSessionData,

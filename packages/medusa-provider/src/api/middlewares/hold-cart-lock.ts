@@ -1,0 +1,54 @@
+import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
+import { paymentCollectionIdOf } from './payment-session-route';
+
+/** How long a payment-session request waits for a cart busy completing or changing (Medusa's own bound). */
+const WAIT_SECONDS = 30;
+
+/**
+ * Holds the cart's lock (the key Medusa's cart completion, cart updates and payment webhooks lock) for
+ * the whole payment-session request (docs/SECURITY.md, exactly once). Without it a new session could
+ * replace one whose charge a concurrent completion is just sending, and the cart would be charged twice.
+ */
+export async function holdCartLock(
+  req: MedusaRequest,
+  res: MedusaResponse,
+  next: MedusaNextFunction,
+): Promise<void> {
+  let cartId: string | undefined;
+  try {
+    const { data } = await req.scope.resolve(ContainerRegistrationKeys.QUERY).graph({
+      entity: 'payment_collection',
+      fields: ['cart.id'],
+      filters: { id: paymentCollectionIdOf(req) },
+    });
+    cartId = (data[0] as { cart?: { id?: string } } | undefined)?.cart?.id;
+  } catch (error) {
+    return next(error);
+  }
+  if (!cartId) return next();
+  let passedOn = false;
+  const released = new Promise<void>((resolve) => {
+    res.once('finish', resolve);
+    res.once('close', resolve);
+  });
+  try {
+    await req.scope.resolve(Modules.LOCKING).execute(
+      cartId,
+      async () => {
+        passedOn = true;
+        next();
+        await released;
+      },
+      { timeout: WAIT_SECONDS },
+    );
+  } catch (error) {
+    if (passedOn) return;
+    next(
+      new MedusaError(
+        MedusaError.Types.CONFLICT,
+        `The cart is busy (completing or changing); try again in a moment: ${String(error)}`,
+      ),
+    );
+  }
+}
