@@ -4,6 +4,8 @@
  * security code in data the platform keeps gets an error naming where it was, and nothing is stored.
  */
 
+import { decodeHtmlEntities, decodeJsonAndUrlEscapes } from './escapes.js';
+
 /** Field names that hold a card number or a security code, compared without case, `_` or `-`. */
 const CARD_FIELD_NAMES = new Set([
   'card',
@@ -25,12 +27,6 @@ const CARD_FIELD_NAMES = new Set([
  * slashes, underscores, commas, `+`, `|`): how people write, split and disguise card numbers.
  */
 const DIGIT_RUN = /\d(?:[\s.,/_+|-]{0,3}\d){12,}/g;
-
-/**
- * JSON's \uXXXX, URL's %XX and HTML's &#NN; / &#xNN; escapes, which can spell digits a plain scan would
- * not see. The lookbehind starts a backslash run only at its first backslash: linear, not quadratic.
- */
-const ESCAPE = /(?<!\\)\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})|&#(\d{1,7});|&#x([0-9a-fA-F]{1,6});/g;
 
 /** Zero-width and other invisible format characters, which split a number without showing. */
 const INVISIBLE = /\p{Cf}/gu;
@@ -62,22 +58,9 @@ export function passesLuhn(digits: string): boolean {
   return sum % 10 === 0;
 }
 
+/** One layer of JSON, URL and HTML escapes (escapes.ts). */
 function decodeEscapes(text: string): string {
-  return text.replace(
-    ESCAPE,
-    (
-      _match,
-      unicode: string | undefined,
-      percent: string | undefined,
-      decimal: string | undefined,
-      hex: string | undefined,
-    ) => {
-      const code = decimal
-        ? Number.parseInt(decimal, 10)
-        : Number.parseInt(unicode ?? percent ?? hex ?? '', 16);
-      return code <= 0x10ffff ? String.fromCodePoint(code) : '';
-    },
-  );
+  return decodeHtmlEntities(decodeJsonAndUrlEscapes(text));
 }
 
 /** Card numbers start with 2–6 (the banking and financial industries); 1-prefixed runs are times and ids. */

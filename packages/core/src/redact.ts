@@ -4,6 +4,8 @@
  * security codes and signing keys become `***`, whatever form they arrive in.
  */
 
+import { decodeJsonAndUrlEscapes } from './escapes.js';
+
 /** The marker that replaces a removed secret, in objects and in text alike. */
 const HIDDEN = '***';
 
@@ -82,7 +84,7 @@ const MASKED = /^\d{0,6}\*\*\*\d{0,4}$/;
  * digits of its own, and an escaped digit (`\u0034`, `%34`) is one of the number's.
  */
 function maskCardValue(value: string): string {
-  return MASKED.test(value) ? value : maskDigits(decodeEscapes(value).replace(/\D/g, ''));
+  return MASKED.test(value) ? value : maskDigits(decodeJsonAndUrlEscapes(value).replace(/\D/g, ''));
 }
 
 /** What replaces one SCAN match; the groups are SCAN's, in order. */
@@ -148,16 +150,7 @@ function scanText(text: string): string {
 }
 
 /** JSON's \uXXXX and URL's %XX escapes: they can spell a field name or digits the scan would not see. */
-// A run of backslashes counts as one: JSON that was itself JSON-encoded writes `\\u0076`. The lookbehind
-// starts a match only at the run's first backslash (linear; from every backslash it was quadratic).
-const ESCAPE = /(?<!\\)\\+u([0-9a-fA-F]{4})|%([0-9a-fA-F]{2})/g;
 const HAS_ESCAPE = /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/;
-
-function decodeEscapes(text: string): string {
-  return text.replace(ESCAPE, (_match, unicode: string | undefined, percent: string | undefined) =>
-    String.fromCharCode(Number.parseInt(unicode ?? percent ?? '', 16)),
-  );
-}
 
 /**
  * Text safe to log or show: JSON and form fields carrying card numbers, security codes or signing
@@ -172,7 +165,8 @@ export function redactText(text: string): string {
   if (!HAS_ESCAPE.test(scanned)) return scanned;
   let decoded = scanned;
   // Each pass removes at least one escape, so the loop ends; the cap only bounds hostile input.
-  for (let pass = 0; pass < 16 && HAS_ESCAPE.test(decoded); pass += 1) decoded = decodeEscapes(decoded);
+  for (let pass = 0; pass < 16 && HAS_ESCAPE.test(decoded); pass += 1)
+    decoded = decodeJsonAndUrlEscapes(decoded);
   const rescanned = scanText(decoded);
   return rescanned === decoded ? scanned : rescanned;
 }
