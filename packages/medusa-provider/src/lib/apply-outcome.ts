@@ -2,6 +2,7 @@ import { assertAmountMatches, mergeOutcome, type PaymentOutcome } from '@gateway
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
+import { cartOfPaymentCollection } from './cart-of-collection';
 import { gatewayAmount } from './payment-attempt';
 import { readSessionData, withOutcome } from './session-data';
 import { reportUnappliedCharge } from './unapplied-charge';
@@ -101,11 +102,6 @@ export async function cartIdOfSession(
   scope: MedusaContainer,
   session: PaymentSessionDTO,
 ): Promise<string | undefined> {
-  const query = scope.resolve(ContainerRegistrationKeys.QUERY);
-  const { data } = await query.graph({
-    entity: 'payment_collection',
-    fields: ['id', 'cart.id'],
-    filters: { id: session.payment_collection_id },
-  });
-  return (data[0] as { cart?: { id?: string } } | undefined)?.cart?.id;
+  const cart = await cartOfPaymentCollection<{ id?: string }>(scope, session.payment_collection_id, ['id']);
+  return cart?.id;
 }

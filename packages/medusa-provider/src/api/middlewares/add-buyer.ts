@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { buyerFromCart, type CartForBuyer } from '../../lib/buyer-from-cart';
+import { cartOfPaymentCollection } from '../../lib/cart-of-collection';
 import { modeOfProvider } from '../../lib/session-input';
 import { paymentCollectionIdOf } from './payment-session-route';
 
@@ -17,19 +17,13 @@ export async function addBuyerToSessionData(
   const body = (req.body ?? {}) as { provider_id?: unknown; data?: Record<string, unknown> };
   if (typeof body.provider_id !== 'string' || !modeOfProvider(body.provider_id)) return next();
   try {
-    const query = req.scope.resolve(ContainerRegistrationKeys.QUERY);
-    const { data } = await query.graph({
-      entity: 'payment_collection',
-      fields: [
-        'cart.email',
-        'cart.currency_code',
-        'cart.billing_address.*',
-        'cart.shipping_address.*',
-        'cart.items.*',
-      ],
-      filters: { id: paymentCollectionIdOf(req) },
-    });
-    const cart = (data[0] as { cart?: CartForBuyer } | undefined)?.cart;
+    const cart = await cartOfPaymentCollection<CartForBuyer>(req.scope, paymentCollectionIdOf(req), [
+      'email',
+      'currency_code',
+      'billing_address.*',
+      'shipping_address.*',
+      'items.*',
+    ]);
     const buyer = cart ? buyerFromCart(cart, req.ip) : undefined;
     body.data = { ...(body.data ?? {}), buyer };
     req.body = body;

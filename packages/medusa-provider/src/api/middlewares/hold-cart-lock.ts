@@ -1,5 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
+import { MedusaError, Modules } from '@medusajs/framework/utils';
+import { cartOfPaymentCollection } from '../../lib/cart-of-collection';
 import { paymentCollectionIdOf } from './payment-session-route';
 
 /** How long a payment-session request waits for a cart busy completing or changing (Medusa's own bound). */
@@ -17,12 +18,10 @@ export async function holdCartLock(
 ): Promise<void> {
   let cartId: string | undefined;
   try {
-    const { data } = await req.scope.resolve(ContainerRegistrationKeys.QUERY).graph({
-      entity: 'payment_collection',
-      fields: ['cart.id'],
-      filters: { id: paymentCollectionIdOf(req) },
-    });
-    cartId = (data[0] as { cart?: { id?: string } } | undefined)?.cart?.id;
+    const cart = await cartOfPaymentCollection<{ id?: string }>(req.scope, paymentCollectionIdOf(req), [
+      'id',
+    ]);
+    cartId = cart?.id;
   } catch (error) {
     return next(error);
   }

@@ -1,6 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
+import { MedusaError } from '@medusajs/framework/utils';
 import { ownsSavedCard } from '../../lib/account-holder';
+import { cartOfPaymentCollection } from '../../lib/cart-of-collection';
 import { modeOfProvider, parseSessionInput } from '../../lib/session-input';
 import { paymentCollectionIdOf } from './payment-session-route';
 
@@ -25,7 +26,13 @@ export async function validateSessionInput(
     if (input.customerPaymentMethodId) {
       const owned = await ownsSavedCard(
         req.scope,
-        await cartCustomerOf(req, paymentCollectionIdOf(req)),
+        (
+          await cartOfPaymentCollection<{ customer_id?: string | null }>(
+            req.scope,
+            paymentCollectionIdOf(req),
+            ['customer_id'],
+          )
+        )?.customer_id,
         providerId,
         input.customerPaymentMethodId,
       );
@@ -40,13 +47,4 @@ export async function validateSessionInput(
   } catch (error) {
     next(error);
   }
-}
-
-async function cartCustomerOf(req: MedusaRequest, paymentCollectionId: string): Promise<string | undefined> {
-  const { data } = await req.scope.resolve(ContainerRegistrationKeys.QUERY).graph({
-    entity: 'payment_collection',
-    fields: ['cart.customer_id'],
-    filters: { id: paymentCollectionId },
-  });
-  return (data[0] as { cart?: { customer_id?: string | null } } | undefined)?.cart?.customer_id ?? undefined;
 }
