@@ -287,6 +287,78 @@ describe('attack: a second charge, and a payment lost', () => {
   });
 });
 
+describe('attack: junk at the routes and middlewares the plugin adds', () => {
+  it('unsigned or malformed callbacks and returns are refused (401, or 400 for non-JSON); nothing changes', async () => {
+    const email = `junk-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    const forgedSuccess = JSON.stringify({
+      type: 'transaction.success',
+      data: {
+        orderNo: session.id,
+        orderStatus: 'success',
+        orderAmount: session.data.amount,
+        orderCurrency: 'USD',
+      },
+    });
+    const callbacks = [
+      { rawBody: forgedSuccess, headers: {} },
+      {
+        rawBody: 'not json',
+        headers: { 'gateway-no': '12345678', 'sign-info': 'x', 'request-time': 'soon' },
+      },
+      { rawBody: forgedSuccess, headers: { 'gateway-no': ['12345678', '1'].join(','), 'request-id': '' } },
+    ];
+    for (const callback of callbacks) {
+      const answer = await api(
+        'POST',
+        '/hooks/gatewaykit/callback',
+        callback as { rawBody: string; headers: Record<string, string> },
+      );
+      // A body that is not JSON is refused by Medusa's body parser (400) before the route runs.
+      expect([400, 401], `${callback.rawBody.slice(0, 10)}`).toContain(answer.status);
+    }
+    for (const query of [
+      `orderNo=${session.id}&orderStatus=success`,
+      `orderNo=${session.id}&orderStatus=success&signInfo=00&signInfo=11`,
+      'signInfo[]=1&orderNo[]=x',
+    ]) {
+      const answer = await fetch(`${inject('storeUrl')}/hooks/gatewaykit/return?${query}`, {
+        redirect: 'manual',
+      });
+      expect(answer.status).toBe(401);
+    }
+    expect((await currentSession(cartId)).data.outcome.status).toBe('redirect');
+    expect(await ordersOf(email)).toEqual([]);
+  });
+
+  it('a session for an unknown payment collection, or a cart whose billing country is a pattern, is refused without a 5xx or a gateway call', async () => {
+    const unknown = await createSession('pay_col_01NOSUCHCOLLECTION000000', HOSTED, {});
+    // Medusa's own workflow answered this with a 500 (a TypeError on the missing collection).
+    expect(unknown.status, JSON.stringify(unknown.body)).toBe(404);
+
+    const email = `pattern-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    const hostile = await api('POST', `/store/carts/${cartId}`, {
+      body: {
+        billing_address: {
+          first_name: 'A',
+          last_name: 'B',
+          address_1: '1 Test Street',
+          city: 'Austin',
+          country_code: '(a+)+',
+          province: `${'a'.repeat(40)}!`,
+        },
+      },
+    });
+    expect(hostile.status).toBeLessThan(500);
+    const refused = await createSession(collectionId, HOSTED, {});
+    expect(refused.status).toBe(400);
+    expect(await sessionRowsOf(collectionId)).toEqual([]);
+    expect(await chargesMentioning(email)).toEqual([]);
+  });
+});
+
 describe('property: whatever the storefront sends as session data', () => {
   const cardNumber = fc.constantFrom('4242424242424242', '4242 4242 4242 4242', '4000-0000-0000-9995');
   const junk = fc.oneof(

@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { cartOfPaymentCollection } from '../../lib/cart-of-collection';
+import { paymentCollectionWithCart } from '../../lib/cart-of-collection';
 import { paymentCollectionIdOf } from './payment-session-route';
 
 /** How long a payment-session request waits for a cart busy completing or changing (Medusa's own bound). */
@@ -18,10 +18,14 @@ export async function holdCartLock(
 ): Promise<void> {
   let cartId: string | undefined;
   try {
-    const cart = await cartOfPaymentCollection<{ id?: string }>(req.scope, paymentCollectionIdOf(req), [
-      'id',
-    ]);
-    cartId = cart?.id;
+    const collection = await paymentCollectionWithCart<{ id?: string }>(
+      req.scope,
+      paymentCollectionIdOf(req),
+      ['id'],
+    );
+    // Medusa's own workflow fails with a TypeError (a 500) on an unknown collection: answer it here.
+    if (!collection) throw new MedusaError(MedusaError.Types.NOT_FOUND, 'No such payment collection');
+    cartId = collection.cart?.id;
   } catch (error) {
     return next(error);
   }
