@@ -1,4 +1,5 @@
 export { containsCardNumber, findCardData, isCardFieldName, passesLuhn } from './card-data.js';
+export { CHECKOUT_FLOWS, type CheckoutFlow } from './checkout-flow.js';
 export {
   type CallOptions,
   GatewayClient,
@@ -48,8 +49,8 @@ export {
 export {
   DUPLICATE_ORDER_CODE,
   type PaymentAddress,
-  type PaymentAttempt,
-  type PaymentMode,
+  type PaymentRequest,
+  type PaymentSource,
   type RawCard,
   startPayment,
 } from './payment-flow.js';
@@ -78,13 +79,6 @@ export {
   signRequest,
   signReturn,
 } from './signing.js';
-export {
-  type MedusaSessionStatus,
-  medusaStatusFor,
-  STATUS_TABLE,
-  type VendurePaymentState,
-  vendureStateFor,
-} from './status.js';
 export { localMethodInput, parseStorefrontInput, savedCardIdInput } from './storefront-input.js';
 export { issuesOf } from './validation.js';
 export {

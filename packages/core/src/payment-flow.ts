@@ -1,5 +1,5 @@
 /**
- * startPayment: which operation a payment mode calls and how its answer becomes a PaymentOutcome.
+ * startPayment: which operation a payment source calls and how its answer becomes a PaymentOutcome.
  * The one place both platform adapters start a payment, so they cannot drift apart.
  */
 import type { GatewayClient } from './client.js';
@@ -37,15 +37,15 @@ export interface RawCard {
   cardSecurityCode: string;
 }
 
-export type PaymentMode =
+export type PaymentSource =
   | { kind: 'saved-card'; customerPaymentMethodId: string; customerId?: string | undefined }
   /** PCI-compliant merchants only: card data goes straight to the gateway and is never stored. */
   | { kind: 'card-data'; card: RawCard }
   | { kind: 'hosted' }
   | { kind: 'local'; method: string };
 
-export interface PaymentAttempt {
-  mode: PaymentMode;
+export interface PaymentRequest {
+  source: PaymentSource;
   orderNo: string;
   /** Gateway orderAmount (from toOrderAmount / minorToOrderAmount). */
   amount: string;
@@ -69,9 +69,9 @@ export interface PaymentAttempt {
 }
 
 /** `{ goodsDetails }` for the request, or nothing when there are no items. */
-function goodsField(attempt: PaymentAttempt) {
+function goodsField(payment: PaymentRequest) {
   // The gateway takes at most 10 lines; the rest are summarised in the last one.
-  const items = attempt.items ?? [];
+  const items = payment.items ?? [];
   if (items.length === 0) return {};
   const lines = items.map((item) => ({
     goodsTitle: item.title.slice(0, 100),
@@ -88,9 +88,9 @@ function goodsField(attempt: PaymentAttempt) {
   };
 }
 
-function phoneOf(attempt: PaymentAttempt): string {
+function phoneOf(payment: PaymentRequest): string {
   // billingDetail.phone is required with at least 2 characters; storefronts often leave it empty.
-  const phone = attempt.customer.phone?.trim();
+  const phone = payment.customer.phone?.trim();
   return phone && phone.length >= 2 ? phone : '00';
 }
 
@@ -107,74 +107,74 @@ function chargeAddress(a: PaymentAddress) {
 }
 
 function chargeRequest(
-  attempt: PaymentAttempt,
-  mode: Extract<PaymentMode, { kind: 'saved-card' | 'card-data' }>,
+  payment: PaymentRequest,
+  source: Extract<PaymentSource, { kind: 'saved-card' | 'card-data' }>,
 ): ConfirmChargeRequest {
   const request: ConfirmChargeRequest = {
-    orderNo: attempt.orderNo,
-    orderAmount: attempt.amount,
-    orderCurrency: attempt.currency.toUpperCase(),
-    customerIp: attempt.customerIp,
-    returnUrl: attempt.returnUrl,
-    webSite: attempt.webSite,
-    callbackUrl: attempt.callbackUrl,
-    ...(attempt.isMobile ? { isMobile: attempt.isMobile } : {}),
-    ...(attempt.remark ? { remark: attempt.remark } : {}),
-    ...goodsField(attempt),
-    ...(attempt.shippingAddress
+    orderNo: payment.orderNo,
+    orderAmount: payment.amount,
+    orderCurrency: payment.currency.toUpperCase(),
+    customerIp: payment.customerIp,
+    returnUrl: payment.returnUrl,
+    webSite: payment.webSite,
+    callbackUrl: payment.callbackUrl,
+    ...(payment.isMobile ? { isMobile: payment.isMobile } : {}),
+    ...(payment.remark ? { remark: payment.remark } : {}),
+    ...goodsField(payment),
+    ...(payment.shippingAddress
       ? {
           shipping: {
-            firstName: attempt.customer.firstName,
-            lastName: attempt.customer.lastName,
-            phone: phoneOf(attempt),
-            address: chargeAddress(attempt.shippingAddress),
+            firstName: payment.customer.firstName,
+            lastName: payment.customer.lastName,
+            phone: phoneOf(payment),
+            address: chargeAddress(payment.shippingAddress),
           },
         }
       : {}),
   };
-  if (mode.kind === 'saved-card') {
-    request.customerPaymentMethodId = mode.customerPaymentMethodId;
-    const customerId = mode.customerId ?? attempt.customer.gatewayCustomerId;
+  if (source.kind === 'saved-card') {
+    request.customerPaymentMethodId = source.customerPaymentMethodId;
+    const customerId = source.customerId ?? payment.customer.gatewayCustomerId;
     if (customerId) request.customerId = customerId;
   } else {
     request.customerPaymentMethod = {
       billingDetail: {
-        firstName: attempt.customer.firstName,
-        lastName: attempt.customer.lastName,
-        email: attempt.customer.email,
-        phone: phoneOf(attempt),
-        address: chargeAddress(attempt.billingAddress),
+        firstName: payment.customer.firstName,
+        lastName: payment.customer.lastName,
+        email: payment.customer.email,
+        phone: phoneOf(payment),
+        address: chargeAddress(payment.billingAddress),
       },
-      card: mode.card,
+      card: source.card,
     };
   }
   return request;
 }
 
-function hostedRequest(attempt: PaymentAttempt, paymentMethod: string): CheckoutPaymentRequest {
-  const billing = attempt.billingAddress;
-  const shipping = attempt.shippingAddress;
+function hostedRequest(payment: PaymentRequest, paymentMethod: string): CheckoutPaymentRequest {
+  const billing = payment.billingAddress;
+  const shipping = payment.shippingAddress;
   return {
-    orderNo: attempt.orderNo,
-    orderAmount: attempt.amount,
-    orderCurrency: attempt.currency.toUpperCase(),
+    orderNo: payment.orderNo,
+    orderAmount: payment.amount,
+    orderCurrency: payment.currency.toUpperCase(),
     paymentMethod,
-    customerId: attempt.customer.gatewayCustomerId ?? '',
-    callbackUrl: attempt.callbackUrl,
-    returnUrl: attempt.returnUrl,
-    webSite: attempt.webSite,
-    customerIp: attempt.customerIp,
-    isMobile: attempt.isMobile ?? '0',
-    ...(attempt.remark ? { remark: attempt.remark } : {}),
-    ...goodsField(attempt),
+    customerId: payment.customer.gatewayCustomerId ?? '',
+    callbackUrl: payment.callbackUrl,
+    returnUrl: payment.returnUrl,
+    webSite: payment.webSite,
+    customerIp: payment.customerIp,
+    isMobile: payment.isMobile ?? '0',
+    ...(payment.remark ? { remark: payment.remark } : {}),
+    ...goodsField(payment),
     billingAddress: {
       address: [billing.line1, billing.line2].filter(Boolean).join(', '),
       city: billing.city,
       country: billing.country.toUpperCase(),
-      email: attempt.customer.email,
-      firstName: attempt.customer.firstName,
-      lastName: attempt.customer.lastName,
-      phone: phoneOf(attempt),
+      email: payment.customer.email,
+      firstName: payment.customer.firstName,
+      lastName: payment.customer.lastName,
+      phone: phoneOf(payment),
       ...(billing.state ? { state: billing.state } : {}),
       ...(billing.postalCode ? { zip: billing.postalCode } : {}),
     },
@@ -184,9 +184,9 @@ function hostedRequest(attempt: PaymentAttempt, paymentMethod: string): Checkout
             shipAddress: [shipping.line1, shipping.line2].filter(Boolean).join(', '),
             shipCity: shipping.city,
             shipCountry: shipping.country.toUpperCase(),
-            shipFirstName: attempt.customer.firstName,
-            shipLastName: attempt.customer.lastName,
-            shipPhone: phoneOf(attempt),
+            shipFirstName: payment.customer.firstName,
+            shipLastName: payment.customer.lastName,
+            shipPhone: phoneOf(payment),
             ...(shipping.state ? { shipState: shipping.state } : {}),
             ...(shipping.postalCode ? { shipZip: shipping.postalCode } : {}),
           },
@@ -195,53 +195,53 @@ function hostedRequest(attempt: PaymentAttempt, paymentMethod: string): Checkout
   };
 }
 
-async function callFor(client: GatewayClient, attempt: PaymentAttempt) {
-  const { mode } = attempt;
-  switch (mode.kind) {
+async function callFor(client: GatewayClient, payment: PaymentRequest) {
+  const { source } = payment;
+  switch (source.kind) {
     case 'saved-card':
     case 'card-data':
-      return client.charges.confirm(chargeRequest(attempt, mode));
+      return client.charges.confirm(chargeRequest(payment, source));
     case 'hosted':
-      return client.checkout.createPayment(hostedRequest(attempt, CHECKOUT_CARD_METHOD));
+      return client.checkout.createPayment(hostedRequest(payment, CHECKOUT_CARD_METHOD));
     case 'local': {
-      const method = normalizeLocalPaymentMethod(mode.method);
+      const method = normalizeLocalPaymentMethod(source.method);
       if (!method) {
         throw invalidInput('local payment', [
-          { path: 'paymentMethod', message: `${mode.method} is not a local payment method of the gateway` },
+          { path: 'paymentMethod', message: `${source.method} is not a local payment method of the gateway` },
         ]);
       }
-      return client.localPayments.create(hostedRequest(attempt, method));
+      return client.localPayments.create(hostedRequest(payment, method));
     }
   }
 }
 
 /**
- * Starts one payment attempt. Never throws for gateway outcomes: a refusal is `failed`, an answer that may
+ * Starts one payment payment. Never throws for gateway outcomes: a refusal is `failed`, an answer that may
  * hide a charge is `unknown` (keep the payment pending; the signed callback or return decides).
  * Throws GatewayValidationError for bad input (nothing was sent).
  */
-export async function startPayment(client: GatewayClient, attempt: PaymentAttempt): Promise<PaymentOutcome> {
+export async function startPayment(client: GatewayClient, payment: PaymentRequest): Promise<PaymentOutcome> {
   try {
-    const result = await callFor(client, attempt);
-    return outcomeFromOrderFields(result, attempt.orderNo);
+    const result = await callFor(client, payment);
+    return outcomeFromOrderFields(result, payment.orderNo);
   } catch (error) {
     if (error instanceof GatewayValidationError) throw error;
     // The reason is stored as platform data. GatewayErrors come redacted; anything else thrown here
     // (a bug, a dispatcher's own error) is redacted now.
     const reason = redactText(error instanceof Error ? error.message : String(error));
-    if (error instanceof UnknownOutcomeError) return { status: 'unknown', orderNo: attempt.orderNo, reason };
+    if (error instanceof UnknownOutcomeError) return { status: 'unknown', orderNo: payment.orderNo, reason };
     if (isGatewayError(error) && error.code === DUPLICATE_ORDER_CODE) {
       // The gateway already holds a paid charge for this orderNo: its callback/return settles it.
       return {
         status: 'unknown',
-        orderNo: attempt.orderNo,
+        orderNo: payment.orderNo,
         reason: 'the gateway reports this order was already paid',
       };
     }
     if (error instanceof GatewayApiError || error instanceof GatewayConnectionError) {
-      return { status: 'failed', orderNo: attempt.orderNo, reason, code: error.code };
+      return { status: 'failed', orderNo: payment.orderNo, reason, code: error.code };
     }
-    if (isGatewayError(error)) return { status: 'unknown', orderNo: attempt.orderNo, reason };
+    if (isGatewayError(error)) return { status: 'unknown', orderNo: payment.orderNo, reason };
     throw error;
   }
 }

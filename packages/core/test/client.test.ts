@@ -17,7 +17,7 @@ import {
   GatewayValidationError,
   hmacSha256Hex,
   OPERATIONS,
-  type PaymentAttempt,
+  type PaymentRequest,
   ResponseValidationError,
   startPayment,
   UnknownOutcomeError,
@@ -443,8 +443,8 @@ describe('changes that do not move money are sent once unless they never left', 
 
 describe('gateway text is redacted in errors, log events and outcomes', () => {
   const leaky = 'cardNo 4242424242424242 cvv 123 signInfo 9f86d081884c7d65';
-  const attempt: PaymentAttempt = {
-    mode: { kind: 'card-data', card: { ...card } },
+  const attempt: PaymentRequest = {
+    source: { kind: 'card-data', card: { ...card } },
     orderNo: 'order_1',
     amount: '10.00',
     currency: 'USD',

@@ -2,12 +2,10 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   assertAmountMatches,
-  medusaStatusFor,
   mergeOutcome,
   outcomeFromCallback,
   outcomeFromReturn,
   type PaymentOutcome,
-  vendureStateFor,
 } from '../src/index.js';
 
 const outcomes: PaymentOutcome[] = [
@@ -95,16 +93,5 @@ describe('amount checks and the status table', () => {
       /mismatch/,
     );
     expect(() => assertAmountMatches({}, '10.50', 'USD')).toThrow(/mismatch/);
-  });
-
-  it('follows DESIGN §5', () => {
-    expect(outcomes.map(medusaStatusFor)).toEqual([
-      'pending',
-      'requires_more',
-      'pending_authorization',
-      'error',
-      'captured',
-    ]);
-    expect(outcomes.map(vendureStateFor)).toEqual([undefined, undefined, undefined, 'Declined', 'Settled']);
   });
 });

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayClient, GatewayValidationError, type PaymentAttempt, startPayment } from '../src/index.js';
+import { GatewayClient, GatewayValidationError, type PaymentRequest, startPayment } from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 
-const base: Omit<PaymentAttempt, 'mode'> = {
+const base: Omit<PaymentRequest, 'source'> = {
   orderNo: 'payses_1',
   amount: '10.00',
   currency: 'usd',
@@ -50,7 +50,7 @@ describe('startPayment', () => {
     );
     const outcome = await startPayment(client, {
       ...base,
-      mode: { kind: 'saved-card', customerPaymentMethodId: 'pm_1', customerId: 'cus_1' },
+      source: { kind: 'saved-card', customerPaymentMethodId: 'pm_1', customerId: 'cus_1' },
     });
     expect(outcome).toMatchObject({
       status: 'succeeded',
@@ -84,7 +84,7 @@ describe('startPayment', () => {
       cardExpireYear: '2030',
       cardSecurityCode: '123',
     };
-    const outcome = await startPayment(client, { ...base, mode: { kind: 'card-data', card } });
+    const outcome = await startPayment(client, { ...base, source: { kind: 'card-data', card } });
     expect(outcome).toEqual(expect.objectContaining({ status: 'redirect', redirectUrl: 'https://gw/3ds/1' }));
     expect(sentBody().customerPaymentMethod.billingDetail.address).toMatchObject({
       country: 'US',
@@ -102,11 +102,13 @@ describe('startPayment', () => {
         redirectUrl: 'https://gw/pay/1',
       }),
     );
-    expect(await startPayment(client, { ...base, mode: { kind: 'hosted' } })).toMatchObject({
+    expect(await startPayment(client, { ...base, source: { kind: 'hosted' } })).toMatchObject({
       status: 'redirect',
       tradeNo: 'P1',
     });
-    expect(await startPayment(client, { ...base, mode: { kind: 'local', method: 'KLARNA' } })).toMatchObject({
+    expect(
+      await startPayment(client, { ...base, source: { kind: 'local', method: 'KLARNA' } }),
+    ).toMatchObject({
       status: 'redirect',
     });
     expect(gateway.requests.map((r) => r.url)).toEqual([
@@ -131,11 +133,11 @@ describe('startPayment', () => {
       ),
     );
     const mode = { kind: 'saved-card', customerPaymentMethodId: 'pm_1' } as const;
-    expect(await startPayment(client, { ...base, mode })).toMatchObject({
+    expect(await startPayment(client, { ...base, source: mode })).toMatchObject({
       status: 'failed',
       reason: 'Card declined',
     });
-    expect(await startPayment(client, { ...base, mode })).toMatchObject({ status: 'pending' });
+    expect(await startPayment(client, { ...base, source: mode })).toMatchObject({ status: 'pending' });
   });
 
   it('turns a lost answer into unknown (never failed) and a refusal into failed', async () => {
@@ -145,15 +147,18 @@ describe('startPayment', () => {
       else envelope(res, 'P0001', null, 'orderNo is invalid');
     });
     const mode = { kind: 'saved-card', customerPaymentMethodId: 'pm_1' } as const;
-    expect(await startPayment(client, { ...base, mode })).toMatchObject({ status: 'unknown' });
-    expect(await startPayment(client, { ...base, mode })).toMatchObject({ status: 'unknown' });
-    expect(await startPayment(client, { ...base, mode })).toMatchObject({ status: 'failed', code: 'P0001' });
+    expect(await startPayment(client, { ...base, source: mode })).toMatchObject({ status: 'unknown' });
+    expect(await startPayment(client, { ...base, source: mode })).toMatchObject({ status: 'unknown' });
+    expect(await startPayment(client, { ...base, source: mode })).toMatchObject({
+      status: 'failed',
+      code: 'P0001',
+    });
     expect(gateway.requests).toHaveLength(3);
   });
 
   it('refuses an unknown local method before sending', async () => {
     await expect(
-      startPayment(client, { ...base, mode: { kind: 'local', method: 'cash' } }),
+      startPayment(client, { ...base, source: { kind: 'local', method: 'cash' } }),
     ).rejects.toBeInstanceOf(GatewayValidationError);
     expect(gateway.requests).toHaveLength(0);
   });

@@ -1,5 +1,6 @@
 import { UnknownOutcomeError } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
+import { sessionStatusFor } from '../src/lib/session-status';
 import { cardServiceWith, cardSession } from './fake-provider';
 
 const result = (fields: Record<string, string>) => async (body: Record<string, unknown>) => ({
@@ -75,5 +76,25 @@ describe('authorizePayment maps the gateway outcome to a Medusa session status (
     ]);
     expect([a.status, b.status]).toEqual(['captured', 'captured']);
     expect(confirm).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('sessionStatusFor (docs/payment-states.md)', () => {
+  it('maps every gateway outcome to the Medusa session status of the table', () => {
+    const outcomes = [
+      { status: 'unknown', orderNo: 'o', reason: 'timeout' },
+      { status: 'redirect', orderNo: 'o', redirectUrl: 'https://gw/3ds' },
+      { status: 'pending', orderNo: 'o' },
+      { status: 'failed', orderNo: 'o', reason: 'declined' },
+      { status: 'succeeded', orderNo: 'o', tradeNo: 'T1' },
+    ] as const;
+    expect(outcomes.map(sessionStatusFor)).toEqual([
+      'pending',
+      'requires_more',
+      'pending_authorization',
+      'error',
+      'captured',
+    ]);
+    expect(sessionStatusFor(undefined)).toBe('pending');
   });
 });

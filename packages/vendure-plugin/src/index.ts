@@ -1,7 +1,6 @@
 export {
   type MethodConfig,
   MethodConfigError,
-  type PaymentMode,
   parseMethodArgs,
 } from './config/method-args';
 export { gatewaykitPaymentHandler } from './config/payment-handler';

@@ -3,7 +3,7 @@ import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/typ
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { cartOfPaymentCollection } from './cart-of-collection';
-import { gatewayAmount } from './payment-attempt';
+import { gatewayAmount } from './payment-request';
 import { readSessionData, withOutcome } from './session-data';
 import { reportUnappliedCharge } from './unapplied-charge';
 

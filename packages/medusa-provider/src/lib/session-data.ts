@@ -1,7 +1,4 @@
-import type { PaymentAddress, PaymentOutcome } from '@gatewaykit/core';
-
-/** Which flow a session uses; fixed by the provider service that created it. */
-export type GatewaykitMode = 'card' | 'hosted' | 'local';
+import type { CheckoutFlow, PaymentAddress, PaymentOutcome } from '@gatewaykit/core';
 
 /** Shopper details the plugin's middleware copies from the cart into the session data. */
 export interface BuyerDetails {
@@ -22,7 +19,8 @@ export interface BuyerDetails {
  */
 export interface GatewaykitSessionData {
   orderNo: string;
-  mode: GatewaykitMode;
+  /** Which flow the session uses; fixed by the provider service that created it. */
+  mode: CheckoutFlow;
   /** Gateway orderAmount and currency of this session (authorizePayment gets no amount from Medusa). */
   amount: string;
   currency: string;

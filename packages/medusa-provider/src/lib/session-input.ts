@@ -1,7 +1,12 @@
-import { localMethodInput, parseStorefrontInput, savedCardIdInput } from '@gatewaykit/core';
+import {
+  type CheckoutFlow,
+  localMethodInput,
+  parseStorefrontInput,
+  savedCardIdInput,
+} from '@gatewaykit/core';
 import { z } from 'zod';
 import { toMedusaError } from './medusa-errors';
-import type { BuyerDetails, GatewaykitMode } from './session-data';
+import type { BuyerDetails } from './session-data';
 
 /**
  * What a storefront may put in a gatewaykit payment session's `data`, per provider (docs/SECURITY.md).
@@ -12,7 +17,7 @@ const STOREFRONT_INPUT = {
   card: z.strictObject({ customerPaymentMethodId: savedCardIdInput.optional() }),
   hosted: z.strictObject({}),
   local: z.strictObject({ localMethod: localMethodInput.optional() }),
-} satisfies Record<GatewaykitMode, z.ZodType>;
+} satisfies Record<CheckoutFlow, z.ZodType>;
 
 /**
  * Gateway payment-method ids are long digit strings that can pass the Luhn check; the schema's id
@@ -22,19 +27,19 @@ const ID_FIELDS = ['customerPaymentMethodId'];
 
 export type StorefrontSessionInput = { customerPaymentMethodId?: string; localMethod?: string };
 
-const PROVIDER_MODES: [prefix: string, mode: GatewaykitMode][] = [
+const PROVIDER_MODES: [prefix: string, mode: CheckoutFlow][] = [
   ['pp_gatewaykit-hosted_', 'hosted'],
   ['pp_gatewaykit-local_', 'local'],
   ['pp_gatewaykit_', 'card'],
 ];
 
 /** The gatewaykit mode of a Medusa provider id (`pp_gatewaykit-hosted_<id>` → hosted), or undefined. */
-export function modeOfProvider(providerId: string): GatewaykitMode | undefined {
+export function modeOfProvider(providerId: string): CheckoutFlow | undefined {
   return PROVIDER_MODES.find(([prefix]) => providerId.startsWith(prefix))?.[1];
 }
 
 /** Parses the storefront's session data for a provider; a MedusaError (400) names each refused field. */
-export function parseSessionInput(mode: GatewaykitMode, data: unknown): StorefrontSessionInput {
+export function parseSessionInput(mode: CheckoutFlow, data: unknown): StorefrontSessionInput {
   try {
     return parseStorefrontInput(
       STOREFRONT_INPUT[mode],
@@ -83,11 +88,11 @@ const INITIATE_INPUT = {
   card: STOREFRONT_INPUT.card.extend(serverKeys),
   hosted: STOREFRONT_INPUT.hosted.extend(serverKeys),
   local: STOREFRONT_INPUT.local.extend(serverKeys),
-} satisfies Record<GatewaykitMode, z.ZodType>;
+} satisfies Record<CheckoutFlow, z.ZodType>;
 
 /** Parses initiatePayment's data (second line of defence behind the route middleware). */
 export function parseInitiateInput(
-  mode: GatewaykitMode,
+  mode: CheckoutFlow,
   data: unknown,
 ): StorefrontSessionInput & { session_id?: string; buyer?: BuyerDetails } {
   try {

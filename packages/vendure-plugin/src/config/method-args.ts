@@ -1,6 +1,4 @@
-import { normalizeLocalPaymentMethod } from '@gatewaykit/core';
-
-export type PaymentMode = 'card' | 'hosted' | 'local';
+import { type CheckoutFlow, normalizeLocalPaymentMethod } from '@gatewaykit/core';
 
 /** The validated, typed form of one PaymentMethod's handler arguments. */
 export interface MethodConfig {
@@ -8,7 +6,7 @@ export interface MethodConfig {
   signKey: string;
   /** Either a preset environment or an explicit base URL (e.g. the sandbox). */
   target: { environment: 'test' | 'live' } | { baseUrl: string };
-  mode: PaymentMode;
+  mode: CheckoutFlow;
   /** Gateway name of the local method (mode `local` only). */
   localMethod?: string;
 }
@@ -56,7 +54,7 @@ export function parseMethodArgs(raw: RawArgs): MethodConfig {
   if (problems.length > 0 || !target) {
     throw new MethodConfigError(`Invalid gateway payment method settings: ${problems.join('; ')}`);
   }
-  return { gatewayNo, signKey, target, mode: mode as PaymentMode, ...(localMethod ? { localMethod } : {}) };
+  return { gatewayNo, signKey, target, mode: mode as CheckoutFlow, ...(localMethod ? { localMethod } : {}) };
 }
 
 /** Handler args are stored as `{name, value}[]` on the PaymentMethod entity. */

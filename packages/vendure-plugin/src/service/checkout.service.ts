@@ -2,8 +2,8 @@ import {
   attemptOrderNo,
   GatewayValidationError,
   type PaymentAddress,
-  type PaymentAttempt,
   type PaymentOutcome,
+  type PaymentRequest,
   type RawCard,
   startPayment,
 } from '@gatewaykit/core';
@@ -127,7 +127,7 @@ export class CheckoutService {
       );
     }
 
-    const request: PaymentAttempt = { ...prepared.request, orderNo };
+    const request: PaymentRequest = { ...prepared.request, orderNo };
     let outcome: PaymentOutcome;
     try {
       outcome = await startPayment(resolved.client, request);
@@ -190,7 +190,7 @@ export class CheckoutService {
     order: Order,
     resolved: ResolvedMethod,
     mode: CardMode,
-  ): { amount: number; request: Omit<PaymentAttempt, 'orderNo'> } | ErrorResult {
+  ): { amount: number; request: Omit<PaymentRequest, 'orderNo'> } | ErrorResult {
     const settled = order.payments
       .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
       .reduce((sum, p) => sum + p.amount, 0);
@@ -211,7 +211,7 @@ export class CheckoutService {
     return {
       amount,
       request: {
-        mode: mode.mode,
+        source: mode.source,
         amount: orderAmount,
         currency: order.currencyCode,
         customer: {
@@ -253,14 +253,14 @@ export class CheckoutService {
     input: StartPaymentInput,
   ): Promise<CardMode | ErrorResult> {
     const { config } = resolved;
-    if (config.mode === 'hosted') return { mode: { kind: 'hosted' } };
-    if (config.mode === 'local') return { mode: { kind: 'local', method: config.localMethod ?? '' } };
+    if (config.mode === 'hosted') return { source: { kind: 'hosted' } };
+    if (config.mode === 'local') return { source: { kind: 'local', method: config.localMethod ?? '' } };
     if (input.savedCardId) {
       if (!ctx.activeUserId) return error('NOT_LOGGED_IN', 'Log in to pay with a saved card');
       const owned = await this.savedCards.findOwnedCard(ctx, resolved, input.savedCardId);
       if (!owned) return error('CARD_NOT_FOUND', 'No such saved card');
       return {
-        mode: { kind: 'saved-card', customerPaymentMethodId: owned.id, customerId: owned.customerId },
+        source: { kind: 'saved-card', customerPaymentMethodId: owned.id, customerId: owned.customerId },
         gatewayCustomerId: owned.customerId,
         maskCardNo: owned.maskCardNo,
       };
@@ -272,7 +272,7 @@ export class CheckoutService {
           'This store does not accept card data directly; use a saved card',
         );
       }
-      return { mode: { kind: 'card-data', card: input.card } };
+      return { source: { kind: 'card-data', card: input.card } };
     }
     return error('CARD_REQUIRED', 'Card payments need savedCardId (or card data where allowed)');
   }
@@ -293,7 +293,7 @@ export class CheckoutService {
 }
 
 interface CardMode {
-  mode: PaymentAttempt['mode'];
+  source: PaymentRequest['source'];
   gatewayCustomerId?: string;
   maskCardNo?: string;
 }

@@ -1,7 +1,7 @@
-import type { PaymentAttempt } from '@gatewaykit/core';
+import type { PaymentRequest } from '@gatewaykit/core';
 import { vendureAmountToOrderAmount } from './vendure-money';
 
-type GatewayItem = NonNullable<PaymentAttempt['items']>[number];
+type GatewayItem = NonNullable<PaymentRequest['items']>[number];
 
 export interface LineLike {
   quantity: number;

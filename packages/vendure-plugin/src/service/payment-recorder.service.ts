@@ -1,4 +1,4 @@
-import { assertAmountMatches, mergeOutcome, type PaymentOutcome, vendureStateFor } from '@gatewaykit/core';
+import { assertAmountMatches, mergeOutcome, type PaymentOutcome } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import { Logger, Order, OrderService, RequestContext, TransactionalConnection } from '@vendure/core';
 import type { Repository } from 'typeorm';
@@ -7,6 +7,7 @@ import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { outcomeOfAttempt } from './attempt-outcome';
 import { KeyedLock } from './keyed-lock';
+import { paymentStateFor } from './payment-state';
 
 export type RecordResult =
   /** The outcome moved the attempt forward (a payment may have been added). */
@@ -102,7 +103,7 @@ export class PaymentRecorderService {
     if (update.affected === 0) return { kind: 'duplicate', attempt };
     const updated = Object.assign(attempt, changes);
 
-    const state = vendureStateFor(next);
+    const state = paymentStateFor(next);
     if (state) await this.addPayment(ctx, updated, next, state);
     return { kind: 'recorded', attempt: updated, outcome: next };
   }

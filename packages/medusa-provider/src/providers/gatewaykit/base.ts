@@ -1,13 +1,13 @@
 import {
+  type CheckoutFlow,
   type GatewayClient,
   GatewayValidationError,
   isFinalOutcome,
-  medusaStatusFor,
   mergeOutcome,
   normalizeLocalPaymentMethod,
   outcomeFromCallback,
-  type PaymentMode,
   type PaymentOutcome,
+  type PaymentSource,
   redact,
   startPayment,
   verifyCallback,
@@ -55,16 +55,16 @@ import { gatewayClientFor } from '../../lib/gateway-client';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
 import { type GatewaykitOptions, parseOptions } from '../../lib/options';
-import { buildAttempt, gatewayAmount } from '../../lib/payment-attempt';
+import { buildPaymentRequest, gatewayAmount } from '../../lib/payment-request';
 import { toSavedCard } from '../../lib/saved-card';
 import {
   completeSessionData,
-  type GatewaykitMode,
   type GatewaykitSessionData,
   readSessionData,
   withOutcome,
 } from '../../lib/session-data';
 import { parseInitiateInput } from '../../lib/session-input';
+import { sessionStatusFor } from '../../lib/session-status';
 import { webhookActionFor } from '../../lib/webhook-action';
 
 type Cradle = { logger: Logger; paymentSessionService?: StoredSessions };
@@ -80,7 +80,7 @@ const inFlight = new Map<string, Promise<PaymentOutcome>>();
  * and the provider returns the complete data it owns (docs/SECURITY.md).
  */
 export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitOptions> {
-  protected abstract readonly mode: GatewaykitMode;
+  protected abstract readonly mode: CheckoutFlow;
   protected readonly options_: GatewaykitOptions;
   protected readonly logger_: Logger;
   private readonly sessions_: StoredSessions | undefined;
@@ -101,8 +101,8 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     return gatewayClientFor(this.options_);
   }
 
-  /** The gateway payment mode of a session, or undefined when the storefront still has to choose (card). */
-  protected abstract paymentMode(data: Partial<GatewaykitSessionData>): PaymentMode | undefined;
+  /** The gateway payment source of a session, or undefined when the storefront still has to choose (card). */
+  protected abstract paymentSource(data: Partial<GatewaykitSessionData>): PaymentSource | undefined;
 
   /** Hosted and local payments start at once so the storefront can redirect; cards start on authorize. */
   protected abstract readonly startsOnInitiate: boolean;
@@ -126,14 +126,14 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     if (data.customerPaymentMethodId) {
       data.gatewayCustomerId = await this.ownerOfSavedCard(data.customerPaymentMethodId, input.context);
     }
-    const mode = this.paymentMode(data);
-    if (!this.startsOnInitiate || !mode) {
+    const source = this.paymentSource(data);
+    if (!this.startsOnInitiate || !source) {
       return { id: orderNo, data: completeSessionData(data, stored), status: 'pending' };
     }
 
     await this.refuseWhileAnotherChargeIsOpen(orderNo);
     const outcome = await this.charge(
-      buildAttempt({ options: this.options_, data, mode, context: input.context }),
+      buildPaymentRequest({ options: this.options_, data, source, context: input.context }),
       data,
     );
     if (outcome.status === 'failed') {
@@ -143,14 +143,14 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       );
     }
     data = withOutcome({ ...data, attemptedAt: new Date().toISOString() }, outcome);
-    return { id: orderNo, data: completeSessionData(data, stored), status: medusaStatusFor(outcome) };
+    return { id: orderNo, data: completeSessionData(data, stored), status: sessionStatusFor(outcome) };
   }
 
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = readSessionData(input.data);
     if (isFinalOutcome(data.outcome) || data.attemptedAt) return this.statusOf(data);
-    const mode = this.paymentMode(data);
-    if (!mode) {
+    const source = this.paymentSource(data);
+    if (!source) {
       throw new MedusaError(
         MedusaError.Types.INVALID_DATA,
         'gatewaykit card payment: create the session with data.customerPaymentMethodId (a saved card of the logged-in customer) or use the hosted checkout provider',
@@ -158,7 +158,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     }
     await this.refuseWhileAnotherChargeIsOpen(data.orderNo);
     const charged = await this.charge(
-      buildAttempt({ options: this.options_, data, mode, context: input.context }),
+      buildPaymentRequest({ options: this.options_, data, source, context: input.context }),
       data,
     );
     // A callback may have stored a result while the charge was in flight (e.g. after an unknown
@@ -219,7 +219,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
   /** Sends the one money-moving request of an attempt, sharing it with concurrent callers. */
   protected async charge(
-    attempt: ReturnType<typeof buildAttempt>,
+    attempt: ReturnType<typeof buildPaymentRequest>,
     data: Partial<GatewaykitSessionData>,
   ): Promise<PaymentOutcome> {
     const running = inFlight.get(attempt.orderNo);
@@ -228,7 +228,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     inFlight.set(attempt.orderNo, promise);
     try {
       const outcome = await promise;
-      this.logger_.info(`gatewaykit: ${attempt.mode.kind} payment ${attempt.orderNo} -> ${outcome.status}`);
+      this.logger_.info(`gatewaykit: ${attempt.source.kind} payment ${attempt.orderNo} -> ${outcome.status}`);
       return outcome;
     } finally {
       inFlight.delete(attempt.orderNo);
@@ -242,7 +242,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
    * request provably never left (refused by validation).
    */
   private async sendMarked(
-    attempt: ReturnType<typeof buildAttempt>,
+    attempt: ReturnType<typeof buildPaymentRequest>,
     data: Partial<GatewaykitSessionData>,
   ): Promise<PaymentOutcome> {
     await this.writeSessionData({ ...data, attemptedAt: new Date().toISOString() });
@@ -263,8 +263,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     status: PaymentSessionStatus;
     data: Record<string, unknown>;
   } {
-    const status = data.outcome ? medusaStatusFor(data.outcome) : 'pending';
-    return { status: status as PaymentSessionStatus, data: { ...data } };
+    return { status: sessionStatusFor(data.outcome), data: { ...data } };
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {

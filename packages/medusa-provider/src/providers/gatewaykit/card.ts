@@ -1,4 +1,4 @@
-import type { PaymentMode } from '@gatewaykit/core';
+import type { PaymentSource } from '@gatewaykit/core';
 import type { GatewaykitSessionData } from '../../lib/session-data';
 import { GatewaykitBase } from './base';
 
@@ -12,7 +12,7 @@ export class GatewaykitCardService extends GatewaykitBase {
   protected readonly mode = 'card' as const;
   protected readonly startsOnInitiate = false;
 
-  protected paymentMode(data: Partial<GatewaykitSessionData>): PaymentMode | undefined {
+  protected paymentSource(data: Partial<GatewaykitSessionData>): PaymentSource | undefined {
     // Only a card whose owner was checked at session creation: sessions stored before that check
     // (or written around it) carry no gatewayCustomerId and are never charged.
     return data.customerPaymentMethodId && data.gatewayCustomerId

@@ -1,4 +1,4 @@
-import type { PaymentMode } from '@gatewaykit/core';
+import type { PaymentSource } from '@gatewaykit/core';
 import { GatewaykitBase } from './base';
 
 /** The gateway's hosted checkout page: the session carries the page URL for the storefront's redirect. */
@@ -7,7 +7,7 @@ export class GatewaykitHostedService extends GatewaykitBase {
   protected readonly mode = 'hosted' as const;
   protected readonly startsOnInitiate = true;
 
-  protected paymentMode(): PaymentMode {
+  protected paymentSource(): PaymentSource {
     return { kind: 'hosted' };
   }
 }

@@ -1,4 +1,4 @@
-import type { PaymentMode } from '@gatewaykit/core';
+import type { PaymentSource } from '@gatewaykit/core';
 import { MedusaError } from '@medusajs/framework/utils';
 import type { GatewaykitSessionData } from '../../lib/session-data';
 import { GatewaykitBase } from './base';
@@ -9,7 +9,7 @@ export class GatewaykitLocalService extends GatewaykitBase {
   protected readonly mode = 'local' as const;
   protected readonly startsOnInitiate = true;
 
-  protected paymentMode(data: Partial<GatewaykitSessionData>): PaymentMode {
+  protected paymentSource(data: Partial<GatewaykitSessionData>): PaymentSource {
     const method = this.localMethodOf(data);
     if (!method) {
       throw new MedusaError(

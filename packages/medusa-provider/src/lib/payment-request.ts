@@ -1,4 +1,4 @@
-import { type PaymentAttempt, type PaymentMode, toOrderAmount } from '@gatewaykit/core';
+import { type PaymentRequest, type PaymentSource, toOrderAmount } from '@gatewaykit/core';
 import type { BigNumberInput, PaymentProviderContext } from '@medusajs/framework/types';
 import { MathBN, MedusaError } from '@medusajs/framework/utils';
 import type { GatewaykitOptions } from './options';
@@ -12,13 +12,13 @@ export function gatewayAmount(amount: BigNumberInput, currencyCode: string): str
   return toOrderAmount(MathBN.convert(amount).toFixed(), currencyCode.toUpperCase());
 }
 
-/** Builds core's PaymentAttempt from a session; core then decides which gateway operation to call. */
-export function buildAttempt(input: {
+/** Builds core's PaymentRequest from a session; core then decides which gateway operation to call. */
+export function buildPaymentRequest(input: {
   options: GatewaykitOptions;
   data: Partial<GatewaykitSessionData>;
-  mode: PaymentMode;
+  source: PaymentSource;
   context?: PaymentProviderContext | undefined;
-}): PaymentAttempt {
+}): PaymentRequest {
   const { options, data, context } = input;
   const buyer = data.buyer;
   const customer = context?.customer;
@@ -35,7 +35,7 @@ export function buildAttempt(input: {
   const gatewayCustomerId =
     data.gatewayCustomerId ?? (context?.account_holder?.data as { id?: string } | undefined)?.id;
   return {
-    mode: input.mode,
+    source: input.source,
     orderNo: data.orderNo!,
     amount: data.amount!,
     currency: data.currency!,

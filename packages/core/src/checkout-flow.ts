@@ -1,0 +1,8 @@
+/**
+ * Which of the gateway's three ways to pay a store payment method uses: `card` (confirmCharge on the
+ * store's own checkout), `hosted` (the gateway's payment page) or `local` (a local method's page).
+ * Both adapters configure a method with one of these (docs/payment-states.md).
+ */
+export const CHECKOUT_FLOWS = ['card', 'hosted', 'local'] as const;
+
+export type CheckoutFlow = (typeof CHECKOUT_FLOWS)[number];
