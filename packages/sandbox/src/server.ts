@@ -11,6 +11,7 @@ import { isoAt, type SandboxContext } from './context.js';
 import { handleControl, moveClock, resetSandbox, type SandboxState, stateDump } from './control.js';
 import { ERROR_CODES, redactBody, redactText } from './core.js';
 import { renderDashboard } from './dashboard.js';
+import { FaultEffects } from './fault-effects.js';
 import { type FaultInput, FaultRegistry, type FaultRule } from './faults.js';
 import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
 import { newShortId } from './ids.js';
@@ -82,8 +83,6 @@ export interface Sandbox {
   ): Promise<readonly CallbackDelivery[]>;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -91,7 +90,7 @@ function header(request: IncomingMessage, name: string): string | undefined {
 
 class SandboxServer {
   readonly context: SandboxContext;
-  private readonly hanging = new Set<ServerResponse>();
+  private readonly faultEffects = new FaultEffects();
   private baseUrl = '';
 
   constructor(
@@ -192,24 +191,10 @@ class SandboxServer {
     }
     const operation = match.operation;
     const fault = this.context.faults.take(operation.name);
-    if (fault?.kind === 'latency') await sleep(fault.ms);
-    if (fault?.kind === 'hang') {
-      // Never answered; the socket stays open until the client gives up or the sandbox closes.
-      this.hanging.add(response);
-      response.once('close', () => this.hanging.delete(response));
-      this.log(request, logPath, rawBody, started, undefined, operation.name, 'hang');
-      return;
-    }
-    if (fault?.kind === 'reset') {
-      this.log(request, logPath, rawBody, started, undefined, operation.name, 'reset');
-      request.socket.resetAndDestroy();
-      return;
-    }
-    if (fault?.kind === '5xx') {
-      this.log(request, logPath, rawBody, started, undefined, operation.name, '5xx', fault.status);
-      response.writeHead(fault.status, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(`<html><body><h1>${fault.status} Service Unavailable</h1></body></html>`);
-      return;
+    if (fault) {
+      const record = (httpStatus?: number) =>
+        this.log(request, logPath, rawBody, started, undefined, operation.name, fault.kind, httpStatus);
+      if (await this.faultEffects.beforeOperation(fault, request, response, record)) return;
     }
 
     // Query values are signed decoded (reference/gateway.md §4.1), so they are read through URLSearchParams.
@@ -247,16 +232,7 @@ class SandboxServer {
     this.log(request, logPath, rawBody, started, envelope, operation.name, fault?.kind);
 
     const body = JSON.stringify(envelope);
-    if (fault?.kind === 'commit-then-drop') {
-      // The work is done (state and callback); the client never learns it.
-      request.socket.destroy();
-      return;
-    }
-    if (fault?.kind === 'truncated') {
-      response.writeHead(200, { 'content-type': 'application/json;charset=UTF-8' });
-      response.end(body.slice(0, Math.max(1, Math.floor(body.length / 2))));
-      return;
-    }
+    if (fault && this.faultEffects.afterAnswer(fault, request, response, body)) return;
     // Headers as a flat [name, value, …] list: node writes it as is, without walking an object.
     const headers = [
       'content-type',
@@ -308,8 +284,7 @@ class SandboxServer {
   }
 
   closeHanging(): void {
-    for (const response of this.hanging) response.socket?.destroy();
-    this.hanging.clear();
+    this.faultEffects.releaseHanging();
   }
 }
 
