@@ -9,6 +9,25 @@ export {
 export { ERROR_CODES, GATEWAY_API_VERSION, GATEWAY_HOSTS, isSuccessCode } from './codes.js';
 export * from './errors.js';
 export { type HeaderSource, readHeader } from './headers.js';
+export { type InboundAccount, verifyWithAccounts } from './inbound/account-verification.js';
+export { type AttemptStore, type MerchantAlert, recordOutcome } from './inbound/attempt-store.js';
+export {
+  amountMismatch,
+  decideInbound,
+  type InboundDecision,
+  type StoredAttempt,
+} from './inbound/decision.js';
+export {
+  CALLBACK_ACCEPTED,
+  type CallbackInput,
+  type Handled,
+  handleCallback,
+  handleReturn,
+  type InboundAnswer,
+  type InboundLogger,
+  type InboundResult,
+  type ReturnInput,
+} from './inbound/notifications.js';
 export {
   CHECKOUT_CARD_METHOD,
   isLocalPaymentMethodName,

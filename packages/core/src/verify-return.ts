@@ -17,7 +17,8 @@ export interface VerifyReturnInput {
   signKey: string;
 }
 
-function toParams(query: ReturnQuery): URLSearchParams {
+/** The return's query as URLSearchParams, whatever shape the framework handed over. */
+export function toReturnParams(query: ReturnQuery): URLSearchParams {
   if (query instanceof URLSearchParams) return query;
   if (typeof query === 'string') return new URLSearchParams(query.startsWith('?') ? query.slice(1) : query);
   const params = new URLSearchParams();
@@ -29,7 +30,7 @@ function toParams(query: ReturnQuery): URLSearchParams {
 }
 
 export function verifyReturn(input: VerifyReturnInput): ReturnFields {
-  const params = toParams(input.query);
+  const params = toReturnParams(input.query);
   const signInfo = params.get('signInfo');
   if (!signInfo)
     throw new SignatureVerificationError('Return rejected: signInfo is missing', { code: 'RETURN_UNSIGNED' });

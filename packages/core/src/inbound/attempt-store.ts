@@ -1,0 +1,76 @@
+/**
+ * The storage an adapter gives core's inbound path: find an attempt by orderNo, save its next state,
+ * and tell the merchant what needs a person. Core decides; the adapter only stores and translates
+ * (docs/inbound.md).
+ */
+import type { PaymentOutcome } from '../outcome.js';
+import type { CallbackEvent } from '../schemas/callbacks.js';
+import { decideInbound, type InboundDecision, type StoredAttempt } from './decision.js';
+
+/** Something only a person can settle; adapters make it loud (error log plus the admin's view). */
+export type MerchantAlert =
+  /** The gateway took money that no order or cart received. */
+  | { kind: 'paid-not-applied'; outcome: PaymentOutcome; reason: string }
+  /** A signed outcome about another amount or currency than the attempt's. */
+  | { kind: 'amount-mismatch'; attempt: StoredAttempt; outcome: PaymentOutcome; message: string };
+
+export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
+  /**
+   * Runs `work` so that no other writer of this orderNo runs at the same time, on any instance (the
+   * platform's lock and/or database transaction). `find` and `save` are called inside it.
+   */
+  exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T>;
+  find(orderNo: string): Promise<A | undefined>;
+  /**
+   * Stores `next` for the attempt (and what the platform does with it inside the same transaction).
+   * Returns false when another writer changed the attempt since `find`: core then decides again.
+   */
+  save(attempt: A, next: PaymentOutcome): Promise<boolean>;
+  /** Runs after `exclusive` when the attempt changed (work that takes the platform's own locks). */
+  afterChange?(attempt: A, next: PaymentOutcome): Promise<void>;
+  alert(alert: MerchantAlert): Promise<void>;
+  /** Gateway notices that are not about the payment's status (refund, chargeback). */
+  notice?(event: CallbackEvent, attempt: A | undefined): Promise<void>;
+}
+
+/** How many times a decision is taken again when a concurrent writer changed the attempt first. */
+const SAVE_TRIES = 3;
+
+/**
+ * Records one verified outcome (callback, return or the synchronous answer of a charge): find, decide,
+ * save, under the store's exclusive section; then the after-change hook and any merchant alert.
+ */
+export async function recordOutcome<A extends StoredAttempt>(
+  store: AttemptStore<A>,
+  incoming: PaymentOutcome,
+): Promise<InboundDecision<A>> {
+  const decision = await store.exclusive(incoming.orderNo, async () => {
+    for (let tries = 1; ; tries++) {
+      const decided = decideInbound(await store.find(incoming.orderNo), incoming);
+      if (decided.kind !== 'changed') return decided;
+      if (await store.save(decided.attempt, decided.next)) return decided;
+      if (tries >= SAVE_TRIES) {
+        throw new Error(
+          `payment attempt ${incoming.orderNo} kept changing while recording ${incoming.status}`,
+        );
+      }
+    }
+  });
+  if (decision.kind === 'changed') await store.afterChange?.(decision.attempt, decision.next);
+  if (decision.kind === 'mismatch') {
+    await store.alert({
+      kind: 'amount-mismatch',
+      attempt: decision.attempt,
+      outcome: incoming,
+      message: decision.message,
+    });
+  }
+  if (decision.kind === 'unknown-attempt' && incoming.status === 'succeeded') {
+    await store.alert({
+      kind: 'paid-not-applied',
+      outcome: incoming,
+      reason: 'no payment attempt with this orderNo belongs to the account that signed it',
+    });
+  }
+  return decision;
+}

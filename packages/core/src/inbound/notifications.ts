@@ -1,0 +1,202 @@
+/**
+ * The gateway's two inbound doors, handled once for both platforms (docs/inbound.md): the signed
+ * callback (POST to callbackUrl, answered `success` or retried for up to 17 hours) and the signed
+ * return (the shopper's browser at returnUrl). Adapters map their request onto these functions and
+ * write the answer back; they keep only storage (AttemptStore) and the storefront's address.
+ */
+import { SignatureVerificationError } from '../errors.js';
+import { type HeaderSource, readHeader } from '../headers.js';
+import {
+  outcomeFromCallback,
+  outcomeFromReturn,
+  type PaymentOutcome,
+  type PaymentOutcomeStatus,
+} from '../outcome.js';
+import { redactText } from '../redact.js';
+import type { CallbackEvent } from '../schemas/callbacks.js';
+import { verifyCallback } from '../verify-callback.js';
+import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
+import { type InboundAccount, verifyWithAccounts } from './account-verification.js';
+import { type AttemptStore, recordOutcome } from './attempt-store.js';
+import type { InboundDecision, StoredAttempt } from './decision.js';
+
+export interface InboundLogger {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** What to write back: a plain-text body, or a redirect when `location` is set. */
+export interface InboundAnswer {
+  status: number;
+  body: string;
+  location?: string;
+}
+
+export type InboundResult<A extends StoredAttempt> =
+  | InboundDecision<A>
+  /** Not verified (signature, headers, time window, body): nothing was read or changed. */
+  | { kind: 'rejected'; reason: string }
+  /** A verified notice that is not about the payment's status (refund, chargeback). */
+  | { kind: 'notice'; event: CallbackEvent }
+  /** Verified, but storing it failed: answered 500 so the gateway delivers it again. */
+  | { kind: 'failed'; error: unknown };
+
+export interface Handled<Acc, A extends StoredAttempt> {
+  answer: InboundAnswer;
+  result: InboundResult<A>;
+  /** The account whose key verified the notification. */
+  account?: Acc;
+}
+
+interface InboundCommon<Acc extends InboundAccount, A extends StoredAttempt> {
+  /** The accounts this endpoint verifies with (every configured one, or the one its URL names). */
+  accounts: readonly Acc[];
+  storeFor(account: Acc): AttemptStore<A>;
+  logger: InboundLogger;
+}
+
+export interface CallbackInput<Acc extends InboundAccount, A extends StoredAttempt>
+  extends InboundCommon<Acc, A> {
+  /** The body exactly as received. */
+  rawBody: string | Uint8Array | undefined;
+  headers: HeaderSource;
+  now?: number;
+}
+
+export interface ReturnInput<Acc extends InboundAccount, A extends StoredAttempt>
+  extends InboundCommon<Acc, A> {
+  query: ReturnQuery;
+  /** The storefront page for the attempt, told the attempt's status after this return. */
+  storefrontUrl(attempt: A, status: PaymentOutcomeStatus, account: Acc): string | Promise<string>;
+}
+
+const text = (status: number, body: string): InboundAnswer => ({ status, body });
+export const CALLBACK_ACCEPTED = text(200, 'success');
+const INVALID_SIGNATURE = text(401, 'invalid signature');
+const UNKNOWN_ORDER = text(404, 'unknown order');
+const FAILED = text(500, 'error');
+
+function describe(error: unknown): string {
+  return redactText(error instanceof Error ? error.message : String(error));
+}
+
+/** The status the attempt has after a decision, for the storefront. */
+function statusAfter(decision: Exclude<InboundDecision, { kind: 'unknown-attempt' }>): PaymentOutcomeStatus {
+  switch (decision.kind) {
+    case 'changed':
+      return decision.next.status;
+    case 'duplicate':
+    case 'stale':
+      return decision.current.status;
+    case 'mismatch':
+      return decision.attempt.outcome?.status ?? 'pending';
+  }
+}
+
+function logDecision(logger: InboundLogger, door: string, decision: InboundDecision): void {
+  const { orderNo, status } = decision.incoming;
+  switch (decision.kind) {
+    case 'changed':
+      logger.info(
+        `gatewaykit: ${door} ${orderNo}: ${decision.attempt.outcome?.status ?? 'sent'} -> ${decision.next.status}`,
+      );
+      return;
+    case 'duplicate':
+      logger.info(`gatewaykit: ${door} ${orderNo}: ${status} again, nothing changed`);
+      return;
+    case 'stale':
+      logger.info(
+        `gatewaykit: ${door} ${orderNo}: ${status} ignored, the attempt is already ${decision.current.status}`,
+      );
+      return;
+    case 'unknown-attempt':
+      logger.info(`gatewaykit: ${door} ${orderNo}: ${status} for no attempt of this account`);
+      return;
+    case 'mismatch':
+      // The store's amount-mismatch alert is the record.
+      return;
+  }
+}
+
+/**
+ * Handles one callback: verify with the account it names, turn it into an outcome, record it. The
+ * gateway is answered `success` whenever retrying cannot change anything (recorded, duplicate, stale,
+ * unknown orderNo, amount mismatch, notices), 401 when it is not verified, 500 when storing failed.
+ */
+export async function handleCallback<Acc extends InboundAccount, A extends StoredAttempt>(
+  input: CallbackInput<Acc, A>,
+): Promise<Handled<Acc, A>> {
+  const { logger } = input;
+  let account: Acc;
+  let event: CallbackEvent;
+  try {
+    ({ account, verified: event } = verifyWithAccounts(
+      input.accounts,
+      readHeader(input.headers, 'gateway-no')?.trim(),
+      (candidate) =>
+        verifyCallback({
+          rawBody: input.rawBody ?? '',
+          headers: input.headers,
+          gatewayNo: candidate.gatewayNo,
+          signKey: candidate.signKey,
+          ...(input.now === undefined ? {} : { now: input.now }),
+        }),
+    ));
+  } catch (error) {
+    if (!(error instanceof SignatureVerificationError)) throw error;
+    logger.warn(`gatewaykit: callback rejected: ${error.message}`);
+    return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: error.message } };
+  }
+  const store = input.storeFor(account);
+  try {
+    const outcome = outcomeFromCallback(event);
+    if (!outcome) {
+      const orderNo = event.data.orderNo;
+      await store.notice?.(event, orderNo ? await store.find(orderNo) : undefined);
+      logger.info(`gatewaykit: callback ${event.type} for ${orderNo ?? '?'} acknowledged`);
+      return { answer: CALLBACK_ACCEPTED, result: { kind: 'notice', event }, account };
+    }
+    const decision = await recordOutcome(store, outcome);
+    logDecision(logger, 'callback', decision);
+    return { answer: CALLBACK_ACCEPTED, result: decision, account };
+  } catch (error) {
+    logger.error(`gatewaykit: callback ${event.data.orderNo ?? '?'} could not be stored: ${describe(error)}`);
+    return { answer: FAILED, result: { kind: 'failed', error }, account };
+  }
+}
+
+/**
+ * Handles one return: a verified return is as trustworthy as the callback and is recorded the same
+ * way (whichever arrives first wins, the other is a duplicate); the shopper is then sent to the
+ * storefront with the attempt's status. Unverified: 401; an orderNo of no attempt: 404.
+ */
+export async function handleReturn<Acc extends InboundAccount, A extends StoredAttempt>(
+  input: ReturnInput<Acc, A>,
+): Promise<Handled<Acc, A>> {
+  const { logger } = input;
+  const params = toReturnParams(input.query);
+  let account: Acc;
+  let outcome: PaymentOutcome;
+  try {
+    const verified = verifyWithAccounts(input.accounts, params.get('gatewayNo') ?? undefined, (candidate) =>
+      verifyReturn({ query: params, signKey: candidate.signKey }),
+    );
+    account = verified.account;
+    outcome = outcomeFromReturn(verified.verified);
+  } catch (error) {
+    if (!(error instanceof SignatureVerificationError)) throw error;
+    logger.warn(`gatewaykit: return rejected: ${error.message}`);
+    return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: error.message } };
+  }
+  try {
+    const decision = await recordOutcome(input.storeFor(account), outcome);
+    logDecision(logger, 'return', decision);
+    if (decision.kind === 'unknown-attempt') return { answer: UNKNOWN_ORDER, result: decision, account };
+    const location = await input.storefrontUrl(decision.attempt, statusAfter(decision), account);
+    return { answer: { status: 303, body: '', location }, result: decision, account };
+  } catch (error) {
+    logger.error(`gatewaykit: return ${outcome.orderNo} could not be stored: ${describe(error)}`);
+    return { answer: FAILED, result: { kind: 'failed', error }, account };
+  }
+}

@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AttemptStore,
+  decideInbound,
+  handleCallback,
+  handleReturn,
+  type MerchantAlert,
+  type PaymentOutcome,
+  type StoredAttempt,
+} from '../src/index.js';
+import { signedCallback, signedReturnQuery } from '../src/testing.js';
+
+const MAIN = { gatewayNo: '12345678', signKey: 'main-sign-key' };
+const SECOND = { gatewayNo: '87654321', signKey: 'second-sign-key' };
+
+/** An in-memory AttemptStore: what an adapter's database would hold for one account. */
+class MemoryStore implements AttemptStore {
+  readonly attempts = new Map<string, StoredAttempt>();
+  readonly alerts: MerchantAlert[] = [];
+  readonly changes: string[] = [];
+  readonly notices: string[] = [];
+  /** Saves that lose to a concurrent writer before succeeding. */
+  conflicts = 0;
+  failWith: Error | undefined;
+
+  add(orderNo: string, outcome?: PaymentOutcome): this {
+    this.attempts.set(orderNo, { orderNo, orderAmount: '10.00', currency: 'USD', outcome });
+    return this;
+  }
+  exclusive<T>(_orderNo: string, work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+  async find(orderNo: string) {
+    if (this.failWith) throw this.failWith;
+    const found = this.attempts.get(orderNo);
+    return found && { ...found };
+  }
+  async save(attempt: StoredAttempt, next: PaymentOutcome) {
+    if (this.conflicts > 0) {
+      this.conflicts--;
+      return false;
+    }
+    this.attempts.set(attempt.orderNo, { ...attempt, outcome: next });
+    return true;
+  }
+  async afterChange(attempt: StoredAttempt, next: PaymentOutcome) {
+    this.changes.push(`${attempt.orderNo}:${next.status}`);
+  }
+  async alert(alert: MerchantAlert) {
+    this.alerts.push(alert);
+  }
+  async notice(event: { type: string }, attempt: StoredAttempt | undefined) {
+    this.notices.push(`${event.type}:${attempt?.orderNo ?? 'none'}`);
+  }
+  statusOf(orderNo: string) {
+    return this.attempts.get(orderNo)?.outcome?.status;
+  }
+}
+
+const silent = { info() {}, warn() {}, error() {} };
+
+function callbackData(orderNo: string, overrides: Record<string, string> = {}) {
+  return {
+    orderNo,
+    tradeNo: 'T1',
+    orderAmount: '10.00',
+    orderCurrency: 'USD',
+    orderStatus: 'success',
+    orderInfo: 'Approved',
+    ...overrides,
+  };
+}
+
+async function callback(
+  stores: Map<string, MemoryStore>,
+  options: {
+    account?: typeof MAIN;
+    type?: string;
+    data?: Record<string, string>;
+    requestTime?: number;
+    signKey?: string;
+  } = {},
+) {
+  const account = options.account ?? MAIN;
+  const { body, headers } = signedCallback({
+    gatewayNo: account.gatewayNo,
+    signKey: options.signKey ?? account.signKey,
+    body: { type: options.type ?? 'transaction.success', data: options.data ?? callbackData('o-1') },
+    ...(options.requestTime === undefined ? {} : { requestTime: options.requestTime }),
+  });
+  return handleCallback({
+    rawBody: body,
+    headers,
+    accounts: [MAIN, SECOND],
+    storeFor: (verifiedBy) => stores.get(verifiedBy.gatewayNo)!,
+    logger: silent,
+  });
+}
+
+function storesWith(main: MemoryStore, second = new MemoryStore()) {
+  return new Map([
+    [MAIN.gatewayNo, main],
+    [SECOND.gatewayNo, second],
+  ]);
+}
+
+describe('decideInbound', () => {
+  const attempt = (outcome?: PaymentOutcome): StoredAttempt => ({
+    orderNo: 'o',
+    orderAmount: '1000',
+    currency: 'JPY',
+    outcome,
+  });
+  const success: PaymentOutcome = { status: 'succeeded', orderNo: 'o', amount: '1000', currency: 'jpy' };
+
+  it('unknown, mismatch, changed, duplicate and stale', () => {
+    expect(decideInbound(undefined, success).kind).toBe('unknown-attempt');
+    expect(decideInbound(attempt(), { ...success, amount: '999' }).kind).toBe('mismatch');
+    expect(decideInbound(attempt(), { ...success, currency: 'USD' }).kind).toBe('mismatch');
+    expect(decideInbound(attempt(), success)).toMatchObject({ kind: 'changed', next: success });
+    expect(decideInbound(attempt(success), success).kind).toBe('duplicate');
+    const fail: PaymentOutcome = { status: 'failed', orderNo: 'o', reason: 'declined' };
+    expect(decideInbound(attempt(success), fail)).toMatchObject({ kind: 'stale', current: success });
+  });
+
+  it('a success must name its amount; a failure without one is about no money and is taken', () => {
+    const bare: PaymentOutcome = { status: 'succeeded', orderNo: 'o' };
+    expect(decideInbound(attempt(), bare)).toMatchObject({ kind: 'mismatch' });
+    const fail: PaymentOutcome = { status: 'failed', orderNo: 'o', reason: 'declined' };
+    expect(decideInbound(attempt(), fail).kind).toBe('changed');
+    expect(decideInbound(attempt(), { ...fail, amount: '1', currency: 'JPY' }).kind).toBe('mismatch');
+  });
+});
+
+describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => {
+  it('a recorded outcome is answered success, saved once and handed to afterChange', async () => {
+    const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    const handled = await callback(storesWith(main));
+    expect(handled.answer).toEqual({ status: 200, body: 'success' });
+    expect(handled.result.kind).toBe('changed');
+    expect(main.statusOf('o-1')).toBe('succeeded');
+    expect(main.changes).toEqual(['o-1:succeeded']);
+  });
+
+  it('bad signature, stale and future request-time: 401, nothing read or stored', async () => {
+    const main = new MemoryStore().add('o-1');
+    main.failWith = new Error('the store must not be read');
+    const stores = storesWith(main);
+    for (const options of [
+      { signKey: 'not-the-key' },
+      { requestTime: Date.now() - 11 * 60 * 1000 },
+      { requestTime: Date.now() + 11 * 60 * 1000 },
+    ]) {
+      const handled = await callback(stores, options);
+      expect(handled.answer).toEqual({ status: 401, body: 'invalid signature' });
+      expect(handled.result.kind).toBe('rejected');
+    }
+    expect(main.statusOf('o-1')).toBeUndefined();
+  });
+
+  it('unknown orderNo: success answered (retrying cannot help); a success raises paid-not-applied', async () => {
+    const main = new MemoryStore();
+    const handled = await callback(storesWith(main), { data: callbackData('nobody') });
+    expect(handled.answer).toEqual({ status: 200, body: 'success' });
+    expect(handled.result.kind).toBe('unknown-attempt');
+    expect(main.alerts).toMatchObject([{ kind: 'paid-not-applied', outcome: { orderNo: 'nobody' } }]);
+    const failed = await callback(storesWith(main), {
+      type: 'transaction.fail',
+      data: callbackData('nobody-2', { orderStatus: 'fail' }),
+    });
+    expect(failed.answer.status).toBe(200);
+    expect(main.alerts).toHaveLength(1);
+  });
+
+  it('an attempt of another account is unknown to the account that signed it', async () => {
+    const main = new MemoryStore().add('o-1');
+    const second = new MemoryStore();
+    const handled = await callback(storesWith(main, second), { account: SECOND });
+    expect(handled.result.kind).toBe('unknown-attempt');
+    expect(handled.account).toBe(SECOND);
+    expect(main.statusOf('o-1')).toBeUndefined();
+    expect(second.alerts).toHaveLength(1);
+  });
+
+  it('amount or currency mismatch: success answered, nothing changed, the merchant alerted', async () => {
+    const main = new MemoryStore().add('o-1');
+    for (const data of [
+      callbackData('o-1', { orderAmount: '1.00' }),
+      callbackData('o-1', { orderCurrency: 'EUR' }),
+    ]) {
+      const handled = await callback(storesWith(main), { data });
+      expect(handled.answer).toEqual({ status: 200, body: 'success' });
+      expect(handled.result.kind).toBe('mismatch');
+    }
+    expect(main.statusOf('o-1')).toBeUndefined();
+    expect(main.alerts.map((a) => a.kind)).toEqual(['amount-mismatch', 'amount-mismatch']);
+  });
+
+  it('duplicate and fail-after-success: success answered, the success stays', async () => {
+    const main = new MemoryStore().add('o-1');
+    const stores = storesWith(main);
+    await callback(stores);
+    expect((await callback(stores)).result.kind).toBe('duplicate');
+    const late = await callback(stores, {
+      type: 'transaction.fail',
+      data: callbackData('o-1', { orderStatus: 'fail' }),
+    });
+    expect(late.answer).toEqual({ status: 200, body: 'success' });
+    expect(late.result.kind).toBe('stale');
+    expect(main.statusOf('o-1')).toBe('succeeded');
+    expect(main.changes).toEqual(['o-1:succeeded']);
+  });
+
+  it('a save lost to a concurrent writer is decided again', async () => {
+    const main = new MemoryStore().add('o-1');
+    main.conflicts = 2;
+    const handled = await callback(storesWith(main));
+    expect(handled.result.kind).toBe('changed');
+    expect(main.statusOf('o-1')).toBe('succeeded');
+  });
+
+  it('storage failing: 500 so the gateway delivers it again', async () => {
+    const main = new MemoryStore().add('o-1');
+    main.failWith = new Error('database is down');
+    const handled = await callback(storesWith(main));
+    expect(handled.answer).toEqual({ status: 500, body: 'error' });
+    expect(handled.result.kind).toBe('failed');
+  });
+
+  it('refund and chargeback notices: acknowledged and handed to the store, the payment unchanged', async () => {
+    const main = new MemoryStore().add('o-1', { status: 'succeeded', orderNo: 'o-1' });
+    const handled = await callback(storesWith(main), {
+      type: 'refund.success',
+      data: { orderNo: 'o-1', tradeNo: 'T1', refundAmount: '5.00' },
+    });
+    expect(handled.answer).toEqual({ status: 200, body: 'success' });
+    expect(main.notices).toEqual(['refund.success:o-1']);
+    expect(main.statusOf('o-1')).toBe('succeeded');
+  });
+});
+
+describe('handleReturn', () => {
+  const returned = (orderNo: string, fields: Record<string, string> = {}, account = MAIN) =>
+    signedReturnQuery(
+      {
+        code: '0000',
+        gatewayNo: account.gatewayNo,
+        orderNo,
+        tradeNo: 'T1',
+        orderAmount: '10.00',
+        orderCurrency: 'USD',
+        orderStatus: 'success',
+        orderInfo: 'Approved',
+        ...fields,
+      },
+      account.signKey,
+    );
+  const handle = (main: MemoryStore, query: URLSearchParams | string) =>
+    handleReturn({
+      query,
+      accounts: [MAIN, SECOND],
+      storeFor: (account) => (account === MAIN ? main : new MemoryStore()),
+      logger: silent,
+      storefrontUrl: (attempt, status) =>
+        `https://shop.example/done?order=${attempt.orderNo}&status=${status}`,
+    });
+
+  it('records the outcome and redirects with the status after it; a stale fail still shows success', async () => {
+    const main = new MemoryStore().add('o-1');
+    const first = await handle(main, returned('o-1'));
+    expect(first.answer).toEqual({
+      status: 303,
+      body: '',
+      location: 'https://shop.example/done?order=o-1&status=succeeded',
+    });
+    const late = await handle(main, returned('o-1', { orderStatus: 'fail' }));
+    expect(late.answer.location).toContain('status=succeeded');
+  });
+
+  it('edited query: 401; unknown orderNo: 404; mismatch: redirect with the unchanged status', async () => {
+    const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    const edited = returned('o-1');
+    edited.set('orderAmount', '0.01');
+    expect((await handle(main, edited)).answer).toEqual({ status: 401, body: 'invalid signature' });
+    expect((await handle(main, returned('nobody'))).answer).toEqual({ status: 404, body: 'unknown order' });
+    const mismatch = await handle(main, returned('o-1', { orderAmount: '0.01' }));
+    expect(mismatch.answer.location).toContain('status=redirect');
+    expect(main.statusOf('o-1')).toBe('redirect');
+    expect(main.alerts.map((a) => a.kind)).toEqual(['paid-not-applied', 'amount-mismatch']);
+  });
+});
