@@ -7,7 +7,7 @@
  */
 import { Agent, request } from 'undici';
 import type { VirtualClock } from './clock.js';
-import { GATEWAY_API_VERSION, newRequestId, phpJsonEncode, signCallback } from './core.js';
+import { newRequestId, phpJsonEncode, signedCallback } from './core.js';
 import { newShortId } from './ids.js';
 import type { Merchant } from './signature-check.js';
 import { type OrderRecord, orderSummary } from './store.js';
@@ -283,12 +283,12 @@ export class CallbackEngine {
     const before = delivery.state;
     if (delivery.state !== 'delivered') delivery.state = 'sending';
     const requestId = newRequestId();
-    const requestTime = String(this.options.clock.now());
+    const requestTime = this.options.clock.now();
     const started = Date.now();
     const record: CallbackAttempt = {
       attempt: delivery.attempts.length + 1,
       manual,
-      at: new Date(Number(requestTime)).toISOString(),
+      at: new Date(requestTime).toISOString(),
       requestId,
       result: 'error',
       durationMs: 0,
@@ -297,21 +297,13 @@ export class CallbackEngine {
       const response = await request(delivery.url, {
         method: 'POST',
         dispatcher: this.agent,
-        headers: {
-          'content-type': 'application/json',
-          'gateway-no': merchant.gatewayNo,
-          'request-id': requestId,
-          'request-time': requestTime,
-          version: GATEWAY_API_VERSION,
-          'sign-info': signCallback({
-            signKey: merchant.signKey,
-            gatewayNo: merchant.gatewayNo,
-            requestId,
-            requestTime,
-            version: GATEWAY_API_VERSION,
-            body: delivery.body,
-          }),
-        },
+        headers: signedCallback({
+          gatewayNo: merchant.gatewayNo,
+          signKey: merchant.signKey,
+          body: delivery.body,
+          requestId,
+          requestTime,
+        }).headers,
         body: delivery.body,
         headersTimeout: this.options.attemptTimeoutMs,
         bodyTimeout: this.options.attemptTimeoutMs,

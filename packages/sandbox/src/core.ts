@@ -1,6 +1,10 @@
 /**
  * The one seam to @gatewaykit/core. The sandbox must speak exactly the wire protocol the client
  * speaks, so signing, codes, schemas and the operations table all come from core, never copies.
+ * What the gateway itself sends (a signed callback, a signed return query) comes from core's
+ * `testing` subpath: it exists to build the gateway's messages for whoever plays the gateway, which
+ * is the sandbox's whole job, so its callbacks and returns and the ones test suites forge are the
+ * same code.
  */
 export {
   checkoutPaymentRequestSchema,
@@ -23,8 +27,7 @@ export {
   redactText,
   safeEqualHex,
   safeParseFast,
-  signCallback,
   signRequest,
-  signReturn,
   updatePaymentMethodRequestSchema,
 } from '@gatewaykit/core';
+export { signedCallback, signedReturnQuery } from '@gatewaykit/core/testing';

@@ -4,7 +4,7 @@
  */
 import type { CallbackDelivery } from './callbacks.js';
 import { isoNow, type SandboxContext } from './context.js';
-import { RETURN_FIELD_NAMES, signReturn } from './core.js';
+import { type RETURN_FIELD_NAMES, signedReturnQuery } from './core.js';
 import { newTradeNo } from './ids.js';
 import { DUPLICATE_ORDER_CODE, GatewayReply } from './replies.js';
 import { type OrderPage, type OrderRecord, type OrderStatus, orderSummary } from './store.js';
@@ -155,8 +155,7 @@ export function returnLocation(context: SandboxContext, order: OrderRecord): str
     return undefined;
   }
   if (!merchant) return undefined;
-  const fields = returnFields(order);
-  for (const name of RETURN_FIELD_NAMES) url.searchParams.set(name, fields[name]);
-  url.searchParams.set('signInfo', signReturn(fields, merchant.signKey));
+  for (const [name, value] of signedReturnQuery(returnFields(order), merchant.signKey))
+    url.searchParams.set(name, value);
   return url.toString();
 }

@@ -1,5 +1,6 @@
 /** Hosted pages driven like a script would: form posts, 303 to returnUrl, signed return, callback. */
-import { signReturn, verifyCallback, verifyReturn } from '@gatewaykit/core';
+import { verifyCallback, verifyReturn } from '@gatewaykit/core';
+import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { describe, expect, it } from 'vitest';
 import { chargeBody, hostedBody, submitPage, useSandboxWithReceiver } from './helpers.js';
 
@@ -13,24 +14,25 @@ function returned(response: Response): URL {
 /** Checks the return signature by recomputing it, and with core's verifyReturn. */
 function verified(location: URL) {
   const fields = verifyReturn({ query: location.searchParams, signKey: fx.sb.signKey });
-  const recomputed = signReturn(
-    Object.fromEntries(
-      [
-        'code',
-        'gatewayNo',
-        'maskCardNo',
-        'merNo',
-        'message',
-        'orderAmount',
-        'orderCurrency',
-        'orderInfo',
-        'orderNo',
-        'orderStatus',
-        'tradeNo',
-      ].map((name) => [name, location.searchParams.get(name) ?? '']),
-    ) as Parameters<typeof signReturn>[0],
-    fx.sb.signKey,
-  );
+  const recomputed =
+    signedReturnQuery(
+      Object.fromEntries(
+        [
+          'code',
+          'gatewayNo',
+          'maskCardNo',
+          'merNo',
+          'message',
+          'orderAmount',
+          'orderCurrency',
+          'orderInfo',
+          'orderNo',
+          'orderStatus',
+          'tradeNo',
+        ].map((name) => [name, location.searchParams.get(name) ?? '']),
+      ),
+      fx.sb.signKey,
+    ).get('signInfo') ?? '';
   expect(location.searchParams.get('signInfo')).toBe(recomputed);
   expect(recomputed).toBe(recomputed.toUpperCase());
   return fields;
