@@ -3,7 +3,8 @@ import { Args, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Allow, Ctx, Permission, RequestContext, UserInputError } from '@vendure/core';
 import type { z } from 'zod';
 import { MethodConfigError } from '../config/method-args';
-import { CheckoutService, type StartPaymentResult } from '../service/checkout.service';
+import { CheckoutService } from '../service/checkout.service';
+import type { ShopStartPaymentResult } from '../service/checkout-result';
 import { type SavedCard, SavedCardService } from '../service/saved-card.service';
 import { parseShopInput, removeSavedCardArgs, saveCardInput, savedCardsArgs } from './shop-input';
 
@@ -20,7 +21,7 @@ export class GatewaykitShopResolver {
   gatewaykitStartPayment(
     @Ctx() ctx: RequestContext,
     @Args('input') input: unknown,
-  ): Promise<StartPaymentResult> {
+  ): Promise<ShopStartPaymentResult> {
     return this.checkout.start(ctx, input);
   }
 
@@ -71,7 +72,7 @@ async function shopErrors<T>(work: () => Promise<T>): Promise<T> {
 @Resolver('GatewaykitPaymentResult')
 export class GatewaykitPaymentResultResolver {
   @ResolveField()
-  __resolveType(value: StartPaymentResult): string {
+  __resolveType(value: ShopStartPaymentResult): string {
     return value.__typename;
   }
 }

@@ -1,0 +1,71 @@
+import { attemptOrderNo, GatewayValidationError } from '@gatewaykit/core';
+import type { Repository } from 'typeorm';
+import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { claimOpenSlot, closeUnsent, releaseDeadClaims } from './attempt-claim';
+import type { FlowConfig } from './charge-source';
+
+/**
+ * Numbers an order's next attempt and lets it reach the gateway only while it holds the order's open
+ * slot (attempt-claim.ts): at most one charge per order in flight (docs/SECURITY.md, exactly once).
+ */
+
+/** The stored attempt row apart from its orderNo, which is numbered here. */
+export interface AttemptDetails {
+  orderId: string;
+  orderCode: string;
+  channelId: string;
+  paymentMethodCode: string;
+  mode: string;
+  /** Vendure minor units. */
+  amount: number;
+  /** The exact orderAmount sent to the gateway. */
+  orderAmount: string;
+  currency: string;
+}
+
+export type NextAttempt =
+  | { claimed: true; orderNo: string; attempt: GatewaykitPaymentAttempt }
+  /** `orderNo` is the attempt holding the order, or the refused one when the holder cannot be read. */
+  | { claimed: false; orderNo: string };
+
+/** The attempt's `mode` column: the flow, and the local method for local payments. */
+export function attemptMode(config: FlowConfig): string {
+  return config.mode === 'local' ? `local:${config.localMethod}` : config.mode;
+}
+
+/**
+ * Frees expired redirect claims, then inserts attempt n+1 (`CODE-n`, core's attemptOrderNo) holding
+ * the open slot. Numbering counts every row, closed ones too, so an orderNo is never sent twice.
+ */
+export async function claimNextAttempt(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  details: AttemptDetails,
+): Promise<NextAttempt> {
+  await releaseDeadClaims(repo, details.orderId);
+  const count = await repo.count({ where: { orderId: details.orderId } });
+  const orderNo = attemptOrderNo(details.orderCode, count + 1);
+  const claim = await claimOpenSlot(repo, { orderNo, ...details });
+  if (!claim.claimed) return { claimed: false, orderNo: claim.open?.orderNo ?? orderNo };
+  return { claimed: true, orderNo, attempt: claim.attempt };
+}
+
+export type SendResult<T> = { sent: true; outcome: T } | { sent: false; reason: string };
+
+/**
+ * Sends the claimed attempt. Core refuses an invalid request before anything goes out: then the
+ * attempt is closed without a charge (no Declined payment) and the order is free to pay again.
+ * Any other error may have reached the gateway and leaves the claim in place.
+ */
+export async function sendClaimed<T>(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  attempt: GatewaykitPaymentAttempt,
+  send: () => Promise<T>,
+): Promise<SendResult<T>> {
+  try {
+    return { sent: true, outcome: await send() };
+  } catch (e) {
+    if (!(e instanceof GatewayValidationError)) throw e;
+    await closeUnsent(repo, attempt, e.message);
+    return { sent: false, reason: e.message };
+  }
+}

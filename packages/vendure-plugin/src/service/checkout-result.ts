@@ -1,0 +1,70 @@
+import type { PaymentOutcome } from '@gatewaykit/core';
+import type { Order } from '@vendure/core';
+
+/** The `GatewaykitPaymentResult` union of the Shop API; `__typename` picks the GraphQL type. */
+export type ShopStartPaymentResult =
+  | { __typename: 'GatewaykitPaymentRedirect'; url: string; orderNo: string }
+  | { __typename: 'GatewaykitPaymentCompleted'; order: Order }
+  | { __typename: 'GatewaykitPaymentPending'; orderNo: string; message: string }
+  | { __typename: 'GatewaykitPaymentError'; errorCode: ShopErrorCode; message: string };
+
+export type PaymentErrorResult = Extract<ShopStartPaymentResult, { __typename: 'GatewaykitPaymentError' }>;
+export type PaymentPendingResult = Extract<
+  ShopStartPaymentResult,
+  { __typename: 'GatewaykitPaymentPending' }
+>;
+
+/** Every errorCode the storefront can see (listed in the README); the schema types it as a String. */
+export type ShopErrorCode =
+  | 'INVALID_INPUT'
+  | 'NO_ACTIVE_ORDER'
+  | 'METHOD_NOT_AVAILABLE'
+  | 'ORDER_STATE_ERROR'
+  | 'INELIGIBLE_PAYMENT_METHOD'
+  | 'NOTHING_TO_PAY'
+  | 'UNSUPPORTED_AMOUNT'
+  | 'NOT_LOGGED_IN'
+  | 'CARD_NOT_FOUND'
+  | 'RAW_CARD_NOT_ALLOWED'
+  | 'CARD_REQUIRED'
+  | 'PAYMENT_DECLINED';
+
+export function paymentError(errorCode: ShopErrorCode, message: string): PaymentErrorResult {
+  return { __typename: 'GatewaykitPaymentError', errorCode, message };
+}
+
+export function paymentPending(orderNo: string, message: string): PaymentPendingResult {
+  return { __typename: 'GatewaykitPaymentPending', orderNo, message };
+}
+
+/** For the `'errorCode' in x` narrowing of the steps that either go on or refuse. */
+export function isPaymentError(value: object): value is PaymentErrorResult {
+  return 'errorCode' in value;
+}
+
+/**
+ * What the shopper is answered for the gateway's outcome of attempt `orderNo`. Only a success loads
+ * the order again (by then the recorder has added its Settled payment).
+ */
+export async function resultForOutcome(
+  outcome: PaymentOutcome,
+  orderNo: string,
+  paidOrder: () => Promise<Order>,
+): Promise<ShopStartPaymentResult> {
+  switch (outcome.status) {
+    case 'redirect':
+      return { __typename: 'GatewaykitPaymentRedirect', url: outcome.redirectUrl, orderNo };
+    case 'succeeded':
+      return { __typename: 'GatewaykitPaymentCompleted', order: await paidOrder() };
+    case 'failed':
+      return paymentError('PAYMENT_DECLINED', outcome.reason);
+    case 'pending':
+      return paymentPending(orderNo, outcome.orderInfo ?? 'The payment is pending at the gateway');
+    case 'unknown':
+      // No answer is not a decline: the attempt keeps the order blocked until the gateway confirms.
+      return paymentPending(
+        orderNo,
+        'The gateway has not confirmed the payment yet; it will be confirmed shortly',
+      );
+  }
+}

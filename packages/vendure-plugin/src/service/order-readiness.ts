@@ -1,0 +1,64 @@
+import {
+  type EntityRelationPaths,
+  Order,
+  type OrderService,
+  type PaymentMethod,
+  type PaymentMethodService,
+  type RequestContext,
+} from '@vendure/core';
+
+/** Is the order in a state to be paid, and may this method pay it? Both asked before an attempt exists. */
+
+/** What the request is built from (payment-request.ts) and the eligibility checker may look at. */
+export const PAYABLE_ORDER_RELATIONS: EntityRelationPaths<Order>[] = [
+  'payments',
+  'customer',
+  'lines',
+  'lines.productVariant',
+];
+
+export interface Transactions {
+  withTransaction<T>(ctx: RequestContext, work: (ctx: RequestContext) => Promise<T>): Promise<T>;
+}
+
+export type OrderStates = Pick<OrderService, 'findOne' | 'transitionToState'>;
+
+/**
+ * Moves the order to ArrangingPayment (the state it keeps while a redirect is open) and loads it with
+ * PAYABLE_ORDER_RELATIONS; a string says why it cannot be paid.
+ */
+export async function arrangePayment(
+  connection: Transactions,
+  orders: OrderStates,
+  ctx: RequestContext,
+  orderId: Order['id'],
+): Promise<Order | string> {
+  return connection.withTransaction(ctx, async (tx) => {
+    const order = await orders.findOne(tx, orderId, PAYABLE_ORDER_RELATIONS);
+    if (!order) return 'There is no active order';
+    if (order.state === 'ArrangingPayment') return order;
+    if (order.state !== 'AddingItems') return `The order cannot be paid in state ${order.state}`;
+    const moved = await orders.transitionToState(tx, order.id, 'ArrangingPayment');
+    if (!(moved instanceof Order)) return moved.transitionError ?? moved.message;
+    return (await orders.findOne(tx, orderId, PAYABLE_ORDER_RELATIONS)) ?? 'Order not found';
+  });
+}
+
+/**
+ * The method's eligibility checker, run as Vendure will run it when the payment is added: refused
+ * here, no charge is made that Vendure would then not record. A string says why.
+ */
+export async function ineligibility(
+  paymentMethods: Pick<PaymentMethodService, 'getMethodAndOperations'>,
+  ctx: RequestContext,
+  order: Order,
+  method: PaymentMethod,
+): Promise<string | undefined> {
+  if (!method.checker) return undefined;
+  const { checker } = await paymentMethods.getMethodAndOperations(ctx, method.code);
+  if (!checker) return undefined;
+  const eligible = await checker.check(ctx, order, method.checker.args, method);
+  if (eligible === false) return `Payment method "${method.code}" is not available for this order`;
+  if (typeof eligible === 'string') return eligible;
+  return undefined;
+}

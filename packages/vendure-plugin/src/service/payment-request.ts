@@ -1,0 +1,153 @@
+import type { PaymentAddress, PaymentRequest } from '@gatewaykit/core';
+import { ROUTE_PREFIX } from '../constants';
+import type { GatewaykitPluginOptions } from '../types';
+import type { ChargeSource } from './charge-source';
+import { type PaymentErrorResult, paymentError } from './checkout-result';
+import { gatewayItems, type LineLike } from './gateway-items';
+import { vendureAmountToOrderAmount } from './vendure-money';
+
+/**
+ * Core's PaymentRequest for a Vendure order, built from plain order data so it is decided (and
+ * refused) before any attempt is stored. Everything except the attempt's orderNo, which only the
+ * claim may number.
+ */
+
+/** The address fields of Vendure's OrderAddress that the gateway needs. */
+export interface AddressLike {
+  streetLine1?: string;
+  streetLine2?: string;
+  city?: string;
+  province?: string;
+  postalCode?: string;
+  countryCode?: string;
+}
+
+/** The parts of a Vendure Order the request is built from. */
+export interface PayableOrder {
+  totalWithTax: number;
+  currencyCode: string;
+  payments: readonly { state: string; amount: number }[];
+  lines: readonly LineLike[];
+  customer?: CustomerLike | undefined;
+  billingAddress?: AddressLike | undefined;
+  shippingAddress?: AddressLike | undefined;
+}
+
+interface CustomerLike {
+  emailAddress: string;
+  firstName: string;
+  lastName: string;
+  phoneNumber?: string | undefined;
+}
+
+/** Where the request comes from and where the gateway answers. */
+export interface RequestSettings {
+  /** The MoneyStrategy's precision (Vendure stores every currency with it). */
+  precision: number;
+  customerIp: string;
+  webSite: string;
+  returnUrl: string;
+  callbackUrl: string;
+}
+
+export interface PreparedRequest {
+  /** Vendure minor units, the amount of the Payment the attempt will add. */
+  amount: number;
+  request: Omit<PaymentRequest, 'orderNo'>;
+}
+
+/** Payments that already hold money reduce what is charged; declined or cancelled ones do not. */
+export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments'>): number {
+  const covered = order.payments
+    .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
+    .reduce((sum, p) => sum + p.amount, 0);
+  return order.totalWithTax - covered;
+}
+
+/** The request for what is left to pay, or why no request can be sent for this order. */
+export function buildPaymentRequest(
+  order: PayableOrder,
+  charge: ChargeSource,
+  settings: RequestSettings,
+): PreparedRequest | PaymentErrorResult {
+  const amount = amountToPay(order);
+  if (amount <= 0) return paymentError('NOTHING_TO_PAY', 'The order is already covered by its payments');
+  let orderAmount: string;
+  try {
+    orderAmount = vendureAmountToOrderAmount(amount, order.currencyCode, settings.precision);
+  } catch (e) {
+    return paymentError('UNSUPPORTED_AMOUNT', e instanceof Error ? e.message : String(e));
+  }
+  const goods = gatewayItems(order.lines, order.currencyCode, settings.precision);
+  if ('error' in goods) return paymentError('UNSUPPORTED_AMOUNT', goods.error);
+
+  const customer = order.customer;
+  if (!customer) return paymentError('ORDER_STATE_ERROR', 'The order has no customer');
+  return {
+    amount,
+    request: {
+      source: charge.source,
+      amount: orderAmount,
+      currency: order.currencyCode,
+      customer: {
+        email: customer.emailAddress,
+        // The gateway requires both names; guest checkouts may leave them empty.
+        firstName: customer.firstName || 'Customer',
+        lastName: customer.lastName || 'Customer',
+        ...(customer.phoneNumber ? { phone: customer.phoneNumber } : {}),
+        ...(charge.gatewayCustomerId ? { gatewayCustomerId: charge.gatewayCustomerId } : {}),
+      },
+      // Storefronts that skip the billing form leave an empty billing address: bill the shipping one.
+      billingAddress: toAddress(
+        order.billingAddress?.streetLine1 ? order.billingAddress : order.shippingAddress,
+      ),
+      shippingAddress: toAddress(order.shippingAddress),
+      items: goods.items,
+      customerIp: settings.customerIp,
+      webSite: settings.webSite,
+      returnUrl: settings.returnUrl,
+      callbackUrl: settings.callbackUrl,
+    },
+  };
+}
+
+/** The gateway requires line1, city and country; placeholders keep an incomplete address sendable. */
+export function toAddress(address: AddressLike | undefined): PaymentAddress {
+  return {
+    line1: address?.streetLine1 || 'n/a',
+    ...(address?.streetLine2 ? { line2: address.streetLine2 } : {}),
+    city: address?.city || 'n/a',
+    country: (address?.countryCode || 'US').toUpperCase(),
+    ...(address?.province ? { state: address.province } : {}),
+    ...(address?.postalCode ? { postalCode: address.postalCode } : {}),
+  };
+}
+
+/** The shopper's IP as the gateway wants it: IPv4 without Node's IPv4-mapped IPv6 prefix. */
+export function clientIp(ip: string | undefined): string {
+  return (ip ?? '127.0.0.1').replace(/^::ffff:/, '') || '127.0.0.1';
+}
+
+/**
+ * The plugin's callback or return route for a method of a channel: the channel token and method code
+ * in the path tell the controller which credentials verify what arrives there.
+ */
+export function gatewayUrl(
+  kind: 'callback' | 'return',
+  vendureHost: string,
+  channelToken: string,
+  methodCode: string,
+): string {
+  const host = vendureHost.replace(/\/+$/, '');
+  return `${host}/${ROUTE_PREFIX}/${kind}/${encodeURIComponent(channelToken)}/${encodeURIComponent(methodCode)}`;
+}
+
+/** `webSite` of the request: configured, else the storefront's host. */
+export function webSiteOf(options: Pick<GatewaykitPluginOptions, 'webSite' | 'storefrontOrderUrl'>): string {
+  if (options.webSite) return options.webSite;
+  try {
+    return new URL(options.storefrontOrderUrl.replace('{code}', 'x')).host;
+  } catch {
+    return 'localhost';
+  }
+}

@@ -1,0 +1,107 @@
+import { GatewayValidationError } from '@gatewaykit/core';
+import { VendureEntity } from '@vendure/core';
+import { DataSource, PrimaryGeneratedColumn, type Repository } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../src/entity/payment-attempt.entity';
+import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
+import {
+  type AttemptDetails,
+  attemptMode,
+  claimNextAttempt,
+  sendClaimed,
+} from '../src/service/attempt-guard';
+
+/** Against a real sql.js database with the plugin's entity: the unique open-slot index decides. */
+describe('attempt guard', () => {
+  let db: DataSource;
+  let repo: Repository<GatewaykitPaymentAttempt>;
+  beforeAll(async () => {
+    // Vendure assigns the id column at bootstrap; a bare DataSource needs it declared.
+    PrimaryGeneratedColumn()(VendureEntity.prototype, 'id');
+    db = new DataSource({ type: 'sqljs', entities: [GatewaykitPaymentAttempt], synchronize: true });
+    await db.initialize();
+    repo = db.getRepository(GatewaykitPaymentAttempt);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  const details = (orderId: string): AttemptDetails => ({
+    orderId,
+    orderCode: `CODE${orderId}`,
+    channelId: '1',
+    paymentMethodCode: 'gatewaykit-card',
+    mode: 'card',
+    amount: 1000,
+    orderAmount: '10.00',
+    currency: 'USD',
+  });
+
+  async function claimed(orderId: string) {
+    const next = await claimNextAttempt(repo, details(orderId));
+    if (!next.claimed) throw new Error(`not claimed: ${next.orderNo}`);
+    return next;
+  }
+
+  it('numbers the first attempt CODE-1 and stores it started, holding the open slot', async () => {
+    const next = await claimed('1');
+    expect(next.orderNo).toBe('CODE1-1');
+    expect(next.attempt).toMatchObject({
+      orderNo: 'CODE1-1',
+      status: 'started',
+      openSlot: OPEN_SLOT,
+      amount: 1000,
+    });
+  });
+
+  it('refuses a second attempt while one is open, naming the open one', async () => {
+    await claimed('2');
+    expect(await claimNextAttempt(repo, details('2'))).toEqual({ claimed: false, orderNo: 'CODE2-1' });
+    expect(await repo.count({ where: { orderId: '2' } })).toBe(1);
+  });
+
+  it('after an unsent attempt closes, numbers the next one after every row (an orderNo is never reused)', async () => {
+    const first = await claimed('3');
+    const refused = await sendClaimed(repo, first.attempt, async () => {
+      throw new GatewayValidationError('Invalid city', [{ path: 'city', message: 'required' }]);
+    });
+    expect(refused).toEqual({ sent: false, reason: 'Invalid city' });
+    const closed = await repo.findOneByOrFail({ orderNo: 'CODE3-1' });
+    expect(closed).toMatchObject({ status: 'failed', openSlot: null, message: 'Invalid city' });
+    expect((await claimed('3')).orderNo).toBe('CODE3-2');
+  });
+
+  it('frees an expired redirect before numbering, never a started attempt', async () => {
+    const first = await claimed('4');
+    const expired = new Date(Date.now() - OPEN_ATTEMPT_BLOCK_MS - 60_000);
+    await repo.update({ id: first.attempt.id }, { createdAt: expired });
+    expect((await claimNextAttempt(repo, details('4'))).claimed).toBe(false);
+    await repo.update({ id: first.attempt.id }, { status: 'redirect' });
+    expect((await claimed('4')).orderNo).toBe('CODE4-2');
+  });
+
+  it('keeps the claim when the send fails in a way that may have reached the gateway', async () => {
+    const first = await claimed('5');
+    await expect(
+      sendClaimed(repo, first.attempt, async () => {
+        throw new Error('socket hang up');
+      }),
+    ).rejects.toThrow('socket hang up');
+    expect(await repo.findOneByOrFail({ orderNo: 'CODE5-1' })).toMatchObject({
+      status: 'started',
+      openSlot: OPEN_SLOT,
+    });
+    expect(await sendClaimed(repo, first.attempt, async () => 'outcome')).toEqual({
+      sent: true,
+      outcome: 'outcome',
+    });
+  });
+});
+
+describe('attemptMode', () => {
+  it('labels local attempts with their method', () => {
+    expect(attemptMode({ mode: 'local', localMethod: 'Alipay' })).toBe('local:Alipay');
+    expect(attemptMode({ mode: 'card' })).toBe('card');
+    expect(attemptMode({ mode: 'hosted' })).toBe('hosted');
+  });
+});

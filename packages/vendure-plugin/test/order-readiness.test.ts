@@ -1,0 +1,99 @@
+import {
+  Order,
+  type OrderState,
+  OrderStateTransitionError,
+  type PaymentMethod,
+  type PaymentMethodService,
+  type RequestContext,
+} from '@vendure/core';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  arrangePayment,
+  ineligibility,
+  type OrderStates,
+  PAYABLE_ORDER_RELATIONS,
+  type Transactions,
+} from '../src/service/order-readiness';
+
+const ctx = {} as RequestContext;
+const tx = { inTransaction: true } as unknown as RequestContext;
+const connection: Transactions = { withTransaction: async (_ctx, work) => work(tx) };
+
+/** An order store whose transition to ArrangingPayment succeeds unless `refuse` says why not. */
+function orderStates(state: OrderState, refuse?: string) {
+  let current = new Order({ id: 7, code: 'ABC', state });
+  const orders = {
+    findOne: vi.fn(async () => current),
+    transitionToState: vi.fn(async (_ctx: RequestContext, _id: unknown, to: OrderState) => {
+      if (refuse)
+        return new OrderStateTransitionError({ fromState: state, toState: to, transitionError: refuse });
+      current = new Order({ id: 7, code: 'ABC', state: to });
+      return current;
+    }),
+  };
+  return orders;
+}
+
+describe('arrangePayment', () => {
+  it('moves an order that is still adding items to ArrangingPayment, inside the transaction', async () => {
+    const orders = orderStates('AddingItems');
+    const result = await arrangePayment(connection, orders as unknown as OrderStates, ctx, 7);
+    expect(result).toBeInstanceOf(Order);
+    expect((result as Order).state).toBe('ArrangingPayment');
+    expect(orders.transitionToState).toHaveBeenCalledWith(tx, 7, 'ArrangingPayment');
+    expect(orders.findOne).toHaveBeenLastCalledWith(tx, 7, PAYABLE_ORDER_RELATIONS);
+  });
+
+  it('takes an order already arranging payment as it is (a redirect may be open)', async () => {
+    const orders = orderStates('ArrangingPayment');
+    expect(await arrangePayment(connection, orders as unknown as OrderStates, ctx, 7)).toBeInstanceOf(Order);
+    expect(orders.transitionToState).not.toHaveBeenCalled();
+  });
+
+  it('refuses an order in any other state, and says why a transition was refused', async () => {
+    const paid = orderStates('PaymentSettled');
+    expect(await arrangePayment(connection, paid as unknown as OrderStates, ctx, 7)).toBe(
+      'The order cannot be paid in state PaymentSettled',
+    );
+    const guarded = orderStates('AddingItems', 'The order has no shipping method');
+    expect(await arrangePayment(connection, guarded as unknown as OrderStates, ctx, 7)).toBe(
+      'The order has no shipping method',
+    );
+  });
+
+  it('refuses a missing order', async () => {
+    const orders = { findOne: vi.fn(async () => undefined), transitionToState: vi.fn() };
+    expect(await arrangePayment(connection, orders as unknown as OrderStates, ctx, 7)).toBe(
+      'There is no active order',
+    );
+  });
+});
+
+describe('ineligibility', () => {
+  const order = new Order({ id: 7, code: 'ABC' });
+  const method = (withChecker: boolean) =>
+    ({
+      code: 'gatewaykit-card',
+      checker: withChecker ? { code: 'min', args: [] } : null,
+    }) as unknown as PaymentMethod;
+  const methods = (answer: boolean | string) =>
+    ({
+      getMethodAndOperations: vi.fn(async () => ({ checker: { check: vi.fn(async () => answer) } })),
+    }) as unknown as Pick<PaymentMethodService, 'getMethodAndOperations'>;
+
+  it('passes a method without a checker, or whose checker accepts', async () => {
+    const none = methods(false);
+    expect(await ineligibility(none, ctx, order, method(false))).toBeUndefined();
+    expect(none.getMethodAndOperations).not.toHaveBeenCalled();
+    expect(await ineligibility(methods(true), ctx, order, method(true))).toBeUndefined();
+  });
+
+  it("refuses with the checker's own message, or a generic one for a plain no", async () => {
+    expect(await ineligibility(methods('Orders under $10 cannot use cards'), ctx, order, method(true))).toBe(
+      'Orders under $10 cannot use cards',
+    );
+    expect(await ineligibility(methods(false), ctx, order, method(true))).toBe(
+      'Payment method "gatewaykit-card" is not available for this order',
+    );
+  });
+});
