@@ -107,3 +107,4 @@ export {
   verifyCallback,
 } from './verify-callback.js';
 export { type ReturnQuery, type VerifyReturnInput, verifyReturn } from './verify-return.js';
+export { type ExpressLikeResponse, sendInboundAnswer } from './inbound/express-answer.js';

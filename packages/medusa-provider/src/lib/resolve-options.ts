@@ -1,11 +1,15 @@
+import type { InboundAccount } from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { type GatewaykitOptions, parseOptions } from './options';
 
 const PROVIDER_PACKAGE = '@gatewaykit/medusa-provider';
 
-/** One gatewaykit entry of the payment module: its `id` and its merchant account's options. */
-export interface GatewaykitAccount {
+/**
+ * One gatewaykit entry of the payment module: its `id` and its merchant account's options. It carries
+ * its gateway number and sign key at the top too, as core's InboundAccount, for verifying notifications.
+ */
+export interface GatewaykitAccount extends InboundAccount {
   id: string;
   options: GatewaykitOptions;
   /** The Medusa provider ids this entry registers (card, hosted, local). */
@@ -33,9 +37,12 @@ export function resolveGatewaykitAccounts(scope: MedusaContainer): GatewaykitAcc
     for (const provider of entry?.options?.providers ?? []) {
       if (typeof provider.resolve === 'string' && provider.resolve.startsWith(PROVIDER_PACKAGE)) {
         const id = provider.id ?? 'gatewaykit';
+        const options = parseOptions(provider.options);
         accounts.push({
           id,
-          options: parseOptions(provider.options),
+          gatewayNo: options.gatewayNo,
+          signKey: options.signKey,
+          options,
           providerIds: ['gatewaykit', 'gatewaykit-hosted', 'gatewaykit-local'].map(
             (kind) => `pp_${kind}_${id}`,
           ),

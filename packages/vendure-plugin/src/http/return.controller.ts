@@ -1,17 +1,17 @@
-import { outcomeFromReturn, SignatureVerificationError, verifyReturn } from '@gatewaykit/core';
+import { handleReturn, sendInboundAnswer } from '@gatewaykit/core';
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
-import { Logger } from '@vendure/core';
 import type { Request, Response } from 'express';
-import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx, ROUTE_PREFIX } from '../constants';
+import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from '../constants';
 import { PaymentRecorderService } from '../service/payment-recorder.service';
 import type { GatewaykitPluginOptions } from '../types';
 import { GatewayEndpointService } from './gateway-endpoint.service';
+import { inboundLogger } from './inbound-logger';
 
 /**
  * Shopper's return from the hosted page / 3-D Secure / local method:
- * `GET /payments/gatewaykit/return/:channelToken/:methodCode?<signed fields>`. A verified return is
- * as trustworthy as the callback, so it records the result the same way (whichever comes first wins,
- * the other is a duplicate), then redirects to the storefront's order page.
+ * `GET /payments/gatewaykit/return/:channelToken/:methodCode?<signed fields>`. Core verifies and
+ * records it like a callback (docs/inbound.md); the shopper then goes to the storefront's order page
+ * with the attempt's status after it.
  */
 @Controller(ROUTE_PREFIX)
 export class GatewaykitReturnController {
@@ -33,30 +33,19 @@ export class GatewaykitReturnController {
       res.status(404).type('text/plain').send(endpoint.notFound);
       return;
     }
-    const { ctx, methodCode: boundMethod } = endpoint;
-    const { signKey } = endpoint.config;
-    const query = new URL(req.originalUrl, 'http://x').searchParams;
-    let fields: ReturnType<typeof verifyReturn>;
-    try {
-      fields = verifyReturn({ query, signKey });
-    } catch (e) {
-      if (!(e instanceof SignatureVerificationError)) throw e;
-      Logger.warn(`Rejected return for ${channelToken}/${methodCode}: ${e.message}`, loggerCtx);
-      res.status(400).type('text/plain').send('invalid return signature');
-      return;
-    }
-    const outcome = outcomeFromReturn(fields);
-    const result = await this.recorder.record(ctx, boundMethod, outcome.orderNo, outcome);
-    // Not this channel's, or made through another method: answered exactly like an unknown orderNo.
-    if (result.kind === 'unknown-order') {
-      res.status(404).type('text/plain').send('unknown order');
-      return;
-    }
-    const target = new URL(
-      this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(result.attempt.orderCode)),
-    );
-    // The attempt's state after recording: a stale `fail` return after a success still shows success.
-    target.searchParams.set('payment', result.kind === 'mismatch' ? 'error' : result.attempt.status);
-    res.redirect(303, target.toString());
+    const { answer } = await handleReturn({
+      query: new URL(req.originalUrl, 'http://return.local').searchParams,
+      accounts: [endpoint.config],
+      storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
+      logger: inboundLogger,
+      storefrontUrl: (attempt, status) => {
+        const target = new URL(
+          this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(attempt.row.orderCode)),
+        );
+        target.searchParams.set('payment', status);
+        return target.toString();
+      },
+    });
+    sendInboundAnswer(res, answer);
   }
 }

@@ -1,0 +1,126 @@
+import {
+  type AttemptStore,
+  type MerchantAlert,
+  type PaymentOutcome,
+  recordOutcome,
+  type StoredAttempt,
+} from '@gatewaykit/core';
+import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
+import { Modules } from '@medusajs/framework/utils';
+import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
+import { cartOfPaymentCollection } from './cart-of-collection';
+import { reportAmountMismatch, reportUnappliedCharge } from './merchant-alerts';
+import { gatewayAmount } from './payment-request';
+import type { GatewaykitAccount } from './resolve-options';
+import { readSessionData, withOutcome } from './session-data';
+
+/** A gateway payment attempt as Medusa stores it: one payment session (orderNo = session id). */
+export interface SessionAttempt extends StoredAttempt {
+  session: PaymentSessionDTO;
+}
+
+/** How often a success is stored again when a concurrent authorize saved its older data over it. */
+const REAUTHORIZE_TRIES = 2;
+
+/**
+ * Core's AttemptStore over Medusa payment sessions of one merchant account (docs/inbound.md): a session
+ * of another account's providers is never found, so an outcome changes only sessions of the account
+ * whose key verified it. Writes run under the cart's lock, the key Medusa's cart completion and
+ * processPaymentWorkflow take, so session data is never read while an authorize is about to save its
+ * own copy.
+ */
+export class SessionAttempts implements AttemptStore<SessionAttempt> {
+  private reauthorizations = 0;
+
+  constructor(
+    private readonly scope: MedusaContainer,
+    private readonly account: GatewaykitAccount,
+  ) {}
+
+  async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
+    const session = await this.session(orderNo);
+    const cartId = session ? await cartIdOfSession(this.scope, session) : undefined;
+    return this.scope
+      .resolve(Modules.LOCKING)
+      .execute(cartId ?? `gatewaykit:${orderNo}`, work, { timeout: 60 });
+  }
+
+  async find(orderNo: string): Promise<SessionAttempt | undefined> {
+    const session = await this.session(orderNo);
+    if (!session) return undefined;
+    const data = readSessionData(session.data);
+    return {
+      orderNo,
+      // What was sent; sessions stored before the amount was kept in data fall back to the session's.
+      orderAmount: data.amount ?? gatewayAmount(session.amount, session.currency_code),
+      currency: data.currency ?? session.currency_code,
+      outcome: data.outcome,
+      session,
+    };
+  }
+
+  async save(attempt: SessionAttempt, next: PaymentOutcome): Promise<boolean> {
+    const { session } = attempt;
+    attempt.session = await this.scope.resolve(Modules.PAYMENT).updatePaymentSession({
+      id: session.id,
+      amount: session.amount,
+      currency_code: session.currency_code,
+      data: withOutcome(readSessionData(session.data), next) as Record<string, unknown>,
+      // A failure closes the session (the storefront starts a new one); a success becomes `captured`
+      // through the authorization in afterChange; others take the provider's mapping (pending ->
+      // pending_authorization), so the cart stays processable.
+      status: next.status === 'failed' ? 'error' : next.status === 'succeeded' ? session.status : undefined,
+    });
+    // The cart lock serialises writers of this session, so nobody can have changed it since `find`.
+    return true;
+  }
+
+  /**
+   * A success authorizes the session the way Medusa's own payment webhooks do (the provider reads the
+   * stored success and answers `captured`), then completes the cart if the storefront has not.
+   */
+  async afterChange(attempt: SessionAttempt, next: PaymentOutcome): Promise<void> {
+    if (next.status !== 'succeeded' || attempt.session.authorized_at) return;
+    await processPaymentWorkflow(this.scope).run({
+      input: { action: 'captured', data: { session_id: attempt.session.id, amount: attempt.session.amount } },
+    });
+    const after = await this.session(attempt.orderNo);
+    if (!after || after.authorized_at) return;
+    if (
+      readSessionData(after.data).outcome?.status !== 'succeeded' &&
+      this.reauthorizations++ < REAUTHORIZE_TRIES
+    ) {
+      // A concurrent authorize saved its older data over the success: store it again and authorize.
+      await recordOutcome(this, next);
+      return;
+    }
+    await reportUnappliedCharge(this.scope, next, `payment session ${after.id} could not be authorized`);
+  }
+
+  async alert(alert: MerchantAlert): Promise<void> {
+    if (alert.kind === 'paid-not-applied') {
+      await reportUnappliedCharge(
+        this.scope,
+        alert.outcome,
+        `${alert.reason} (provider account "${this.account.id}")`,
+      );
+    } else {
+      await reportAmountMismatch(this.scope, alert.outcome, alert.message);
+    }
+  }
+
+  /** The session of orderNo, if one of this account's providers owns it. */
+  private async session(orderNo: string): Promise<PaymentSessionDTO | undefined> {
+    const [session] = await this.scope.resolve(Modules.PAYMENT).listPaymentSessions({ id: orderNo });
+    return session && this.account.providerIds.includes(session.provider_id) ? session : undefined;
+  }
+}
+
+/** The cart a payment session pays for (its lock key, and the storefront redirect after a return). */
+export async function cartIdOfSession(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+): Promise<string | undefined> {
+  const cart = await cartOfPaymentCollection<{ id?: string }>(scope, session.payment_collection_id, ['id']);
+  return cart?.id;
+}

@@ -1,0 +1,138 @@
+import {
+  type AttemptStore,
+  type CallbackEvent,
+  type MerchantAlert,
+  type PaymentOutcome,
+  redactText,
+  type StoredAttempt,
+} from '@gatewaykit/core';
+import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
+import { loggerCtx } from '../constants';
+import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { outcomeOfAttempt } from './attempt-outcome';
+import type { KeyedLock } from './keyed-lock';
+
+/** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
+export interface OrderAttempt extends StoredAttempt {
+  row: GatewaykitPaymentAttempt;
+}
+
+/** What the recorder does with the order once an attempt moved (inside the same transaction). */
+export interface OrderEffects {
+  applyToOrder(ctx: RequestContext, row: GatewaykitPaymentAttempt, next: PaymentOutcome): Promise<void>;
+  note(ctx: RequestContext, row: GatewaykitPaymentAttempt, text: string): Promise<void>;
+}
+
+/**
+ * Core's AttemptStore over the attempt rows of one channel and one payment method (docs/inbound.md):
+ * an attempt made in another channel or through another method (other keys) is never found. Each
+ * recording runs in one transaction, serialised per order in this process; across instances the
+ * versioned conditional update decides which writer moves an attempt.
+ */
+export class OrderAttempts implements AttemptStore<OrderAttempt> {
+  /** The transaction's context while `exclusive` runs. */
+  private tx: RequestContext | undefined;
+
+  constructor(
+    private readonly ctx: RequestContext,
+    private readonly methodCode: string,
+    private readonly connection: TransactionalConnection,
+    private readonly lock: KeyedLock,
+    private readonly effects: OrderEffects,
+  ) {}
+
+  async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
+    // sql.js/SQLite share one connection: serialise all recordings there, per order elsewhere.
+    const dbType = this.connection.rawConnection.options.type;
+    const key = dbType === 'sqljs' || dbType === 'better-sqlite3' || dbType === 'sqlite' ? '*' : orderNo;
+    return this.lock.run(key, () =>
+      this.connection.withTransaction(this.ctx, async (tx) => {
+        this.tx = tx;
+        try {
+          return await work();
+        } finally {
+          this.tx = undefined;
+        }
+      }),
+    );
+  }
+
+  async find(orderNo: string): Promise<OrderAttempt | undefined> {
+    const ctx = this.tx ?? this.ctx;
+    const row = await this.connection
+      .getRepository(ctx, GatewaykitPaymentAttempt)
+      .findOne({ where: { orderNo } });
+    if (!row) return undefined;
+    if (String(row.channelId) !== String(this.ctx.channelId)) return undefined;
+    if (row.paymentMethodCode !== this.methodCode) return undefined;
+    return {
+      orderNo,
+      orderAmount: row.orderAmount,
+      currency: row.currency,
+      outcome: outcomeOfAttempt(row),
+      row,
+    };
+  }
+
+  async save(attempt: OrderAttempt, next: PaymentOutcome): Promise<boolean> {
+    const ctx = this.tx ?? this.ctx;
+    const { row } = attempt;
+    const changes = {
+      status: next.status,
+      tradeNo: next.tradeNo ?? row.tradeNo,
+      maskCardNo: next.maskCardNo ?? row.maskCardNo,
+      message: messageOf(next)?.slice(0, 500) ?? row.message,
+      // A final answer frees the order's charge claim; an open one keeps it (attempt-claim.ts).
+      openSlot: next.status === 'succeeded' || next.status === 'failed' ? null : row.openSlot,
+      version: row.version + 1,
+    };
+    const update = await this.connection
+      .getRepository(ctx, GatewaykitPaymentAttempt)
+      .createQueryBuilder()
+      .update(GatewaykitPaymentAttempt)
+      .set(changes)
+      .where('id = :id AND version = :version', { id: row.id, version: row.version })
+      .execute();
+    if (update.affected === 0) return false;
+    attempt.row = Object.assign(row, changes);
+    await this.effects.applyToOrder(ctx, attempt.row, next);
+    return true;
+  }
+
+  async alert(alert: MerchantAlert): Promise<void> {
+    if (alert.kind === 'paid-not-applied') {
+      // No order of this channel and method has the orderNo: the log is the only place to say it.
+      Logger.error(
+        `PAID BUT NOT APPLIED: gateway payment orderNo ${alert.outcome.orderNo}, tradeNo ${alert.outcome.tradeNo ?? '?'} ` +
+          `(${alert.outcome.amount ?? '?'} ${alert.outcome.currency ?? ''}) was taken but ${alert.reason} ` +
+          `(payment method ${this.methodCode}). Refund or reconcile it in the gateway's merchant portal.`,
+        loggerCtx,
+      );
+      return;
+    }
+    const { row } = alert.attempt as OrderAttempt;
+    Logger.error(`Order ${row.orderCode} attempt ${row.orderNo}: ${alert.message}`, loggerCtx);
+    await this.effects.note(
+      this.ctx,
+      row,
+      `Gateway result for ${row.orderNo} ignored: ${alert.message}. Check the merchant portal.`,
+    );
+  }
+
+  /** Refund and chargeback notices: a private order note for the admin; nothing changes automatically. */
+  async notice(event: CallbackEvent, attempt: OrderAttempt | undefined): Promise<void> {
+    if (!attempt) return;
+    const d = event.data as Record<string, unknown>;
+    const text =
+      `Gateway notice ${event.type} for trade ${String(d.tradeNo ?? '?')}: ` +
+      `${String(d.amount ?? d.orderAmount ?? '?')} ${String(d.currency ?? d.orderCurrency ?? '')}` +
+      (d.reason ? ` (${String(d.reason)})` : '') +
+      '. Settle or review the matching refund in Vendure.';
+    await this.effects.note(this.ctx, attempt.row, redactText(text));
+  }
+}
+
+function messageOf(outcome: PaymentOutcome): string | undefined {
+  if (outcome.status === 'failed' || outcome.status === 'unknown') return outcome.reason;
+  return outcome.orderInfo;
+}
