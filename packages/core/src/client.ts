@@ -3,8 +3,17 @@
  * against API.md's constraints before anything is sent; answers are parsed into typed `data`.
  */
 import { type Dispatcher, Pool } from 'undici';
-import { GATEWAY_HOSTS } from './codes.js';
 import { UnknownOutcomeError, type ValidationIssue } from './errors.js';
+import {
+  BASE_URL_RULE,
+  ENVIRONMENT_RULE,
+  GATEWAY_NO_RULE,
+  type GatewayEnvironment,
+  gatewayBaseUrlOf,
+  isGatewayEnvironment,
+  isGatewayNo,
+  normalizeGatewayBaseUrl,
+} from './gateway-config.js';
 import type { GatewayLogger } from './logger.js';
 import { getOperation, type OperationName } from './operations.js';
 import type { ChargeResult, ConfirmChargeRequest } from './schemas/charges.js';
@@ -27,7 +36,7 @@ import type {
 import { SignedTransport } from './transport.js';
 import { invalidInput, parseRequest, parseResponse } from './validation.js';
 
-export type GatewayEnvironment = keyof typeof GATEWAY_HOSTS;
+export type { GatewayEnvironment } from './gateway-config.js';
 
 interface CommonOptions {
   gatewayNo: string;
@@ -59,12 +68,9 @@ export interface CallOptions {
 function configIssues(options: GatewayClientOptions): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   const raw = options as Partial<GatewayClientOptions> & { environment?: unknown; baseUrl?: unknown };
-  if (typeof raw.gatewayNo !== 'string' || !/^[0-9A-Za-z]{1,16}$/.test(raw.gatewayNo)) {
-    issues.push({
-      path: 'gatewayNo',
-      message: 'must be the gateway number: 1 to 16 letters or digits (8 digits as issued)',
-    });
-  }
+  // The field rules of parseGatewayConfig, without its trimming or defaults: a client is built from
+  // settings already parsed, or by code. Any non-blank sign key is taken (tests sign with short ones).
+  if (!isGatewayNo(raw.gatewayNo)) issues.push({ path: 'gatewayNo', message: GATEWAY_NO_RULE });
   if (typeof raw.signKey !== 'string' || raw.signKey.trim().length === 0) {
     issues.push({ path: 'signKey', message: 'is required (the sign key issued with the gateway number)' });
   }
@@ -72,24 +78,12 @@ function configIssues(options: GatewayClientOptions): ValidationIssue[] {
     issues.push({ path: 'environment', message: 'give either environment or baseUrl, not both' });
   } else if (raw.environment === undefined && raw.baseUrl === undefined) {
     issues.push({ path: 'environment', message: "is required: 'test' or 'live' (or give baseUrl)" });
-  } else if (
-    raw.environment !== undefined &&
-    !(typeof raw.environment === 'string' && raw.environment in GATEWAY_HOSTS)
-  ) {
-    issues.push({ path: 'environment', message: "must be 'test' or 'live'" });
-  } else if (
-    raw.baseUrl !== undefined &&
-    (typeof raw.baseUrl !== 'string' || !/^https?:\/\/[^/\s]+/.test(raw.baseUrl))
-  ) {
-    issues.push({ path: 'baseUrl', message: 'must be an http(s) URL such as https://testpay.asiabill.com' });
+  } else if (raw.environment !== undefined && !isGatewayEnvironment(raw.environment)) {
+    issues.push({ path: 'environment', message: ENVIRONMENT_RULE });
+  } else if (raw.baseUrl !== undefined && !normalizeGatewayBaseUrl(raw.baseUrl)) {
+    issues.push({ path: 'baseUrl', message: BASE_URL_RULE });
   }
   return issues;
-}
-
-/** Base URL without a trailing slash or version segment (the client adds `/V2022-03`). */
-function normalizeBaseUrl(options: GatewayClientOptions): string {
-  const base = options.baseUrl ?? GATEWAY_HOSTS[options.environment as GatewayEnvironment];
-  return base.replace(/\/+$/, '').replace(/\/V2022-03$/i, '');
 }
 
 function requireId(value: unknown, path: string): string {
@@ -162,7 +156,7 @@ export class GatewayClient {
       throw invalidInput('GatewayClient options', issues);
     }
     this.gatewayNo = options.gatewayNo;
-    this.baseUrl = normalizeBaseUrl(options);
+    this.baseUrl = gatewayBaseUrlOf(options);
     this.ownedPool = options.dispatcher
       ? undefined
       : new Pool(new URL(this.baseUrl).origin, {

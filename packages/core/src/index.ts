@@ -6,8 +6,16 @@ export {
   type GatewayClientOptions,
   type GatewayEnvironment,
 } from './client.js';
+export { gatewayClientFor } from './client-cache.js';
 export { ERROR_CODES, GATEWAY_API_VERSION, GATEWAY_HOSTS, isSuccessCode } from './codes.js';
 export * from './errors.js';
+export {
+  type GatewayConfig,
+  type GatewayConfigInput,
+  type GatewayConfigResult,
+  type GatewayTarget,
+  parseGatewayConfig,
+} from './gateway-config.js';
 export { type HeaderSource, readHeader } from './headers.js';
 export { type InboundAccount, verifyWithAccounts } from './inbound/account-verification.js';
 export { type AttemptStore, type MerchantAlert, recordOutcome } from './inbound/attempt-store.js';
@@ -68,12 +76,22 @@ export {
 export {
   DUPLICATE_ORDER_CODE,
   type PaymentAddress,
+  type PaymentCustomer,
+  type PaymentItem,
   type PaymentRequest,
   type PaymentSource,
   type RawCard,
   startPayment,
 } from './payment-flow.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
+export {
+  type BillingDetail,
+  billingDetail,
+  customerRequest,
+  gatewayAddress,
+  gatewayPhone,
+  type PaymentPerson,
+} from './request-builders.js';
 export { newRequestId } from './request-id.js';
 export * from './schemas/callbacks.js';
 export * from './schemas/charges.js';

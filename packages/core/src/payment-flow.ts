@@ -13,8 +13,7 @@ import {
 import { CHECKOUT_CARD_METHOD, normalizeLocalPaymentMethod } from './local-methods.js';
 import { outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
 import { redactText } from './redact.js';
-import type { ConfirmChargeRequest } from './schemas/charges.js';
-import type { CheckoutPaymentRequest } from './schemas/hosted-payments.js';
+import { chargeRequest, hostedRequest } from './request-builders.js';
 import { invalidInput } from './validation.js';
 
 /** Code the sandbox (and the legacy gateway) use for "this orderNo was already paid". */
@@ -28,6 +27,22 @@ export interface PaymentAddress {
   country: string;
   state?: string | undefined;
   postalCode?: string | undefined;
+}
+
+/** The buyer of a payment; the gateway customer id when they pay with a card saved there. */
+export interface PaymentCustomer {
+  email: string;
+  firstName: string;
+  lastName: string;
+  phone?: string | undefined;
+  gatewayCustomerId?: string | undefined;
+}
+
+/** One order line; unitPrice is a gateway amount like orderAmount. */
+export interface PaymentItem {
+  title: string;
+  quantity: number;
+  unitPrice: string;
 }
 
 export interface RawCard {
@@ -50,149 +65,16 @@ export interface PaymentRequest {
   /** Gateway orderAmount (from toOrderAmount / minorToOrderAmount). */
   amount: string;
   currency: string;
-  customer: {
-    email: string;
-    firstName: string;
-    lastName: string;
-    phone?: string | undefined;
-    gatewayCustomerId?: string | undefined;
-  };
+  customer: PaymentCustomer;
   billingAddress: PaymentAddress;
   shippingAddress?: PaymentAddress | undefined;
-  items?: { title: string; quantity: number; unitPrice: string }[] | undefined;
+  items?: PaymentItem[] | undefined;
   customerIp: string;
   webSite: string;
   returnUrl: string;
   callbackUrl: string;
   remark?: string | undefined;
   isMobile?: '0' | '1' | '2' | '3' | undefined;
-}
-
-/** `{ goodsDetails }` for the request, or nothing when there are no items. */
-function goodsField(payment: PaymentRequest) {
-  // The gateway takes at most 10 lines; the rest are summarised in the last one.
-  const items = payment.items ?? [];
-  if (items.length === 0) return {};
-  const lines = items.map((item) => ({
-    goodsTitle: item.title.slice(0, 100),
-    goodsCount: String(item.quantity),
-    goodsPrice: item.unitPrice,
-  }));
-  if (lines.length <= 10) return { goodsDetails: lines };
-  const rest = lines.slice(9);
-  return {
-    goodsDetails: [
-      ...lines.slice(0, 9),
-      { goodsTitle: `${rest.length} more items`.slice(0, 100), goodsCount: '1', goodsPrice: '0' },
-    ],
-  };
-}
-
-function phoneOf(payment: PaymentRequest): string {
-  // billingDetail.phone is required with at least 2 characters; storefronts often leave it empty.
-  const phone = payment.customer.phone?.trim();
-  return phone && phone.length >= 2 ? phone : '00';
-}
-
-/** An address in the charge request's shape (billing detail and shipping). */
-function chargeAddress(a: PaymentAddress) {
-  return {
-    line1: a.line1,
-    ...(a.line2 ? { line2: a.line2 } : {}),
-    city: a.city,
-    country: a.country.toUpperCase(),
-    ...(a.state ? { state: a.state } : {}),
-    ...(a.postalCode ? { postalCode: a.postalCode } : {}),
-  };
-}
-
-function chargeRequest(
-  payment: PaymentRequest,
-  source: Extract<PaymentSource, { kind: 'saved-card' | 'card-data' }>,
-): ConfirmChargeRequest {
-  const request: ConfirmChargeRequest = {
-    orderNo: payment.orderNo,
-    orderAmount: payment.amount,
-    orderCurrency: payment.currency.toUpperCase(),
-    customerIp: payment.customerIp,
-    returnUrl: payment.returnUrl,
-    webSite: payment.webSite,
-    callbackUrl: payment.callbackUrl,
-    ...(payment.isMobile ? { isMobile: payment.isMobile } : {}),
-    ...(payment.remark ? { remark: payment.remark } : {}),
-    ...goodsField(payment),
-    ...(payment.shippingAddress
-      ? {
-          shipping: {
-            firstName: payment.customer.firstName,
-            lastName: payment.customer.lastName,
-            phone: phoneOf(payment),
-            address: chargeAddress(payment.shippingAddress),
-          },
-        }
-      : {}),
-  };
-  if (source.kind === 'saved-card') {
-    request.customerPaymentMethodId = source.customerPaymentMethodId;
-    const customerId = source.customerId ?? payment.customer.gatewayCustomerId;
-    if (customerId) request.customerId = customerId;
-  } else {
-    request.customerPaymentMethod = {
-      billingDetail: {
-        firstName: payment.customer.firstName,
-        lastName: payment.customer.lastName,
-        email: payment.customer.email,
-        phone: phoneOf(payment),
-        address: chargeAddress(payment.billingAddress),
-      },
-      card: source.card,
-    };
-  }
-  return request;
-}
-
-function hostedRequest(payment: PaymentRequest, paymentMethod: string): CheckoutPaymentRequest {
-  const billing = payment.billingAddress;
-  const shipping = payment.shippingAddress;
-  return {
-    orderNo: payment.orderNo,
-    orderAmount: payment.amount,
-    orderCurrency: payment.currency.toUpperCase(),
-    paymentMethod,
-    customerId: payment.customer.gatewayCustomerId ?? '',
-    callbackUrl: payment.callbackUrl,
-    returnUrl: payment.returnUrl,
-    webSite: payment.webSite,
-    customerIp: payment.customerIp,
-    isMobile: payment.isMobile ?? '0',
-    ...(payment.remark ? { remark: payment.remark } : {}),
-    ...goodsField(payment),
-    billingAddress: {
-      address: [billing.line1, billing.line2].filter(Boolean).join(', '),
-      city: billing.city,
-      country: billing.country.toUpperCase(),
-      email: payment.customer.email,
-      firstName: payment.customer.firstName,
-      lastName: payment.customer.lastName,
-      phone: phoneOf(payment),
-      ...(billing.state ? { state: billing.state } : {}),
-      ...(billing.postalCode ? { zip: billing.postalCode } : {}),
-    },
-    ...(shipping
-      ? {
-          deliveryAddress: {
-            shipAddress: [shipping.line1, shipping.line2].filter(Boolean).join(', '),
-            shipCity: shipping.city,
-            shipCountry: shipping.country.toUpperCase(),
-            shipFirstName: payment.customer.firstName,
-            shipLastName: payment.customer.lastName,
-            shipPhone: phoneOf(payment),
-            ...(shipping.state ? { shipState: shipping.state } : {}),
-            ...(shipping.postalCode ? { shipZip: shipping.postalCode } : {}),
-          },
-        }
-      : {}),
-  };
 }
 
 async function callFor(client: GatewayClient, payment: PaymentRequest) {
