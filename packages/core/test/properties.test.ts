@@ -6,12 +6,12 @@ import {
   hmacSha256Hex,
   phpJsonEncode,
   SignatureVerificationError,
-  signCallback,
   signRequest,
   signReturn,
   verifyCallback,
   verifyReturn,
 } from '../src/index.js';
+import { signedCallback } from '../src/testing.js';
 
 const now = 1_700_000_000_000;
 const dataValue = fc.oneof(fc.string(), fc.webUrl(), fc.constantFrom('José', '東京', 'a/b', '"quoted"'));
@@ -26,19 +26,13 @@ describe('sign/verify round trips', () => {
         (data, requestId, position) => {
           const body = phpJsonEncode({ type: 'transaction.success', data: { orderNo: 'o1', ...data } });
           const requestTime = String(now);
-          const headers = {
-            'request-id': requestId,
-            'request-time': requestTime,
-            version: 'V2022-03',
-            'sign-info': signCallback({
-              signKey: 'k',
-              gatewayNo: '12345678',
-              requestId,
-              requestTime,
-              version: 'V2022-03',
-              body,
-            }),
-          };
+          const { headers } = signedCallback({
+            gatewayNo: '12345678',
+            signKey: 'k',
+            body,
+            requestId,
+            requestTime: now,
+          });
           expect(
             verifyCallback({ rawBody: body, headers, gatewayNo: '12345678', signKey: 'k', now }).type,
           ).toBe('transaction.success');

@@ -10,6 +10,7 @@ import {
   signReturn,
   verifyCallback,
 } from '../src/index.js';
+import { signedCallback } from '../src/testing.js';
 
 // reference/gateway.md §4.2: key testkey1, gateway 12345001, request-id REQ-0001, time 1651888520935.
 const head = {
@@ -125,24 +126,18 @@ describe('phpJsonEncode', () => {
   it("lets verifyCallback's PHP re-encode fallback accept a body with raw line separators", () => {
     const event = { type: 'transaction.success', data: { orderNo: 'o1', orderInfo: 'line\u2028two' } };
     const signedForm = phpJsonEncode(event);
-    const head = {
+    const { headers } = signedCallback({
       gatewayNo: '12345678',
+      signKey: 'k',
+      body: signedForm,
       requestId: 'CB-1',
-      requestTime: '1700000000000',
-      version: 'V2022-03',
-    };
-    const headers = {
-      'gateway-no': head.gatewayNo,
-      'request-id': head.requestId,
-      'request-time': head.requestTime,
-      version: head.version,
-      'sign-info': signCallback({ ...head, signKey: 'k', body: signedForm }),
-    };
+      requestTime: 1_700_000_000_000,
+    });
     // The same event as JSON.stringify writes it: U+2028 raw, '/' unescaped.
     const result = verifyCallback({
       rawBody: JSON.stringify(event),
       headers,
-      gatewayNo: head.gatewayNo,
+      gatewayNo: '12345678',
       signKey: 'k',
       now: 1_700_000_000_000,
     });

@@ -3,27 +3,24 @@ import {
   CALLBACK_EVENT_TYPES,
   phpJsonEncode,
   SignatureVerificationError,
-  signCallback,
   verifyCallback,
 } from '../src/index.js';
+import { signedCallback } from '../src/testing.js';
 
 const gatewayNo = '12345678';
 const signKey = 'callback-key';
 const now = 1_700_000_000_000;
 
+/** Headers signed by core/testing like the gateway's; a request-time override is signed, others are not. */
 function signed(body: string, overrides: Record<string, string> = {}, key = signKey) {
-  const requestTime = overrides['request-time'] ?? String(now);
-  const requestId = 'CB-1';
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'gateway-no': gatewayNo,
-    'request-id': requestId,
-    'request-time': requestTime,
-    version: 'V2022-03',
-    'sign-info': signCallback({ signKey: key, gatewayNo, requestId, requestTime, version: 'V2022-03', body }),
-    ...overrides,
-  };
-  return headers;
+  const { headers } = signedCallback({
+    gatewayNo,
+    signKey: key,
+    body,
+    requestId: 'CB-1',
+    requestTime: Number(overrides['request-time'] ?? now),
+  });
+  return { ...headers, ...overrides };
 }
 
 const event = {

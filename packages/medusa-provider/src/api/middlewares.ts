@@ -2,6 +2,7 @@ import { authenticate, defineMiddlewares } from '@medusajs/framework/http';
 import { addBuyerToSessionData } from './middlewares/add-buyer';
 import { holdCartLock } from './middlewares/hold-cart-lock';
 import { onPaymentSessionCreation } from './middlewares/payment-session-route';
+import { readRawCallbackBody } from './middlewares/raw-callback-body';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
@@ -18,8 +19,13 @@ const CART_CHANGES: { matcher: string; method: ('POST' | 'DELETE')[] }[] = [
 
 export default defineMiddlewares({
   routes: [
-    // The callback signature covers the exact bytes the gateway sent.
-    { matcher: '/hooks/gatewaykit/callback', method: ['POST'], bodyParser: { preserveRawBody: true } },
+    // The callback signature covers the exact bytes the gateway sent: read them, never parse them.
+    {
+      matcher: '/hooks/gatewaykit/callback',
+      method: ['POST'],
+      bodyParser: false,
+      middlewares: [readRawCallbackBody],
+    },
     {
       // Wildcard: runs before Medusa's own validator of the route (see payment-session-route.ts).
       matcher: '/store/payment-collections/*',
