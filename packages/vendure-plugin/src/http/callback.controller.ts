@@ -2,9 +2,7 @@ import { handleCallback, sendInboundAnswer } from '@gatewaykit/core';
 import { Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { Response } from 'express';
 import { ROUTE_PREFIX } from '../constants';
-import { PaymentRecorderService } from '../service/payment-recorder.service';
 import { GatewayEndpointService } from './gateway-endpoint.service';
-import { inboundLogger } from './inbound-logger';
 import type { RequestWithRawBody } from './raw-body.middleware';
 
 /**
@@ -13,10 +11,7 @@ import type { RequestWithRawBody } from './raw-body.middleware';
  */
 @Controller(ROUTE_PREFIX)
 export class GatewaykitCallbackController {
-  constructor(
-    private readonly endpoints: GatewayEndpointService,
-    private readonly recorder: PaymentRecorderService,
-  ) {}
+  constructor(private readonly endpoints: GatewayEndpointService) {}
 
   @Post('callback/:channelToken/:methodCode')
   @HttpCode(200)
@@ -26,18 +21,11 @@ export class GatewaykitCallbackController {
     @Req() req: RequestWithRawBody,
     @Res() res: Response,
   ): Promise<void> {
-    const endpoint = await this.endpoints.resolve(channelToken, methodCode);
-    if ('notFound' in endpoint) {
-      res.status(404).type('text/plain').send(endpoint.notFound);
-      return;
-    }
-    const { answer } = await handleCallback({
-      rawBody: req.rawBody,
-      headers: req.headers,
-      accounts: [endpoint.config],
-      storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
-      logger: inboundLogger,
-    });
-    sendInboundAnswer(res, answer);
+    const inbound = await this.endpoints.inbound(channelToken, methodCode, res);
+    if (!inbound) return;
+    sendInboundAnswer(
+      res,
+      (await handleCallback({ ...inbound, rawBody: req.rawBody, headers: req.headers })).answer,
+    );
   }
 }

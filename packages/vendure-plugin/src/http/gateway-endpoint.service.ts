@@ -1,8 +1,13 @@
+import type { InboundLogger } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import type { RequestContext } from '@vendure/core';
+import type { Response } from 'express';
 import { type MethodConfig, MethodConfigError } from '../config/method-args';
 import { MethodConfigService } from '../service/method-config.service';
+import type { OrderAttempts } from '../service/order-attempts';
+import { PaymentRecorderService } from '../service/payment-recorder.service';
 import { ChannelContextService } from './channel-context.service';
+import { inboundLogger } from './inbound-logger';
 
 export type GatewayEndpoint =
   /** `methodCode` is the method whose credentials verify the request: only its attempts may change. */
@@ -17,7 +22,29 @@ export class GatewayEndpointService {
   constructor(
     private readonly channels: ChannelContextService,
     private readonly methods: MethodConfigService,
+    private readonly recorder: PaymentRecorderService,
   ) {}
+
+  /**
+   * What core's handleCallback/handleReturn need for the URL's channel and method: its credentials as
+   * the one account and the attempts they may change. Answers 404 itself when the URL names nothing.
+   */
+  async inbound(
+    channelToken: string,
+    methodCode: string,
+    res: Response,
+  ): Promise<{ accounts: [MethodConfig]; storeFor: () => OrderAttempts; logger: InboundLogger } | undefined> {
+    const endpoint = await this.resolve(channelToken, methodCode);
+    if ('notFound' in endpoint) {
+      res.status(404).type('text/plain').send(endpoint.notFound);
+      return undefined;
+    }
+    return {
+      accounts: [endpoint.config],
+      storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
+      logger: inboundLogger,
+    };
+  }
 
   async resolve(channelToken: string, methodCode: string): Promise<GatewayEndpoint> {
     const ctx = await this.channels.forToken(channelToken);
