@@ -23,6 +23,16 @@ describe('validateOptions', () => {
       GatewaykitBase.validateOptions({ ...OPTIONS, baseUrl: undefined, environment: 'test' }),
     ).not.toThrow();
   });
+
+  it("names every bad gateway setting with core's rule in one error", () => {
+    expect(() =>
+      GatewaykitBase.validateOptions({ ...OPTIONS, gatewayNo: '1234-5678', signKey: 'short', timeoutMs: 0 }),
+    ).toThrow(
+      '@gatewaykit/medusa-provider: invalid option "gatewayNo": must be the merchant gateway number: 1 to 16 letters or digits; ' +
+        'invalid option "signKey": must be the merchant sign key (at least 8 characters); ' +
+        'invalid option "timeoutMs": must be a positive number of milliseconds',
+    );
+  });
 });
 
 describe('provider rules', () => {

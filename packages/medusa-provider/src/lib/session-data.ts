@@ -1,16 +1,13 @@
-import type { CheckoutFlow, PaymentAddress, PaymentOutcome } from '@gatewaykit/core';
+import type { CheckoutFlow, PaymentCustomer, PaymentOutcome, PaymentRequest } from '@gatewaykit/core';
 
-/** Shopper details the plugin's middleware copies from the cart into the session data. */
-export interface BuyerDetails {
-  email: string;
-  firstName: string;
-  lastName: string;
-  phone?: string | undefined;
-  billingAddress: PaymentAddress;
-  shippingAddress?: PaymentAddress | undefined;
-  items?: { title: string; quantity: number; unitPrice: string }[] | undefined;
-  ip?: string | undefined;
-}
+/**
+ * Shopper details the plugin's middleware copies from the cart into the session data: core's payment
+ * request fields (the gateway customer id is not the shopper's to give), plus the shopper's IP.
+ */
+export type BuyerDetails = Omit<PaymentCustomer, 'gatewayCustomerId'> &
+  Pick<PaymentRequest, 'billingAddress' | 'shippingAddress' | 'items'> & {
+    ip?: string | undefined;
+  };
 
 /**
  * The session's `data`. Medusa returns it in every cart response, so it holds only what the shopper may

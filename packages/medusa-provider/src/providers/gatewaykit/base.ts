@@ -1,7 +1,10 @@
 import {
+  billingDetail,
   type CheckoutFlow,
+  customerRequest,
   type GatewayClient,
   GatewayValidationError,
+  gatewayClientFor,
   isFinalOutcome,
   mergeOutcome,
   normalizeLocalPaymentMethod,
@@ -51,11 +54,11 @@ import type {
   WebhookActionResult,
 } from '@medusajs/framework/types';
 import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
-import { gatewayClientFor } from '../../lib/gateway-client';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
 import { type GatewaykitOptions, parseOptions } from '../../lib/options';
 import { buildPaymentRequest, gatewayAmount } from '../../lib/payment-request';
+import type { SaveCardInput } from '../../lib/save-card-input';
 import { toSavedCard } from '../../lib/saved-card';
 import {
   completeSessionData,
@@ -343,16 +346,18 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     const existing = (input.context.account_holder?.data as { id?: string } | undefined)?.id;
     if (existing) return { id: existing, data: input.context.account_holder!.data };
     const customer = input.context.customer;
-    const optional = (value: string | null | undefined, max: number) =>
-      value ? value.slice(0, max) : undefined;
     try {
-      const created = await this.client.customers.create({
-        email: optional(customer.email, 200),
-        firstName: optional(customer.first_name, 100),
-        lastName: optional(customer.last_name, 50),
-        phone: customer.phone && customer.phone.length >= 2 ? customer.phone.slice(0, 50) : undefined,
-        description: `medusa customer ${customer.id}`,
-      });
+      const created = await this.client.customers.create(
+        customerRequest(
+          {
+            email: customer.email,
+            firstName: customer.first_name,
+            lastName: customer.last_name,
+            phone: customer.phone,
+          },
+          `medusa customer ${customer.id}`,
+        ),
+      );
       return {
         id: created.customerId,
         data: { id: created.customerId, email: created.email ?? customer.email },
@@ -395,11 +400,12 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     const customerId = (input.context?.account_holder?.data as { id?: string } | undefined)?.id;
     if (!customerId)
       throw new MedusaError(MedusaError.Types.NOT_ALLOWED, 'Saving a card needs a logged-in customer');
-    const { card, billingDetail } = (input.data ?? {}) as { card?: never; billingDetail?: never };
+    // The route parsed the body (parseSaveCardInput); the client's validation refuses anything missing.
+    const { card, billingDetail: billing } = (input.data ?? {}) as Partial<SaveCardInput>;
     try {
       const saved = await this.client.paymentMethods.create({
         card: card!,
-        billingDetail: billingDetail!,
+        billingDetail: billing?.address ? billingDetail(billing, billing.address) : billing!,
         customerId,
       });
       return { id: saved.customerPaymentMethodId, data: toSavedCard(saved) };
