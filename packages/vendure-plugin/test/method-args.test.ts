@@ -15,14 +15,26 @@ describe('parseMethodArgs', () => {
     expect(parseMethodArgs(valid)).toEqual({
       gatewayNo: '12345678',
       signKey: 'a-long-sign-key',
-      target: { environment: 'test' },
+      environment: 'test',
       mode: 'hosted',
     });
-    expect(
-      parseMethodArgs({ ...valid, environment: 'custom', baseUrl: 'http://127.0.0.1:4100/' }).target,
-    ).toEqual({
+    expect(parseMethodArgs({ ...valid, environment: 'custom', baseUrl: 'http://127.0.0.1:4100/' })).toEqual({
+      gatewayNo: '12345678',
+      signKey: 'a-long-sign-key',
       baseUrl: 'http://127.0.0.1:4100',
+      mode: 'hosted',
     });
+  });
+
+  it("checks the gateway settings by core's rules, the same as Medusa's options", () => {
+    // The gateway number is 1 to 16 letters or digits on both platforms (Vendure once took 1 to 20 digits).
+    expect(parseMethodArgs({ ...valid, gatewayNo: 'AB12cd34' }).gatewayNo).toBe('AB12cd34');
+    expect(() => parseMethodArgs({ ...valid, gatewayNo: '1'.repeat(17) })).toThrow(
+      'Invalid gateway payment method settings: gatewayNo must be the merchant gateway number: 1 to 16 letters or digits',
+    );
+    expect(() => parseMethodArgs({ ...valid, signKey: '  1234567 ' })).toThrow(
+      'signKey must be the merchant sign key (at least 8 characters)',
+    );
   });
 
   it('normalises the local method name to the gateway spelling', () => {
@@ -32,14 +44,16 @@ describe('parseMethodArgs', () => {
   it('lists every problem in one clear error', () => {
     const bad = () =>
       parseMethodArgs({
-        gatewayNo: 'x1',
+        gatewayNo: 'x-1',
         signKey: '',
         environment: 'prod',
         mode: 'local',
         localMethod: 'Nope',
       });
     expect(bad).toThrow(MethodConfigError);
-    expect(bad).toThrow(/gatewayNo.*signKey.*environment must be test, live or custom.*localMethod "Nope"/);
+    expect(bad).toThrow(
+      /gatewayNo must be .*; signKey must be .*; environment must be 'test' or 'live' \(or give baseUrl\); localMethod "Nope"/,
+    );
   });
 
   it('requires a base URL for the custom environment and a known mode', () => {

@@ -1,15 +1,19 @@
-import { type CheckoutFlow, normalizeLocalPaymentMethod } from '@gatewaykit/core';
+import {
+  type CheckoutFlow,
+  type GatewayConfig,
+  normalizeLocalPaymentMethod,
+  parseGatewayConfig,
+} from '@gatewaykit/core';
 
-/** The validated, typed form of one PaymentMethod's handler arguments. */
-export interface MethodConfig {
-  gatewayNo: string;
-  signKey: string;
-  /** Either a preset environment or an explicit base URL (e.g. the sandbox). */
-  target: { environment: 'test' | 'live' } | { baseUrl: string };
+/**
+ * The validated, typed form of one PaymentMethod's handler arguments: core's gateway settings (checked
+ * by core's rules, as Medusa's options are) plus how this method takes payments.
+ */
+export type MethodConfig = GatewayConfig & {
   mode: CheckoutFlow;
   /** Gateway name of the local method (mode `local` only). */
   localMethod?: string;
-}
+};
 
 /** Thrown for unusable handler arguments; the message is shown to the admin. */
 export class MethodConfigError extends Error {
@@ -24,37 +28,33 @@ type RawArgs = Record<string, string | undefined | null>;
  */
 export function parseMethodArgs(raw: RawArgs): MethodConfig {
   const problems: string[] = [];
-  const gatewayNo = (raw.gatewayNo ?? '').trim();
-  const signKey = (raw.signKey ?? '').trim();
-  const environment = (raw.environment ?? 'test').trim() || 'test';
-  const baseUrl = (raw.baseUrl ?? '').trim();
-  const mode = (raw.mode ?? 'hosted').trim() || 'hosted';
-  const localRaw = (raw.localMethod ?? '').trim();
+  // The form's default; an unset value in the database means the same.
+  const environment = raw.environment?.trim() || 'test';
+  // 'custom' is this form's word for "use baseUrl": core knows only test, live or a base URL. The empty
+  // string (not undefined) makes core name a missing baseUrl rather than the environment.
+  const custom = environment === 'custom';
+  const gateway = parseGatewayConfig({
+    gatewayNo: raw.gatewayNo,
+    signKey: raw.signKey,
+    environment: custom ? undefined : environment,
+    baseUrl: custom ? (raw.baseUrl ?? '') : raw.baseUrl,
+  });
+  if (!gateway.ok) problems.push(...gateway.issues.map((issue) => `${issue.path} ${issue.message}`));
 
-  if (!/^\d{1,20}$/.test(gatewayNo)) problems.push('gatewayNo must be the numeric gateway number');
-  if (signKey.length < 8) problems.push('signKey is missing or too short');
+  const mode = raw.mode?.trim() || 'hosted';
   if (mode !== 'card' && mode !== 'hosted' && mode !== 'local') {
     problems.push(`mode must be card, hosted or local (got "${mode}")`);
   }
-  let target: MethodConfig['target'] | undefined;
-  if (environment === 'custom' || baseUrl) {
-    if (!/^https?:\/\/[^\s]+$/.test(baseUrl))
-      problems.push('baseUrl must be an http(s) URL when environment is custom');
-    else target = { baseUrl: baseUrl.replace(/\/+$/, '') };
-  } else if (environment === 'test' || environment === 'live') {
-    target = { environment };
-  } else {
-    problems.push(`environment must be test, live or custom (got "${environment}")`);
-  }
   let localMethod: string | undefined;
   if (mode === 'local') {
+    const localRaw = raw.localMethod?.trim() ?? '';
     localMethod = localRaw ? normalizeLocalPaymentMethod(localRaw) : undefined;
     if (!localMethod) problems.push(`localMethod "${localRaw}" is not a local payment method of the gateway`);
   }
-  if (problems.length > 0 || !target) {
+  if (problems.length > 0 || !gateway.ok) {
     throw new MethodConfigError(`Invalid gateway payment method settings: ${problems.join('; ')}`);
   }
-  return { gatewayNo, signKey, target, mode: mode as CheckoutFlow, ...(localMethod ? { localMethod } : {}) };
+  return { ...gateway.config, mode: mode as CheckoutFlow, ...(localMethod ? { localMethod } : {}) };
 }
 
 /** Handler args are stored as `{name, value}[]` on the PaymentMethod entity. */

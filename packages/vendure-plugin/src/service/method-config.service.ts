@@ -1,4 +1,4 @@
-import { GatewayClient } from '@gatewaykit/core';
+import { GatewayClient, gatewayClientFor } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import { PaymentMethod, RequestContext, TransactionalConnection } from '@vendure/core';
 import { argsToRecord, MethodConfig, MethodConfigError, parseMethodArgs } from '../config/method-args';
@@ -17,8 +17,6 @@ export interface ResolvedMethod {
  */
 @Injectable()
 export class MethodConfigService {
-  private readonly clients = new Map<string, GatewayClient>();
-
   constructor(
     private readonly connection: TransactionalConnection,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
@@ -34,21 +32,8 @@ export class MethodConfigService {
     }
     if (!method.enabled) throw new MethodConfigError(`Payment method "${code}" is disabled`);
     const config = parseMethodArgs(argsToRecord(method.handler.args));
-    return { method, config, client: this.clientFor(config) };
-  }
-
-  private clientFor(config: MethodConfig): GatewayClient {
-    const key = JSON.stringify([config.gatewayNo, config.signKey, config.target]);
-    let client = this.clients.get(key);
-    if (!client) {
-      client = new GatewayClient({
-        gatewayNo: config.gatewayNo,
-        signKey: config.signKey,
-        ...config.target,
-        ...(this.options.gatewayTimeoutMs ? { timeoutMs: this.options.gatewayTimeoutMs } : {}),
-      });
-      this.clients.set(key, client);
-    }
-    return client;
+    // One client per distinct settings for the whole process, shared with every channel using them.
+    const timeoutMs = this.options.gatewayTimeoutMs;
+    return { method, config, client: gatewayClientFor(timeoutMs ? { ...config, timeoutMs } : config) };
   }
 }

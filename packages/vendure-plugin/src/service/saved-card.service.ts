@@ -1,4 +1,4 @@
-import type { RawCard } from '@gatewaykit/core';
+import { billingDetail, customerRequest, type RawCard } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   Customer,
@@ -75,19 +75,21 @@ export class SavedCardService {
     const created = await resolved.client.paymentMethods.create({
       customerId,
       card,
-      billingDetail: {
-        firstName: customer.firstName || 'Customer',
-        lastName: customer.lastName || 'Customer',
-        email: customer.emailAddress,
-        phone: customer.phoneNumber && customer.phoneNumber.length >= 2 ? customer.phoneNumber : '00',
-        address: {
+      billingDetail: billingDetail(
+        {
+          email: customer.emailAddress,
+          firstName: customer.firstName,
+          lastName: customer.lastName,
+          phone: customer.phoneNumber,
+        },
+        {
           line1: address.line1,
           city: address.city,
-          country: address.countryCode.toUpperCase(),
-          ...(address.postalCode ? { postalCode: address.postalCode } : {}),
-          ...(address.province ? { state: address.province } : {}),
+          country: address.countryCode,
+          state: address.province ?? undefined,
+          postalCode: address.postalCode ?? undefined,
         },
-      },
+      ),
     });
     const id = created.customerPaymentMethodId;
     const saved = (await this.cardsOf(resolved, customerId)).find((c) => c.id === id);
@@ -141,12 +143,17 @@ export class SavedCardService {
   ): Promise<string> {
     const existing = customer.customFields.gatewaykitCustomerId;
     if (existing) return existing;
-    const created = await resolved.client.customers.create({
-      email: customer.emailAddress,
-      firstName: customer.firstName || 'Customer',
-      lastName: customer.lastName || 'Customer',
-      description: `Vendure customer ${customer.id}`,
-    });
+    const created = await resolved.client.customers.create(
+      customerRequest(
+        {
+          email: customer.emailAddress,
+          firstName: customer.firstName,
+          lastName: customer.lastName,
+          phone: customer.phoneNumber,
+        },
+        `Vendure customer ${customer.id}`,
+      ),
+    );
     customer.customFields.gatewaykitCustomerId = created.customerId;
     await this.connection.getRepository(ctx, Customer).update(customer.id, {
       customFields: { gatewaykitCustomerId: created.customerId },

@@ -1,0 +1,66 @@
+import { describe, expect, it, vi } from 'vitest';
+import { SavedCardService } from '../src/service/saved-card.service';
+
+const card = {
+  cardNo: '4111111111111111',
+  cardExpireMonth: '12',
+  cardExpireYear: '2030',
+  cardSecurityCode: '123',
+};
+
+/** The service over a fake gateway client and a customer with no gateway customer yet. */
+function serviceFor(customer: Record<string, unknown>) {
+  const client = {
+    customers: { create: vi.fn(async () => ({ customerId: 'cus_9' })) },
+    paymentMethods: {
+      create: vi.fn(async () => ({ customerPaymentMethodId: 'pm_9' })),
+      list: vi.fn(async () => []),
+    },
+  };
+  const connection = { getRepository: () => ({ update: vi.fn(async () => undefined) }) };
+  const customers = { findOneByUserId: vi.fn(async () => ({ id: 7, customFields: {}, ...customer })) };
+  const methods = { resolve: vi.fn(async () => ({ client })) };
+  const service = new SavedCardService(
+    connection as never,
+    customers as never,
+    methods as never,
+    { allowRawCardData: true } as never,
+  );
+  return { service, client };
+}
+
+describe("SavedCardService requests built by core's builders", () => {
+  it('creates the gateway customer and the card with core’s customer request and billing detail', async () => {
+    const { service, client } = serviceFor({
+      emailAddress: 'ada@example.com',
+      firstName: '',
+      lastName: 'Lovelace',
+      phoneNumber: '1',
+    });
+    await service.save({ activeUserId: 1 } as never, 'gateway-card', card, {
+      line1: '1 Main Street',
+      city: 'Austin',
+      countryCode: 'us',
+      province: 'TX',
+      postalCode: null,
+    });
+    // Optional on a customer record: an empty name and a 1-character phone are left out, not faked.
+    expect(client.customers.create).toHaveBeenCalledWith({
+      email: 'ada@example.com',
+      lastName: 'Lovelace',
+      description: 'Vendure customer 7',
+    });
+    // Required on a billing detail: the name placeholder and the '00' phone, the country upper-cased.
+    expect(client.paymentMethods.create).toHaveBeenCalledWith({
+      customerId: 'cus_9',
+      card,
+      billingDetail: {
+        firstName: 'Customer',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+        phone: '00',
+        address: { line1: '1 Main Street', city: 'Austin', country: 'US', state: 'TX' },
+      },
+    });
+  });
+});
