@@ -1,5 +1,5 @@
-export { containsCardNumber, findCardData, isCardFieldName, passesLuhn } from './card-data.js';
-export { CHECKOUT_FLOWS, type CheckoutFlow } from './checkout-flow.js';
+export { containsCardNumber, findCardData, passesLuhn } from './card-data.js';
+export type { CheckoutFlow } from './checkout-flow.js';
 export {
   type CallOptions,
   GatewayClient,
@@ -17,16 +17,15 @@ export {
   parseGatewayConfig,
 } from './gateway-config.js';
 export { type HeaderSource, readHeader } from './headers.js';
-export { type InboundAccount, verifyWithAccounts } from './inbound/account-verification.js';
+export type { InboundAccount } from './inbound/account-verification.js';
 export { type AttemptStore, type MerchantAlert, recordOutcome } from './inbound/attempt-store.js';
 export {
-  amountMismatch,
   decideInbound,
   type InboundDecision,
   type StoredAttempt,
 } from './inbound/decision.js';
+export { type ExpressLikeResponse, sendInboundAnswer } from './inbound/express-answer.js';
 export {
-  CALLBACK_ACCEPTED,
   type CallbackInput,
   type Handled,
   handleCallback,
@@ -38,7 +37,6 @@ export {
 } from './inbound/notifications.js';
 export {
   CHECKOUT_CARD_METHOD,
-  isLocalPaymentMethodName,
   LOCAL_PAYMENT_METHODS,
   type LocalPaymentMethod,
   normalizeLocalPaymentMethod,
@@ -48,15 +46,11 @@ export {
   type CurrencyDigits,
   currencyDigits,
   fromOrderAmount,
-  isKnownCurrency,
   minorToOrderAmount,
   orderAmountToMinor,
-  sameOrderAmount,
   toOrderAmount,
 } from './money.js';
 export {
-  buildOperationPath,
-  getOperation,
   type HttpMethod,
   OPERATIONS,
   type OperationDefinition,
@@ -102,11 +96,7 @@ export * from './schemas/hosted-payments.js';
 export * from './schemas/payment-methods.js';
 export * from './schemas/returns.js';
 export {
-  buildCallbackSignString,
-  buildRequestSignString,
-  buildReturnSignString,
   type CallbackSignInput,
-  hmacSha256Hex,
   phpJsonEncode,
   RETURN_FIELD_NAMES,
   type RequestSignInput,
@@ -117,7 +107,6 @@ export {
   signReturn,
 } from './signing.js';
 export { localMethodInput, parseStorefrontInput, savedCardIdInput } from './storefront-input.js';
-export { issuesOf } from './validation.js';
 export {
   CALLBACK_TOLERANCE_MS,
   type VerifiedCallback,
@@ -125,4 +114,3 @@ export {
   verifyCallback,
 } from './verify-callback.js';
 export { type ReturnQuery, type VerifyReturnInput, verifyReturn } from './verify-return.js';
-export { type ExpressLikeResponse, sendInboundAnswer } from './inbound/express-answer.js';

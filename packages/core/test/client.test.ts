@@ -2,7 +2,6 @@ import { createServer } from 'node:net';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  buildRequestSignString,
   GATEWAY_HOSTS,
   GatewayApiError,
   GatewayAuthenticationError,
@@ -15,13 +14,13 @@ import {
   type GatewayLogEvent,
   GatewayTimeoutError,
   GatewayValidationError,
-  hmacSha256Hex,
   OPERATIONS,
   type PaymentRequest,
   ResponseValidationError,
   startPayment,
   UnknownOutcomeError,
 } from '../src/index.js';
+import { buildRequestSignString, hmacSha256Hex } from '../src/signing.js';
 import { billingDetail, card, charge } from './support/fixtures.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 
@@ -540,10 +539,13 @@ describe('call options', () => {
   });
 
   it('a charge aborted after it was sent is an unknown outcome', async () => {
-    gateway.handle(() => undefined);
     const controller = new AbortController();
+    // Aborted once the gateway holds the request (a fixed delay raced the connection under load).
+    gateway.handle(() => {
+      controller.abort();
+      return undefined;
+    });
     const pending = client.charges.confirm(charge, { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toBeInstanceOf(UnknownOutcomeError);
     expect(gateway.requests).toHaveLength(1);
   });

@@ -6,9 +6,9 @@ import {
   GatewayValidationError,
   minorToOrderAmount,
   orderAmountToMinor,
-  sameOrderAmount,
   toOrderAmount,
 } from '../src/index.js';
+import { sameOrderAmount } from '../src/money.js';
 
 describe('orderAmount by currency digits', () => {
   it('formats two-digit currencies with two decimals', () => {

@@ -1,9 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  buildRequestSignString,
   confirmChargeRequestSchema,
-  hmacSha256Hex,
   phpJsonEncode,
   SignatureVerificationError,
   signRequest,
@@ -11,6 +9,7 @@ import {
   verifyCallback,
   verifyReturn,
 } from '../src/index.js';
+import { buildRequestSignString, hmacSha256Hex } from '../src/signing.js';
 import { signedCallback } from '../src/testing.js';
 
 const now = 1_700_000_000_000;

@@ -4,11 +4,11 @@ import {
   confirmChargeRequestSchema,
   createPaymentMethodRequestSchema,
   customerListSchema,
-  issuesOf,
   localPaymentRequestSchema,
   paymentMethodListSchema,
   paymentMethodOrNothingSchema,
 } from '../src/index.js';
+import { issuesOf } from '../src/validation.js';
 import { address, billingDetail, card, charge } from './support/fixtures.js';
 
 function paths(

@@ -1,8 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  buildRequestSignString,
-  buildReturnSignString,
   phpJsonEncode,
   safeEqualHex,
   signCallback,
@@ -10,6 +8,7 @@ import {
   signReturn,
   verifyCallback,
 } from '../src/index.js';
+import { buildRequestSignString, buildReturnSignString } from '../src/signing.js';
 import { signedCallback } from '../src/testing.js';
 
 // reference/gateway.md §4.2: key testkey1, gateway 12345001, request-id REQ-0001, time 1651888520935.
