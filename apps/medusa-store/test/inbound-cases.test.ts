@@ -11,7 +11,6 @@ import { adminTokenFor } from './support/admin';
 import { complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
-import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
 import { signedHeaders } from './support/signed-callback';
 import { api, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
@@ -171,12 +170,12 @@ describe('inbound cases (docs/inbound.md) on Medusa', () => {
   });
 
   it('a refund notice: acknowledged, the payment unchanged', async () => {
-    const { cartId, email, session } = await waitingCart();
-    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    const { cartId, email, payment } = await waitingCart();
+    await callback(eventOf(payment));
     await waitFor(async () => (await ordersOf(email)).length === 1, 'the paid order');
     const refund = JSON.stringify({
       type: 'refund.success',
-      data: { orderNo: session.id, tradeNo: 'T1', refundAmount: '1.00', currency: 'USD' },
+      data: { orderNo: payment.orderNo, tradeNo: 'T1', refundAmount: '1.00', currency: 'USD' },
     });
     expect(await callback(refund)).toMatchObject({ status: 200, body: 'success' });
     expect((await currentSession(cartId)).data.outcome.status).toBe('succeeded');
