@@ -58,7 +58,6 @@ export {
 } from './operations.js';
 export { attemptOrderNo, parseAttemptOrderNo, withQuery } from './order-numbers.js';
 export {
-  assertAmountMatches,
   isFinalOutcome,
   mergeOutcome,
   outcomeFromCallback,

@@ -2,8 +2,6 @@
  * PaymentOutcome: the one platform-neutral view of a payment attempt, produced from a gateway result,
  * a callback or a return, and merged monotonically (DESIGN §4: state never moves backwards).
  */
-import { GatewayError } from './errors.js';
-import { sameOrderAmount } from './money.js';
 import { redactText } from './redact.js';
 import type { CallbackEvent } from './schemas/callbacks.js';
 import type { ReturnFields } from './schemas/returns.js';
@@ -117,29 +115,4 @@ export function mergeOutcome(
 
 export function isFinalOutcome(outcome: PaymentOutcome | undefined): boolean {
   return outcome?.status === 'succeeded' || outcome?.status === 'failed';
-}
-
-/** Throws when a callback/return is about a different amount or currency than the platform expects. */
-export function assertAmountMatches(
-  received:
-    | { amount?: string | undefined; currency?: string | undefined }
-    | { orderAmount?: string; orderCurrency?: string },
-  expectedOrderAmount: string,
-  expectedCurrency: string,
-): void {
-  const amount = 'amount' in received ? received.amount : (received as { orderAmount?: string }).orderAmount;
-  const currency =
-    'currency' in received ? received.currency : (received as { orderCurrency?: string }).orderCurrency;
-  const ok =
-    amount !== undefined &&
-    currency !== undefined &&
-    currency.toUpperCase() === expectedCurrency.toUpperCase() &&
-    sameOrderAmount(amount, expectedOrderAmount, expectedCurrency.toUpperCase());
-  if (!ok) {
-    // The reported values come from a callback or return (GatewayError redacts its message).
-    throw new GatewayError(
-      `Amount mismatch: the gateway reported ${amount ?? '?'} ${currency ?? '?'} but ${expectedOrderAmount} ${expectedCurrency.toUpperCase()} was expected`,
-      { code: 'AMOUNT_MISMATCH' },
-    );
-  }
 }

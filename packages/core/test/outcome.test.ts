@@ -1,12 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  assertAmountMatches,
-  mergeOutcome,
-  outcomeFromCallback,
-  outcomeFromReturn,
-  type PaymentOutcome,
-} from '../src/index.js';
+import { amountMismatch } from '../src/inbound/decision.js';
+import { mergeOutcome, outcomeFromCallback, outcomeFromReturn, type PaymentOutcome } from '../src/index.js';
 
 const outcomes: PaymentOutcome[] = [
   { status: 'unknown', orderNo: 'o', reason: 'timeout' },
@@ -80,18 +75,25 @@ describe('reading callbacks and returns', () => {
   });
 });
 
-describe('amount checks and the status table', () => {
+describe('amountMismatch (the one amount rule of the inbound path)', () => {
+  const attempt = (orderAmount: string, currency: string) => ({
+    orderNo: 'o',
+    orderAmount,
+    currency,
+    outcome: undefined,
+  });
+  const success = (amount?: string, currency?: string): PaymentOutcome => ({
+    status: 'succeeded',
+    orderNo: 'o',
+    amount,
+    currency,
+  });
+
   it('accepts equal amounts in any notation and refuses other amounts or currencies', () => {
-    expect(() => assertAmountMatches({ amount: '10.5', currency: 'usd' }, '10.50', 'USD')).not.toThrow();
-    expect(() =>
-      assertAmountMatches({ orderAmount: '1200', orderCurrency: 'JPY' }, '1200', 'JPY'),
-    ).not.toThrow();
-    expect(() => assertAmountMatches({ amount: '9.50', currency: 'USD' }, '10.50', 'USD')).toThrow(
-      /mismatch/,
-    );
-    expect(() => assertAmountMatches({ amount: '10.50', currency: 'EUR' }, '10.50', 'USD')).toThrow(
-      /mismatch/,
-    );
-    expect(() => assertAmountMatches({}, '10.50', 'USD')).toThrow(/mismatch/);
+    expect(amountMismatch(success('10.5', 'usd'), attempt('10.50', 'USD'))).toBeUndefined();
+    expect(amountMismatch(success('1200', 'JPY'), attempt('1200', 'JPY'))).toBeUndefined();
+    expect(amountMismatch(success('9.50', 'USD'), attempt('10.50', 'USD'))).toMatch(/mismatch/);
+    expect(amountMismatch(success('10.50', 'EUR'), attempt('10.50', 'USD'))).toMatch(/mismatch/);
+    expect(amountMismatch(success(), attempt('10.50', 'USD'))).toMatch(/mismatch/);
   });
 });

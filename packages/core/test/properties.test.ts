@@ -24,7 +24,6 @@ describe('sign/verify round trips', () => {
         fc.nat(),
         (data, requestId, position) => {
           const body = phpJsonEncode({ type: 'transaction.success', data: { orderNo: 'o1', ...data } });
-          const requestTime = String(now);
           const { headers } = signedCallback({
             gatewayNo: '12345678',
             signKey: 'k',
