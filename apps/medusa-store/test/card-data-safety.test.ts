@@ -8,7 +8,7 @@ import { api } from './support/store-api';
 
 const PANS = Object.values(CARDS);
 
-describe('card data safety (DESIGN §4)', () => {
+describe('card data safety (docs/safety-rules.md#card-data)', () => {
   it('a storefront sending card data in session data gets an error and nothing is stored', async () => {
     const { collectionId } = await readyCart();
     const response = await api('POST', `/store/payment-collections/${collectionId}/payment-sessions`, {

@@ -59,7 +59,7 @@ describe.each(['medusa', 'vendure'] as const)('%s: card that needs more than one
       }
       const reference = await placedOrderReference(page);
       if (store === 'medusa') {
-        // Medusa places the order at once with its payment pending_authorization (DESIGN §5).
+        // Medusa places the order at once with its payment pending_authorization (docs/payment-states.md#platform-mapping).
         expect((await adminOrder(store, reference)).paid).toBe(false);
         await expect
           .poll(async () => (await adminOrder(store, reference)).paid, { timeout: 30_000, interval: 500 })

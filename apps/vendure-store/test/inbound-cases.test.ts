@@ -49,7 +49,10 @@ describe('inbound cases (docs/inbound.md) on Vendure', () => {
 
   const url = () => callbackUrl(stack.server.baseUrl, token, METHOD);
 
-  function callback(payment: Payment, options: { signKey?: string; requestTime?: number; type?: string } = {}) {
+  function callback(
+    payment: Payment,
+    options: { signKey?: string; requestTime?: number; type?: string } = {},
+  ) {
     return postSignedCallback({
       url: url(),
       gatewayNo: MERCHANT.gatewayNo,
@@ -66,9 +69,12 @@ describe('inbound cases (docs/inbound.md) on Vendure', () => {
       MERCHANT.signKey,
     );
     edit?.(query);
-    const res = await fetch(`${stack.server.baseUrl}/payments/gatewaykit/return/${token}/${METHOD}?${query}`, {
-      redirect: 'manual',
-    });
+    const res = await fetch(
+      `${stack.server.baseUrl}/payments/gatewaykit/return/${token}/${METHOD}?${query}`,
+      {
+        redirect: 'manual',
+      },
+    );
     return { status: res.status, body: await res.text(), location: res.headers.get('location') };
   }
 
@@ -88,7 +94,8 @@ describe('inbound cases (docs/inbound.md) on Vendure', () => {
   }
 
   const statusOf = (location: string | null) => new URL(location ?? 'http://x').searchParams.get('payment');
-  const notesOf = async (orderId: string) => JSON.stringify((await adminOrder(stack.admin, orderId)).history.items);
+  const notesOf = async (orderId: string) =>
+    JSON.stringify((await adminOrder(stack.admin, orderId)).history.items);
 
   it('bad signature, missing headers, body not JSON, other gateway number, edited return: 401, the session unchanged', async () => {
     const { order, payment } = await waitingOrder();
@@ -97,10 +104,16 @@ describe('inbound cases (docs/inbound.md) on Vendure', () => {
       body: 'invalid signature',
     });
     const body = JSON.stringify({ type: 'transaction.success', data: dataOf(payment) });
-    const unsigned = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const unsigned = await fetch(url(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
     expect(unsigned.status).toBe(401);
     const notJson = signedCallback({ ...MERCHANT, body: '{"type":"transaction.success","data":' });
-    expect((await fetch(url(), { method: 'POST', headers: notJson.headers, body: notJson.body })).status).toBe(401);
+    expect(
+      (await fetch(url(), { method: 'POST', headers: notJson.headers, body: notJson.body })).status,
+    ).toBe(401);
     const otherGateway = signedCallback({ gatewayNo: '99999999', signKey: MERCHANT.signKey, body });
     expect((await fetch(url(), { method: 'POST', ...otherGateway })).status).toBe(401);
     const edited = await returnOf(payment, (query) => query.set('orderAmount', '0.01'));
@@ -141,7 +154,9 @@ describe('inbound cases (docs/inbound.md) on Vendure', () => {
     const after = await adminOrder(stack.admin, order.id);
     expect(after.state).toBe('ArrangingPayment');
     expect(after.payments).toHaveLength(0);
-    expect(await notesOf(order.id)).toContain(`Gateway result for ${payment.orderNo} ignored: Amount mismatch`);
+    expect(await notesOf(order.id)).toContain(
+      `Gateway result for ${payment.orderNo} ignored: Amount mismatch`,
+    );
   });
 
   it('the same result again: acknowledged, one payment, one order', async () => {

@@ -1,5 +1,5 @@
 /**
- * What one HTTP attempt ended with, decided by the retry policy of DESIGN §4. Pure functions, so the
+ * What one HTTP attempt ended with, decided by the retry policy of docs/safety-rules.md#retry-policy. Pure functions, so the
  * policy reads in one place:
  *  - any call may retry when the request provably never left (connect errors);
  *  - only reads may retry after the request may have arrived (timeout, reset, 5xx, unreadable answer);

@@ -1,6 +1,6 @@
 /**
  * GatewayClient: the typed, signed client for the 13 operations of API V2022-03. Input is validated
- * against API.md's constraints before anything is sent; answers are parsed into typed `data`.
+ * against the gateway's constraints (docs/gateway-protocol.md#request-constraints) before anything is sent; answers are parsed into typed `data`.
  */
 import { type Dispatcher, Pool } from 'undici';
 import { UnknownOutcomeError, type ValidationIssue } from './errors.js';

@@ -1,4 +1,4 @@
-/** Result codes of the gateway (reference/gateway.md §5). */
+/** Result codes of the gateway (docs/gateway-protocol.md#error-codes). */
 export const ERROR_CODES = {
   SUCCESS: '00000',
   /** The error table lists `0000` as success; some operations answer it. */

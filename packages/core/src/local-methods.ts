@@ -1,6 +1,6 @@
 /**
  * Local (alternative) payment method names the gateway's official plugin sends as `paymentMethod`
- * (reference/gateway.md §8.5). The gateway matches them case-insensitively; we send the canonical spelling.
+ * (docs/gateway-protocol.md#local-payment-methods). The gateway matches them case-insensitively; we send the canonical spelling.
  */
 export const LOCAL_PAYMENT_METHODS = [
   'Alipay',

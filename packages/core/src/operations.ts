@@ -1,5 +1,5 @@
 /**
- * The 13 operations of API.md §4 as data: the client sends from this table and the sandbox routes from it,
+ * The 13 operations of docs/gateway-protocol.md#operations as data: the client sends from this table and the sandbox routes from it,
  * so both always agree on method, path, path parameters, schemas, which calls move money and which
  * are plain reads.
  */

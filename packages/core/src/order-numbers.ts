@@ -1,4 +1,4 @@
-/** orderNo of one payment attempt (DESIGN §4): unique per attempt, at most 50 characters. */
+/** orderNo of one payment attempt (docs/safety-rules.md#order-numbers): unique per attempt, at most 50 characters. */
 import { GatewayValidationError } from './errors.js';
 
 const MAX_ORDER_NO = 50;

@@ -1,6 +1,6 @@
 /**
  * PaymentOutcome: the one platform-neutral view of a payment attempt, produced from a gateway result,
- * a callback or a return, and merged monotonically (DESIGN §4: state never moves backwards).
+ * a callback or a return, and merged monotonically (docs/payment-states.md#monotonic-merge: state never moves backwards).
  */
 import { redactText } from './redact.js';
 import type { CallbackEvent } from './schemas/callbacks.js';

@@ -1,5 +1,5 @@
 /**
- * Keeps card data and keys out of logs, errors and stored data (DESIGN §4 PCI). The one
+ * Keeps card data and keys out of logs, errors and stored data (docs/safety-rules.md#card-data). The one
  * implementation for the client, the adapters and the sandbox: card numbers become first6***last4,
  * security codes and signing keys become `***`, whatever form they arrive in.
  */

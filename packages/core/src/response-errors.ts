@@ -1,4 +1,4 @@
-/** Maps a non-success envelope code to the matching error class (reference/gateway.md §5). */
+/** Maps a non-success envelope code to the matching error class (docs/gateway-protocol.md#error-codes). */
 import { ERROR_CODES } from './codes.js';
 import {
   GatewayApiError,

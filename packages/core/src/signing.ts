@@ -1,5 +1,5 @@
 /**
- * The gateway's signing recipe (reference/gateway.md §4, §6.4, §7).
+ * The gateway's signing recipe (docs/signing.md).
  * sign-info = hex(HMAC-SHA256(signKey, join('.', nonEmpty[H, P, Q, B]))) where
  *   H = gateway-no + request-id + request-time (+ version for callbacks),
  *   P = path parameter values ordered by parameter NAME,

@@ -1,5 +1,5 @@
 /**
- * Signed HTTP transport over an undici keep-alive pool, with the retry policy of DESIGN §4
+ * Signed HTTP transport over an undici keep-alive pool, with the retry policy of docs/safety-rules.md#retry-policy
  * (attempt-result.ts): reads retry network errors and 5xx (jittered backoff, overall deadline); every
  * other call is retried only when the request provably never left.
  * Every attempt gets a fresh request-id and request-time and is signed again.

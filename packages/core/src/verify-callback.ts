@@ -1,5 +1,5 @@
 /**
- * Verifies a callback (webhook) from the gateway (DESIGN §3, reference/gateway.md §6.4): headers present,
+ * Verifies a callback (webhook) from the gateway (docs/signing.md#callbacks): headers present,
  * request-time within ±10 minutes, HMAC over the merchant's own gateway-no + request-id + request-time +
  * version and the RAW body bytes, compared case-insensitively in constant time.
  */

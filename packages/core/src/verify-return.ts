@@ -1,5 +1,5 @@
 /**
- * Verifies the signed query the gateway appends to returnUrl (reference/gateway.md §7): HMAC over the
+ * Verifies the signed query the gateway appends to returnUrl (docs/signing.md#returns): HMAC over the
  * decoded values of the 11 fields sorted by name, no header part; case-insensitive, constant-time.
  */
 import { SignatureVerificationError } from './errors.js';

@@ -1,4 +1,4 @@
-/** Card redaction (DESIGN §4 PCI): the one implementation used by core, the adapters and the sandbox. */
+/** Card redaction (docs/safety-rules.md#card-data): the one implementation used by core, the adapters and the sandbox. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redact, redactBody, redactCardNumber, redactText } from '../src/index.js';

@@ -99,7 +99,7 @@ describe('confirmCharge request', () => {
   });
 });
 
-describe('confirmCharge request: the remaining API.md §2 constraints, one row each', () => {
+describe('confirmCharge request: the remaining docs/gateway-protocol.md#confirmcharge constraints, one row each', () => {
   const cardPath = 'customerPaymentMethod.card';
   const billingPath = 'customerPaymentMethod.billingDetail';
   const addressPath = `${billingPath}.address`;
@@ -244,7 +244,7 @@ describe('hosted checkout and local payment requests', () => {
   });
 });
 
-describe('tolerant response parsing where API.md says "not shown"', () => {
+describe('tolerant response parsing where docs/gateway-protocol.md#results says "not shown"', () => {
   const customer = { customerId: 'cus_1', email: 'a@b.c' };
 
   it('reads the customer list inside or beside the paging object', () => {

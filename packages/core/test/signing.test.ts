@@ -11,7 +11,7 @@ import {
 import { buildRequestSignString, buildReturnSignString } from '../src/signing.js';
 import { signedCallback } from '../src/testing.js';
 
-// reference/gateway.md §4.2: key testkey1, gateway 12345001, request-id REQ-0001, time 1651888520935.
+// docs/signing.md#worked-examples: key testkey1, gateway 12345001, request-id REQ-0001, time 1651888520935.
 const head = {
   signKey: 'testkey1',
   gatewayNo: '12345001',
@@ -19,7 +19,7 @@ const head = {
   requestTime: '1651888520935',
 };
 
-describe('request signing (worked examples of reference/gateway.md §4.2)', () => {
+describe('request signing (worked examples of docs/signing.md#worked-examples)', () => {
   it('signs a POST body as H.B', () => {
     const body = '{"orderNo":"T1","orderAmount":"7.00","orderCurrency":"USD"}';
     expect(buildRequestSignString({ ...head, body })).toBe(`12345001REQ-00011651888520935.${body}`);

@@ -163,7 +163,7 @@ describe('verifyCallback', () => {
   });
 });
 
-describe('verifyCallback: every documented event type keeps its data (gateway.md §6.3)', () => {
+describe('verifyCallback: every documented event type keeps its data (docs/callbacks-and-returns.md#event-data)', () => {
   const order = {
     orderNo: 'order_1',
     tradeNo: '2022041810092544882449',

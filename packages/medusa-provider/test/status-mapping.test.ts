@@ -12,7 +12,7 @@ const result = (fields: Record<string, string>) => async (body: Record<string, u
   ...fields,
 });
 
-describe('authorizePayment maps the gateway outcome to a Medusa session status (DESIGN §5)', () => {
+describe('authorizePayment maps the gateway outcome to a Medusa session status (docs/payment-states.md#platform-mapping)', () => {
   it('success -> captured', async () => {
     const { service, confirm } = cardServiceWith(result({ orderStatus: 'success', orderInfo: 'Approved' }));
     const { status, data } = await service.authorizePayment({ data: cardSession() });

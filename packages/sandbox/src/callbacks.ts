@@ -1,6 +1,6 @@
 /**
  * Callback engine: signs and POSTs `{type, data}` to the order's callbackUrl like the gateway
- * (DESIGN §3, reference/gateway.md §6): PHP-style JSON body, UPPERCASE sign-info, fresh request-id
+ * (docs/callbacks-and-returns.md#callbacks): PHP-style JSON body, UPPERCASE sign-info, fresh request-id
  * per attempt, delivered only when the receiver answers the body `success`, otherwise retried 15
  * times on the gateway's schedule compressed by `timeScale`. Chaos knobs reproduce duplicates,
  * stale out-of-order events, delays and drops.
@@ -16,7 +16,7 @@ const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 const HOUR = 60 * MINUTE;
 
-/** Waits after failed attempts 1..14: 15 attempts over about 17 hours (reference/gateway.md §6.1). */
+/** Waits after failed attempts 1..14: 15 attempts over about 14 hours; the gateway says 17 (docs/callbacks-and-returns.md#retry-schedule). */
 export const RETRY_SCHEDULE_MS: readonly number[] = [
   15 * SECOND,
   15 * SECOND,

@@ -1,4 +1,4 @@
-/** Identifier formats of the gateway: cus_/pm_ + 19 digits, tradeNo ≤ 32 chars (reference/gateway.md §8). */
+/** Identifier formats of the gateway: cus_/pm_ + 19 digits, tradeNo ≤ 32 chars (docs/gateway-protocol.md#identifiers). */
 import { randomBytes } from 'node:crypto';
 
 let sequence = 0;

@@ -127,7 +127,7 @@ export function startDelayedSuccess(context: SandboxContext, order: OrderRecord)
   });
 }
 
-/** The 11 return fields (reference/gateway.md §7); merNo is the first 5 digits of the gateway number. */
+/** The 11 return fields (docs/callbacks-and-returns.md#return-fields); merNo is the first 5 digits of the gateway number. */
 export function returnFields(order: OrderRecord): Record<(typeof RETURN_FIELD_NAMES)[number], string> {
   const success = order.orderStatus === 'success';
   return {

@@ -1,4 +1,4 @@
-/** The gateway's envelope and the error replies the sandbox gives (reference/gateway.md §5). */
+/** The gateway's envelope and the error replies the sandbox gives (docs/gateway-protocol.md#error-codes). */
 import { DUPLICATE_ORDER_CODE, ERROR_CODES, redactText } from './core.js';
 
 /** Business code for a second charge of an orderNo that already succeeded (the gateway's "Duplicate Order", I0061). */

@@ -197,7 +197,7 @@ class SandboxServer {
       if (await this.faultEffects.beforeOperation(fault, request, response, record)) return;
     }
 
-    // Query values are signed decoded (reference/gateway.md §4.1), so they are read through URLSearchParams.
+    // Query values are signed decoded (docs/signing.md#requests), so they are read through URLSearchParams.
     const query: Record<string, string> = search ? Object.fromEntries(new URLSearchParams(search)) : {};
     let envelope: Envelope;
     let gatewayNo: string | undefined;

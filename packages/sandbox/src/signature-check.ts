@@ -1,5 +1,5 @@
 /**
- * Header checks of every API request, in the gateway's terms (reference/gateway.md §3–5):
+ * Header checks of every API request, in the gateway's terms (docs/signing.md#verifying-requests):
  * gateway-no known (L0001), request-time within ±10 min of the virtual clock (L0003), sign-info over
  * the raw body bytes received (L0005), request-id unused for 30 min (L0004).
  */

@@ -1,6 +1,6 @@
 /**
  * The gateway's two inbound doors, handled once for both platforms (docs/inbound.md): the signed
- * callback (POST to callbackUrl, answered `success` or retried for up to 17 hours) and the signed
+ * callback (POST to callbackUrl, answered `success` or retried for many hours) and the signed
  * return (the shopper's browser at returnUrl). Adapters map their request onto these functions and
  * write the answer back; they keep only storage (AttemptStore) and the storefront's address.
  */

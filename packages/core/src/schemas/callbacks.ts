@@ -1,4 +1,4 @@
-/** Callback (webhook) body `{type, data}` (reference/gateway.md §6.2–6.3). */
+/** Callback (webhook) body `{type, data}` (docs/callbacks-and-returns.md#event-types). */
 import { z } from 'zod';
 
 export const CALLBACK_EVENT_TYPES = [
@@ -36,18 +36,18 @@ const callbackValue: z.ZodType<CallbackValue | undefined> = z.lazy(() =>
 
 /**
  * A documented string field: read as a string; a value of another shape is left out rather than
- * refusing a correctly signed callback (the gateway would retry it for 17 h).
+ * refusing a correctly signed callback (the gateway would retry it for many hours).
  */
 const documentedString = callbackScalar.optional().catch(undefined);
 
-/** `chargebackInfo` of `chargeback.success` (gateway.md §6.3); other keys the gateway adds are kept. */
+/** `chargebackInfo` of `chargeback.success` (docs/callbacks-and-returns.md#event-data); other keys the gateway adds are kept. */
 const chargebackInfo = z
   .object({ replyDeadline: documentedString, cpdDate: documentedString })
   .catchall(callbackValue)
   .optional()
   .catch(undefined);
 
-/** The `data` fields gateway.md §6.3 documents per event family; anything else is kept as sent. */
+/** The `data` fields docs/callbacks-and-returns.md#event-data documents per event family; anything else is kept as sent. */
 const callbackDataSchema = z
   .object({
     orderNo: documentedString,

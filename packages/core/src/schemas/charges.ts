@@ -1,4 +1,4 @@
-/** Charge confirmation request and result (API.md §2.4, operation 1). */
+/** Charge confirmation request and result (docs/gateway-protocol.md#confirmcharge, operation 1). */
 import { z } from 'zod';
 import {
   addressWith,

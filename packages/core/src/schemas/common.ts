@@ -1,4 +1,4 @@
-/** Building blocks shared by the request schemas (API.md §2.3–2.5). */
+/** Building blocks shared by the request schemas (docs/gateway-protocol.md#request-constraints). */
 import { z } from 'zod';
 import { currencyDigits, isKnownCurrency, KNOWN_CURRENCIES } from '../money.js';
 import type { RuleTiming } from './fast-forms.js';
@@ -44,7 +44,7 @@ export const addressWith = (timing: RuleTiming) =>
       city: z.string().min(2).max(100),
       country: countryCode,
       line1: z.string().min(2).max(500),
-      // line2 is not constrained by API.md; line1's limit is the safe bound.
+      // line2 is not constrained by docs/gateway-protocol.md#addresses-billing-detail-and-card; line1's limit is the safe bound.
       line2: z.string().max(500).optional(),
       postalCode: z.string().max(30).optional(),
       state: z.string().max(50).optional(),
@@ -70,7 +70,7 @@ export const addressWith = (timing: RuleTiming) =>
 export const billingDetailWith = (timing: RuleTiming) =>
   z.object({
     firstName: z.string().min(1).max(100),
-    // API.md gives lastName both 100 (schema) and 50 (description); 50 is the safe rule: the gateway accepts it either way.
+    // docs/gateway-protocol.md#addresses-billing-detail-and-card gives lastName both 100 (schema) and 50 (description); 50 is the safe rule: the gateway accepts it either way.
     lastName: z.string().min(1).max(50),
     email: z.string().min(2).max(200),
     phone: z.string().min(2).max(50),

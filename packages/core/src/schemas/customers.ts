@@ -1,4 +1,4 @@
-/** Customer requests and results (API.md §2.2, operations 8–11). */
+/** Customer requests and results (docs/gateway-protocol.md#customers, operations 8–11). */
 import { z } from 'zod';
 import { looseString } from './common.js';
 
@@ -34,7 +34,7 @@ const pagingFields = {
 };
 
 /**
- * Where `list` sits is "not shown" (API.md §2.2): accept it inside a `page` object, beside it,
+ * Where `list` sits is "not shown" (docs/gateway-protocol.md#results): accept it inside a `page` object, beside it,
  * or with the paging fields directly in `data`, and normalise to one flat shape.
  */
 export const customerListSchema = z

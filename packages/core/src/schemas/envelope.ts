@@ -1,4 +1,4 @@
-/** The response envelope every API call answers with (API.md §2.1). */
+/** The response envelope every API call answers with (docs/gateway-protocol.md#response-envelope). */
 
 export interface Envelope {
   /** `00000` (or `0000`) on success; a number is read as its string. */

@@ -1,4 +1,4 @@
-/** Hosted checkout (operation 12) and local payment (operation 13) requests (API.md §2.5). */
+/** Hosted checkout (operation 12) and local payment (operation 13) requests (docs/gateway-protocol.md#hosted-checkout-and-local-payment). */
 import { z } from 'zod';
 import { isLocalPaymentMethodName, LOCAL_PAYMENT_METHODS } from '../local-methods.js';
 import { orderResultSchema } from './charges.js';
@@ -50,7 +50,7 @@ const hostedFields = {
   goodsDetails: goodsDetails.optional(),
   billingAddress: billingAddress.optional(),
   deliveryAddress: deliveryAddress.optional(),
-  // Sent by the official SDK/plugins although API.md's table omits them.
+  // Sent by the official SDK/plugins although the request table omits them (docs/gateway-protocol.md#hosted-checkout-and-local-payment).
   webSite: z.string().max(200).optional(),
   customerIp: z.string().max(50).optional(),
 };

@@ -1,4 +1,4 @@
-/** Stored payment method requests and results (API.md §2.3, operations 2–7). */
+/** Stored payment method requests and results (docs/gateway-protocol.md#payment-methods, operations 2–7). */
 import { z } from 'zod';
 import { billingDetailWith, card, looseString } from './common.js';
 import { withFastForm } from './fast-forms.js';

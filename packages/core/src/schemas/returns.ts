@@ -1,4 +1,4 @@
-/** The 11 fields the gateway appends to returnUrl (reference/gateway.md §7). */
+/** The 11 fields the gateway appends to returnUrl (docs/callbacks-and-returns.md#return-fields). */
 import { z } from 'zod';
 import { ORDER_STATUSES } from './charges.js';
 

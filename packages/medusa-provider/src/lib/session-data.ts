@@ -11,7 +11,7 @@ export type BuyerDetails = Omit<PaymentCustomer, 'gatewayCustomerId'> &
 
 /**
  * The session's `data`. Medusa returns it in every cart response, so it holds only what the shopper may
- * see: never card numbers, security codes or the sign key (DESIGN §4). The gateway's outcome is stored
+ * see: never card numbers, security codes or the sign key (docs/safety-rules.md#card-data). The gateway's outcome is stored
  * here because the gateway has no query endpoint: authorizePayment can only read this blob.
  */
 export interface GatewaykitSessionData {

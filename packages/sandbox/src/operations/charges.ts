@@ -1,4 +1,4 @@
-/** Operations 1, 12, 13: confirmCharge, checkout/payment, local_payment (API.md §2.4–2.5). */
+/** Operations 1, 12, 13: confirmCharge, checkout/payment, local_payment (docs/gateway-protocol.md#request-constraints). */
 import type { z } from 'zod';
 import { type CardSummary, summarizeCard } from '../cards.js';
 import type { SandboxContext } from '../context.js';

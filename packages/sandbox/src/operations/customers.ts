@@ -1,4 +1,4 @@
-/** Operations 8–11: customers (API.md §2.2). */
+/** Operations 8–11: customers (docs/gateway-protocol.md#customers). */
 import type { z } from 'zod';
 import type { SandboxContext } from '../context.js';
 import type { createCustomerRequestSchema, listCustomersQuerySchema } from '../core.js';

@@ -1,4 +1,4 @@
-/** Operations 2–7: stored payment methods (API.md §2.3, reference/gateway.md §8.2). */
+/** Operations 2–7: stored payment methods (docs/gateway-protocol.md#payment-methods). */
 import type { z } from 'zod';
 import { summarizeCard } from '../cards.js';
 import type { SandboxContext } from '../context.js';
