@@ -1,6 +1,5 @@
 import { GatewayValidationError } from '@gatewaykit/core';
-import { VendureEntity } from '@vendure/core';
-import { DataSource, PrimaryGeneratedColumn, type Repository } from 'typeorm';
+import type { Repository } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../src/entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
@@ -10,20 +9,17 @@ import {
   claimNextAttempt,
   sendClaimed,
 } from '../src/service/attempt-guard';
+import { attemptDatabase } from './support/attempt-database';
 
 /** Against a real sql.js database with the plugin's entity: the unique open-slot index decides. */
 describe('attempt guard', () => {
-  let db: DataSource;
   let repo: Repository<GatewaykitPaymentAttempt>;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    // Vendure assigns the id column at bootstrap; a bare DataSource needs it declared.
-    PrimaryGeneratedColumn()(VendureEntity.prototype, 'id');
-    db = new DataSource({ type: 'sqljs', entities: [GatewaykitPaymentAttempt], synchronize: true });
-    await db.initialize();
-    repo = db.getRepository(GatewaykitPaymentAttempt);
+    ({ repo, close } = await attemptDatabase());
   });
   afterAll(async () => {
-    await db?.destroy();
+    await close?.();
   });
 
   const details = (orderId: string): AttemptDetails => ({

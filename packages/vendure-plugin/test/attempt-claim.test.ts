@@ -1,31 +1,27 @@
+import type { Repository } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewaykitPaymentAttempt } from '../src/entity/payment-attempt.entity';
 import {
   claimOpenSlot,
   closeUnsent,
-  GatewaykitPaymentAttempt,
   OPEN_ATTEMPT_BLOCK_MS,
   releaseDeadClaims,
-} from '@gatewaykit/vendure-plugin';
-import { VendureEntity } from '@vendure/core';
-import { DataSource, PrimaryGeneratedColumn, type Repository } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+} from '../src/service/attempt-claim';
+import { attemptDatabase } from './support/attempt-database';
 
 /**
  * The per-order charge claim on its own, against a real sql.js database with the plugin's entity: the
  * unique (orderId, openSlot) index alone decides, so it holds for any number of server processes on
- * one database. (sql.js cannot be shared by two processes, so the server tests prove it in one.)
+ * one database. (sql.js cannot be shared by two processes; the Vendure server tests prove it through one.)
  */
 describe('attempt claim (database unique index)', () => {
-  let db: DataSource;
   let repo: Repository<GatewaykitPaymentAttempt>;
+  let close: () => Promise<void>;
   beforeAll(async () => {
-    // Vendure assigns the id column at bootstrap; a bare DataSource needs it declared.
-    PrimaryGeneratedColumn()(VendureEntity.prototype, 'id');
-    db = new DataSource({ type: 'sqljs', entities: [GatewaykitPaymentAttempt], synchronize: true });
-    await db.initialize();
-    repo = db.getRepository(GatewaykitPaymentAttempt);
+    ({ repo, close } = await attemptDatabase());
   });
   afterAll(async () => {
-    await db?.destroy();
+    await close?.();
   });
 
   const fields = (orderId: string, n: number) => ({
