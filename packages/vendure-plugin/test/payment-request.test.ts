@@ -131,7 +131,7 @@ describe('buildPaymentRequest', () => {
     expect(request).not.toHaveProperty('orderNo');
   });
 
-  it('names a nameless guest "Customer", leaves out an empty phone, adds a saved card\'s gateway customer', () => {
+  it("passes a nameless guest on as is (core names them), leaves out an empty phone, adds a saved card's gateway customer", () => {
     const charge: ChargeSource = {
       source: { kind: 'saved-card', customerPaymentMethodId: 'pm_1', customerId: 'cus_1' },
       gatewayCustomerId: 'cus_1',
@@ -143,8 +143,8 @@ describe('buildPaymentRequest', () => {
     );
     expect(request.customer).toEqual({
       email: 'g@example.com',
-      firstName: 'Customer',
-      lastName: 'Customer',
+      firstName: '',
+      lastName: '',
       gatewayCustomerId: 'cus_1',
     });
     expect(request.source).toEqual(charge.source);

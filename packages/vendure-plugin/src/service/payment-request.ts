@@ -91,9 +91,9 @@ export function buildPaymentRequest(
       currency: order.currencyCode,
       customer: {
         email: customer.emailAddress,
-        // The gateway requires both names; guest checkouts may leave them empty.
-        firstName: customer.firstName || 'Customer',
-        lastName: customer.lastName || 'Customer',
+        // Empty names are left to core's request builders, which apply the gateway's name rule.
+        firstName: customer.firstName,
+        lastName: customer.lastName,
         ...(customer.phoneNumber ? { phone: customer.phoneNumber } : {}),
         ...(charge.gatewayCustomerId ? { gatewayCustomerId: charge.gatewayCustomerId } : {}),
       },
