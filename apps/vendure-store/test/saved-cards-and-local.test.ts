@@ -140,7 +140,7 @@ describe('saved cards, local methods and method settings', () => {
           handler: {
             code: 'gatewaykit',
             arguments: [
-              { name: 'gatewayNo', value: 'abc' },
+              { name: 'gatewayNo', value: 'ab-c' },
               { name: 'signKey', value: 'x' },
               { name: 'environment', value: 'test' },
               { name: 'baseUrl', value: '' },
@@ -152,7 +152,9 @@ describe('saved cards, local methods and method settings', () => {
         },
       },
     );
-    await expect(save).rejects.toThrow(/gatewayNo must be the numeric gateway number.*signKey.*localMethod/);
+    await expect(save).rejects.toThrow(
+      /gatewayNo must be the merchant gateway number: 1 to 16 letters or digits.*signKey.*localMethod/,
+    );
   });
 
   it('refuses to update a payment method to unusable settings', async () => {
