@@ -3,7 +3,8 @@
  * (docs/callbacks-and-returns.md#callbacks): PHP-style JSON body, UPPERCASE sign-info, fresh request-id
  * per attempt, delivered only when the receiver answers the body `success`, otherwise retried 15
  * times on the gateway's schedule compressed by `timeScale`. Chaos knobs reproduce duplicates,
- * stale out-of-order events, delays and drops.
+ * stale out-of-order events, delays and drops. Refund and chargeback notifications of a trade go the
+ * same way, to the callbackUrl of the original payment (docs/callbacks-and-returns.md#event-data).
  */
 import { Agent, request } from 'undici';
 import type { VirtualClock } from './clock.js';
@@ -30,7 +31,10 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
 ];
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 
-export type CallbackType = 'transaction.success' | 'transaction.fail' | 'transaction.pending';
+export type TransactionCallbackType = 'transaction.success' | 'transaction.fail' | 'transaction.pending';
+/** Notifications about a trade after its payment: refund results and chargebacks. */
+export type TradeNoticeType = 'refund.success' | 'refund.fail' | 'chargeback.success';
+export type CallbackType = TransactionCallbackType | TradeNoticeType;
 
 export interface CallbackChaos {
   /** Deliver each event this many times, concurrently (duplicates). */
@@ -67,6 +71,8 @@ export interface CallbackDelivery {
   gatewayNo: string;
   tradeNo: string;
   orderNo: string;
+  /** The refund's or chargeback's batchNo, for `refund.*` and `chargeback.*` notifications. */
+  batchNo?: string | undefined;
   type: CallbackType;
   url: string;
   /** The exact body sent (phpJsonEncode), identical on every attempt. */
@@ -137,20 +143,10 @@ export class CallbackEngine {
    * Creates the deliveries for one event of an order (several under chaos) without sending them;
    * `start` sends them. Returns nothing when the order has no callbackUrl.
    */
-  create(order: OrderRecord, type: CallbackType): CallbackDelivery[] {
+  create(order: OrderRecord, type: TransactionCallbackType): CallbackDelivery[] {
     if (!order.callbackUrl) return [];
     const chaos = this.chaosSettings;
-    const copies = Math.max(1, Math.floor(chaos.copies ?? 1));
-    const body = phpJsonEncode({ type, data: callbackData(order) });
-    const created: CallbackDelivery[] = [];
-    for (let copy = 1; copy <= copies; copy++) {
-      const notes: string[] = [];
-      if (copies > 1) notes.push(`copy ${copy} of ${copies}`);
-      if (chaos.drop) notes.push('dropped');
-      created.push(
-        this.add(order, type, body, chaos.drop ? 'dropped' : 'held', notes.join(', ') || undefined),
-      );
-    }
+    const created = this.addCopies(order, type, phpJsonEncode({ type, data: callbackData(order) }));
     if (chaos.outOfOrder && type === 'transaction.success' && !chaos.drop) {
       const staleBody = phpJsonEncode({
         type: 'transaction.fail',
@@ -170,6 +166,42 @@ export class CallbackEngine {
       const first = created[0];
       const firstRuntime = first ? this.runtime.get(first.id) : undefined;
       void firstRuntime?.firstAttempt.then(() => this.start([stale]));
+    }
+    return created;
+  }
+
+  /**
+   * Like `create`, for a refund or chargeback notification of the order's trade: `data` is the whole
+   * event data, sent to the order's callbackUrl. Copies, delay and drop apply; the stale out-of-order
+   * event is a payment's only.
+   */
+  createNotice(
+    order: OrderRecord,
+    type: TradeNoticeType,
+    batchNo: string,
+    data: Record<string, unknown>,
+  ): CallbackDelivery[] {
+    if (!order.callbackUrl) return [];
+    return this.addCopies(order, type, phpJsonEncode({ type, data }), batchNo);
+  }
+
+  /** One delivery per chaos copy (dropped ones recorded as such), all with the same body. */
+  private addCopies(
+    order: OrderRecord,
+    type: CallbackType,
+    body: string,
+    batchNo?: string,
+  ): CallbackDelivery[] {
+    const chaos = this.chaosSettings;
+    const copies = Math.max(1, Math.floor(chaos.copies ?? 1));
+    const created: CallbackDelivery[] = [];
+    for (let copy = 1; copy <= copies; copy++) {
+      const notes: string[] = [];
+      if (copies > 1) notes.push(`copy ${copy} of ${copies}`);
+      if (chaos.drop) notes.push('dropped');
+      created.push(
+        this.add(order, type, body, chaos.drop ? 'dropped' : 'held', notes.join(', ') || undefined, batchNo),
+      );
     }
     return created;
   }
@@ -248,12 +280,14 @@ export class CallbackEngine {
     body: string,
     state: DeliveryState,
     chaos: string | undefined,
+    batchNo?: string,
   ): CallbackDelivery {
     const delivery: CallbackDelivery = {
       id: newShortId('cb'),
       gatewayNo: order.gatewayNo,
       tradeNo: order.tradeNo,
       orderNo: order.orderNo,
+      batchNo,
       type,
       url: order.callbackUrl ?? '',
       body,

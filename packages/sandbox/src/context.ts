@@ -25,6 +25,14 @@ export function isoNow(context: SandboxContext): string {
   return isoAt(context.clock.now());
 }
 
+/**
+ * The gateway's timestamp text, `2022-04-26 17:47:18` (docs/callbacks-and-returns.md#event-data), in
+ * UTC: customer and payment method `created` (no documented format), trade and refund dates, noticeDate.
+ */
+export function gatewayTimestamp(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
+}
+
 /** Largest time a Date can hold (ECMA-262 TimeClip). */
 const MAX_DATE_MS = 8.64e15;
 let lastMs = Number.NaN;

@@ -1,13 +1,30 @@
 /**
- * Control API under /_sandbox/: reset, state dump, request log, faults, clock and callback controls.
- * JSON in and out; form posts (the dashboard's buttons) get a 303 back to the dashboard instead.
+ * Control API under /_sandbox/: reset, state dump, request log, faults, clock, callback controls, refund
+ * outcomes and chargebacks. JSON in and out; form posts (the dashboard's buttons) get a 303 back to the
+ * dashboard instead.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallbackChaos, CallbackDelivery } from './callbacks.js';
+import { type ChargebackInput, raiseChargeback } from './chargebacks.js';
 import type { SandboxContext } from './context.js';
 import { FaultError, type FaultInput, type FaultRule } from './faults.js';
 import { parseBodyFields, redirect, sendJson } from './http.js';
-import type { CustomerRecord, OrderRecord, PaymentMethodRecord, RequestLogEntry } from './store.js';
+import {
+  addRefundOutcome,
+  type RefundOutcomeInput,
+  type SettleRefundInput,
+  settleRefund,
+} from './refunds.js';
+import { ControlError } from './replies.js';
+import type {
+  ChargebackRecord,
+  CustomerRecord,
+  OrderRecord,
+  PaymentMethodRecord,
+  RefundOutcomeRule,
+  RefundRecord,
+  RequestLogEntry,
+} from './store.js';
 
 export interface SandboxState {
   clock: { now: string; nowMs: number; offsetMs: number };
@@ -15,6 +32,9 @@ export interface SandboxState {
   customers: CustomerRecord[];
   paymentMethods: PaymentMethodRecord[];
   orders: OrderRecord[];
+  refunds: RefundRecord[];
+  refundOutcomes: RefundOutcomeRule[];
+  chargebacks: ChargebackRecord[];
   callbacks: CallbackDelivery[];
   faults: FaultRule[];
   chaos: CallbackChaos;
@@ -32,6 +52,9 @@ export function stateDump(context: SandboxContext): SandboxState {
     customers: [...context.store.customers.values()],
     paymentMethods: [...context.store.paymentMethods.values()],
     orders: [...context.store.orders.values()],
+    refunds: [...context.store.refunds.values()],
+    refundOutcomes: context.store.refundOutcomes.map((rule) => ({ ...rule })),
+    chargebacks: [...context.store.chargebacks],
     callbacks: [...context.callbacks.list()],
     faults: [...context.faults.list()],
     chaos: context.callbacks.chaos,
@@ -114,6 +137,49 @@ export function parseFault(input: Record<string, unknown>): FaultInput {
   };
 }
 
+const optionalText = (value: unknown): string | undefined =>
+  value === undefined || value === null || value === '' ? undefined : String(value);
+
+/** `{ outcome, reason?, times?, tradeNo? }` from JSON or a dashboard form. */
+export function parseRefundOutcome(input: Record<string, unknown>): RefundOutcomeInput {
+  const times = input['times'];
+  return {
+    outcome: String(input['outcome'] ?? '') as RefundOutcomeInput['outcome'],
+    reason: optionalText(input['reason']),
+    times:
+      times === undefined || times === ''
+        ? undefined
+        : times === 'always'
+          ? 'always'
+          : Number(times as string),
+    tradeNo: optionalText(input['tradeNo']),
+  };
+}
+
+export function parseSettleRefund(input: Record<string, unknown>): SettleRefundInput {
+  return {
+    status: String(input['status'] ?? '') as SettleRefundInput['status'],
+    reason: optionalText(input['reason']),
+  };
+}
+
+export function parseChargeback(input: Record<string, unknown>): ChargebackInput {
+  return {
+    tradeNo: String(input['tradeNo'] ?? ''),
+    amount: optionalText(input['amount']),
+    reason: optionalText(input['reason']),
+    replyDeadline: optionalText(input['replyDeadline']),
+    cpdDate: optionalText(input['cpdDate']),
+  };
+}
+
+/** Records of one trade when `?tradeNo=` is given, else all. */
+function byTrade<T extends { tradeNo: string }>(records: Iterable<T>, url: URL): T[] {
+  const tradeNo = url.searchParams.get('tradeNo');
+  const all = [...records];
+  return tradeNo ? all.filter((record) => record.tradeNo === tradeNo) : all;
+}
+
 function requestLog(context: SandboxContext, url: URL): RequestLogEntry[] {
   const limit = Number(url.searchParams.get('limit') ?? '0');
   const all = [...context.store.requests];
@@ -140,6 +206,7 @@ export async function handleControl(
     const body = method === 'GET' ? {} : parseBodyFields(request, rawBody);
     const redeliver = /^\/_sandbox\/callbacks\/([^/]+)\/redeliver$/.exec(path);
     const faultById = /^\/_sandbox\/faults\/([^/]+)$/.exec(path);
+    const settle = /^\/_sandbox\/refunds\/([^/]+)\/settle$/.exec(path);
     if (method === 'POST' && path === '/_sandbox/reset') {
       resetSandbox(context);
       return done({ ok: true });
@@ -180,9 +247,28 @@ export async function handleControl(
     if (method === 'POST' && path === '/_sandbox/chaos')
       return done(context.callbacks.setChaos(parseChaos(body)));
     if (method === 'DELETE' && path === '/_sandbox/chaos') return done(context.callbacks.setChaos({}));
+    if (method === 'GET' && path === '/_sandbox/refunds')
+      return sendJson(response, 200, byTrade(context.store.refunds.values(), url));
+    if (method === 'GET' && path === '/_sandbox/refunds/next')
+      return sendJson(response, 200, context.store.refundOutcomes);
+    if (method === 'POST' && path === '/_sandbox/refunds/next')
+      return done(addRefundOutcome(context, parseRefundOutcome(body)), 201);
+    if (
+      (method === 'DELETE' && path === '/_sandbox/refunds/next') ||
+      (method === 'POST' && path === '/_sandbox/refunds/next/clear')
+    ) {
+      context.store.refundOutcomes = [];
+      return done({ ok: true });
+    }
+    if (method === 'POST' && settle)
+      return done(settleRefund(context, decodeURIComponent(settle[1] ?? ''), parseSettleRefund(body)));
+    if (method === 'GET' && path === '/_sandbox/chargebacks')
+      return sendJson(response, 200, byTrade(context.store.chargebacks, url));
+    if (method === 'POST' && path === '/_sandbox/chargebacks')
+      return done(raiseChargeback(context, parseChargeback(body)), 201);
     sendJson(response, 404, { error: `no control route ${method} ${path}` });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    sendJson(response, 400, { error: message });
+    sendJson(response, error instanceof ControlError ? error.status : 400, { error: message });
   }
 }

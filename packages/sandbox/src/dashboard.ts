@@ -1,9 +1,14 @@
-/** The dashboard: one server-rendered page of orders, customers, callbacks, requests and faults, with buttons. */
+/**
+ * The dashboard: one server-rendered page of orders (with their refunds and chargebacks), customers,
+ * callbacks, requests and faults, with buttons.
+ */
 import type { CallbackDelivery } from './callbacks.js';
 import { TEST_CARDS } from './cards.js';
 import type { SandboxContext } from './context.js';
 import { clockView } from './control.js';
 import { escapeHtml, layout, table } from './html.js';
+import { refundableAmount } from './refunds.js';
+import type { OrderRecord } from './store.js';
 
 const post = (action: string, label: string, fields: Record<string, string> = {}) =>
   `<form class="inline" method="post" action="${escapeHtml(action)}">${Object.entries(fields)
@@ -21,6 +26,24 @@ function attemptSummary(delivery: CallbackDelivery): string {
 
 const status = (value: string) => `<span class="${escapeHtml(value)}">${escapeHtml(value)}</span>`;
 
+/** An order's refunds and chargebacks, one line each, and what is left to refund. */
+function afterPayment(context: SandboxContext, order: OrderRecord): string {
+  const lines = context.store
+    .refundsOf(order.tradeNo)
+    .map(
+      (refund) =>
+        `refund ${escapeHtml(refund.batchNo)} ${escapeHtml(refund.refundAmount)} ${status(refund.refundStatus)}`,
+    );
+  for (const chargeback of context.store.chargebacksOf(order.tradeNo)) {
+    lines.push(
+      `chargeback ${escapeHtml(chargeback.batchNo)} ${escapeHtml(chargeback.amount)}: ${escapeHtml(chargeback.reason)} (reply by ${escapeHtml(chargeback.replyDeadline)})`,
+    );
+  }
+  if (lines.length > 0 && order.orderStatus === 'success')
+    lines.push(`<span class="muted">left to refund ${escapeHtml(refundableAmount(context, order))}</span>`);
+  return lines.join('<br>');
+}
+
 export function renderDashboard(context: SandboxContext, apiUrl: string): string {
   const clock = clockView(context);
   const orders = [...context.store.orders.values()]
@@ -33,9 +56,44 @@ export function renderDashboard(context: SandboxContext, apiUrl: string): string
       status(order.orderStatus),
       escapeHtml(order.orderInfo),
       escapeHtml(order.maskCardNo),
+      afterPayment(context, order),
       order.orderStatus === 'pending' && order.redirectUrl
         ? `<a href="${escapeHtml(order.redirectUrl)}">page</a>`
+        : order.orderStatus === 'success'
+          ? post('/_sandbox/chargebacks', 'Raise chargeback', { tradeNo: order.tradeNo })
+          : '',
+    ]);
+  const refunds = [...context.store.refunds.values()]
+    .reverse()
+    .map((refund) => [
+      escapeHtml(refund.batchNo),
+      escapeHtml(refund.merTrackNo),
+      escapeHtml(refund.orderNo),
+      escapeHtml(refund.tradeNo),
+      `${escapeHtml(refund.refundAmount)} ${escapeHtml(refund.refundCurrency)}`,
+      status(refund.refundStatus),
+      escapeHtml(refund.refundStatus === 'fail' ? refund.failReason : refund.refundReason),
+      escapeHtml(refund.refundDate),
+      refund.refundStatus === 'pending'
+        ? `${post(`/_sandbox/refunds/${encodeURIComponent(refund.batchNo)}/settle`, 'Succeed', { status: 'success' })}${post(`/_sandbox/refunds/${encodeURIComponent(refund.batchNo)}/settle`, 'Fail', { status: 'fail' })}`
         : '',
+    ]);
+  const refundOutcomes = context.store.refundOutcomes.map((rule) => [
+    escapeHtml(rule.outcome),
+    escapeHtml(rule.reason),
+    escapeHtml(rule.tradeNo ?? 'any'),
+    escapeHtml(String(rule.remaining)),
+  ]);
+  const chargebacks = [...context.store.chargebacks]
+    .reverse()
+    .map((chargeback) => [
+      escapeHtml(chargeback.batchNo),
+      escapeHtml(chargeback.orderNo),
+      escapeHtml(chargeback.tradeNo),
+      `${escapeHtml(chargeback.amount)} ${escapeHtml(chargeback.currency)}`,
+      escapeHtml(chargeback.reason),
+      escapeHtml(chargeback.replyDeadline),
+      escapeHtml(chargeback.noticeDate),
     ]);
   const customers = [...context.store.customers.values()]
     .reverse()
@@ -90,7 +148,13 @@ export function renderDashboard(context: SandboxContext, apiUrl: string): string
 <div>${post('/_sandbox/reset', 'Reset everything')}
 <form class="inline" method="post" action="/_sandbox/clock"><input name="advanceMs" size="9" value="600000"><button type="submit">Advance clock (ms)</button></form>
 ${post('/_sandbox/clock', 'Reset clock offset', { offsetMs: '0' })}</div>
-<h2>Orders</h2>${table(['orderNo', 'tradeNo', 'kind', 'amount', 'status', 'orderInfo', 'card', ''], orders)}
+<h2>Orders</h2>${table(['orderNo', 'tradeNo', 'kind', 'amount', 'status', 'orderInfo', 'card', 'refunds · chargebacks', ''], orders)}
+<h2>Refunds</h2>${table(['batchNo', 'merTrackNo', 'orderNo', 'tradeNo', 'amount', 'status', 'reason', 'date', ''], refunds)}
+<h3>Next refunds</h3>${table(['outcome', 'reason', 'trade', 'remaining'], refundOutcomes)}
+<form method="post" action="/_sandbox/refunds/next">outcome <select name="outcome"><option>fail</option><option>pending</option><option>success</option></select> reason <input name="reason" size="24"> trade <input name="tradeNo" size="22" placeholder="any"> times <input name="times" size="6" value="1"> <button type="submit">Set next refund</button></form>
+${post('/_sandbox/refunds/next/clear', 'Clear next refunds')}
+<h2>Chargebacks</h2>${table(['batchNo', 'orderNo', 'tradeNo', 'amount', 'reason', 'reply deadline', 'notice'], chargebacks)}
+<form method="post" action="/_sandbox/chargebacks">tradeNo <input name="tradeNo" size="22"> amount <input name="amount" size="8" placeholder="all"> reason <input name="reason" size="24"> <button type="submit">Raise chargeback</button></form>
 <h2>Callbacks</h2>${table(['id', 'orderNo', 'type', 'state', 'attempts', 'chaos', ''], callbacks)}
 <h2>Callback chaos</h2><p class="muted">current: ${escapeHtml(JSON.stringify(chaos))}</p>
 <form method="post" action="/_sandbox/chaos">copies <input name="copies" size="2" value="${escapeHtml(chaos.copies ?? '')}">

@@ -29,6 +29,14 @@ export function newTradeNo(virtualNow: number): string {
   return `${stamp}${String(tradeSequence).padStart(8, '0')}`;
 }
 
+/**
+ * Refund and chargeback `batchNo`: no documented form (docs/gateway-protocol.md#identifiers), so a
+ * prefix (`R` refund, `CB` chargeback) and a tradeNo-like stamp, never mistaken for a tradeNo.
+ */
+export function newBatchNo(prefix: 'R' | 'CB', virtualNow: number): string {
+  return `${prefix}${newTradeNo(virtualNow)}`;
+}
+
 // Random per process so ids from two runs do not look alike; a counter after that (cheap on the hot path).
 const shortIdBase = randomBytes(3).toString('hex');
 let shortIdSequence = 0;

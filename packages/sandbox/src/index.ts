@@ -8,10 +8,23 @@ export {
   type DeliveryState,
   MAX_ATTEMPTS,
   RETRY_SCHEDULE_MS,
+  type TradeNoticeType,
+  type TransactionCallbackType,
 } from './callbacks.js';
 export { type CardBehaviour, TEST_CARDS, type TestCard } from './cards.js';
+export {
+  CHARGEBACK_REASON,
+  CHARGEBACK_REPLY_DAYS,
+  type ChargebackInput,
+} from './chargebacks.js';
 export type { SandboxState } from './control.js';
 export { FAULT_KINDS, type FaultInput, type FaultKind, type FaultRule } from './faults.js';
+export {
+  REFUND_FAIL_REASON,
+  type RefundOutcomeInput,
+  type RefundRequest,
+  type SettleRefundInput,
+} from './refunds.js';
 export { DUPLICATE_ORDER_CODE } from './replies.js';
 export {
   DEFAULT_MERCHANT,
@@ -22,4 +35,13 @@ export {
 } from './server.js';
 export { type PageOutcome, submitSandboxPage, TEST_CARD_NUMBERS, testCardForm } from './shopper.js';
 export type { Merchant } from './signature-check.js';
-export type { CustomerRecord, OrderRecord, PaymentMethodRecord, RequestLogEntry } from './store.js';
+export type {
+  ChargebackRecord,
+  CustomerRecord,
+  OrderRecord,
+  PaymentMethodRecord,
+  RefundOutcomeRule,
+  RefundRecord,
+  RefundStatus,
+  RequestLogEntry,
+} from './store.js';

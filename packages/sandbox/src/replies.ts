@@ -48,3 +48,14 @@ export function notFound(field: string, value: string): GatewayReply {
   // Redacted in case a card number was sent where an id belongs.
   return new GatewayReply(ERROR_CODES.PARAM_NULL, `${field} ${redactText(value)} does not exist`);
 }
+
+/** A refused test control (control API and `Sandbox` methods): HTTP `status` with `{ error: message }`. */
+export class ControlError extends Error {
+  constructor(
+    message: string,
+    readonly status = 400,
+  ) {
+    super(message);
+    this.name = 'ControlError';
+  }
+}

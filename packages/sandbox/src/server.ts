@@ -6,6 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { answerThisTurn } from './answer-batch.js';
 import { type CallbackChaos, type CallbackDelivery, CallbackEngine } from './callbacks.js';
+import { type ChargebackInput, raiseChargeback } from './chargebacks.js';
 import { VirtualClock } from './clock.js';
 import { isoAt, type SandboxContext } from './context.js';
 import { handleControl, moveClock, resetSandbox, type SandboxState, stateDump } from './control.js';
@@ -17,10 +18,23 @@ import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
 import { newShortId } from './ids.js';
 import { runOperation } from './operations/index.js';
 import { handlePage } from './pages.js';
+import {
+  addRefundOutcome,
+  type RefundOutcomeInput,
+  type SettleRefundInput,
+  settleRefund,
+} from './refunds.js';
 import { type Envelope, GatewayReply, success } from './replies.js';
 import { API_PREFIX, matchRoute } from './router.js';
 import { type Merchant, RequestIdRegistry, verifyRequest } from './signature-check.js';
-import { type OrderRecord, type RequestLogEntry, SandboxStore } from './store.js';
+import {
+  type ChargebackRecord,
+  type OrderRecord,
+  type RefundOutcomeRule,
+  type RefundRecord,
+  type RequestLogEntry,
+  SandboxStore,
+} from './store.js';
 
 export const DEFAULT_MERCHANT: Merchant = { gatewayNo: '12345678', signKey: 'sandbox-sign-key' };
 
@@ -76,6 +90,19 @@ export interface Sandbox {
   callbacks(): readonly CallbackDelivery[];
   redeliver(id: string): Promise<CallbackDelivery | undefined>;
   setChaos(chaos: CallbackChaos): CallbackChaos;
+  /** Refunds (of one trade when given), in application order. */
+  refunds(tradeNo?: string): readonly RefundRecord[];
+  refund(batchNo: string): RefundRecord | undefined;
+  /** Makes the next refund(s) `fail` or stay `pending` (`times`, default 1; `tradeNo` to aim at one trade). */
+  addRefundOutcome(input: RefundOutcomeInput): RefundOutcomeRule;
+  refundOutcomes(): readonly RefundOutcomeRule[];
+  clearRefundOutcomes(): void;
+  /** Settles a pending refund and sends its `refund.success` / `refund.fail` notification. */
+  settleRefund(batchNo: string, input: SettleRefundInput): RefundRecord;
+  /** Raises a chargeback on a paid trade and sends its `chargeback.success` notification. */
+  raiseChargeback(input: ChargebackInput): ChargebackRecord;
+  /** Chargebacks (of one trade when given), in the order raised. */
+  chargebacks(tradeNo?: string): readonly ChargebackRecord[];
   /** Polls the delivery log until `predicate` holds (default timeout 5 s). */
   waitForCallbacks(
     predicate: (deliveries: readonly CallbackDelivery[]) => boolean,
@@ -368,5 +395,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     redeliver: (id) => context.callbacks.redeliver(id),
     setChaos: (chaos) => context.callbacks.setChaos(chaos),
     waitForCallbacks: (predicate, timeoutMs) => context.callbacks.waitFor(predicate, timeoutMs),
+    refunds: (tradeNo) =>
+      tradeNo === undefined ? [...context.store.refunds.values()] : context.store.refundsOf(tradeNo),
+    refund: (batchNo) => context.store.refunds.get(batchNo),
+    addRefundOutcome: (input) => addRefundOutcome(context, input),
+    refundOutcomes: () => context.store.refundOutcomes,
+    clearRefundOutcomes: () => {
+      context.store.refundOutcomes = [];
+    },
+    settleRefund: (batchNo, input) => settleRefund(context, batchNo, input),
+    raiseChargeback: (input) => raiseChargeback(context, input),
+    chargebacks: (tradeNo) =>
+      tradeNo === undefined ? [...context.store.chargebacks] : context.store.chargebacksOf(tradeNo),
   };
 }

@@ -76,6 +76,58 @@ export interface OrderRecord {
   updatedAt: string;
 }
 
+export type RefundStatus = 'pending' | 'success' | 'fail';
+
+/** One refund of a trade (docs/gateway-protocol.md#outside-the-api): applied by `POST /refund`, settled at once or later. */
+export interface RefundRecord {
+  gatewayNo: string;
+  batchNo: string;
+  /** The merchant's own refund id: a second request with it answers this refund again. */
+  merTrackNo: string;
+  tradeNo: string;
+  orderNo: string;
+  /** Normalised to the currency's digits (`5` is kept as `5.00`). */
+  refundAmount: string;
+  refundCurrency: string;
+  refundType: '1' | '2';
+  refundReason: string;
+  remark: string;
+  refundStatus: RefundStatus;
+  /** Why a failed refund failed (the `reason` of its `refund.fail` notification); `''` otherwise. */
+  failReason: string;
+  /** When it was applied, `YYYY-MM-DD HH:mm:ss` (UTC, virtual clock). */
+  refundDate: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A chargeback raised on a trade through the control API. */
+export interface ChargebackRecord {
+  gatewayNo: string;
+  batchNo: string;
+  tradeNo: string;
+  orderNo: string;
+  amount: string;
+  currency: string;
+  reason: string;
+  /** `YYYY-MM-DD HH:mm:ss` (UTC, virtual clock), like `noticeDate`. */
+  replyDeadline: string;
+  cpdDate: string;
+  noticeDate: string;
+  createdAt: string;
+}
+
+/** What the next refund(s) do instead of succeeding at once (`POST /_sandbox/refunds/next`). */
+export interface RefundOutcomeRule {
+  id: string;
+  outcome: RefundStatus;
+  /** The failure reason for `fail`. */
+  reason: string;
+  /** Only refunds of this trade, when set. */
+  tradeNo?: string | undefined;
+  remaining: number | 'always';
+}
+
 export interface RequestLogEntry {
   id: string;
   at: string;
@@ -109,6 +161,16 @@ export class SandboxStore {
    * orders. Nested rather than one joined key, so a lookup builds and hashes no new string.
    */
   private readonly paid = new Map<string, Map<string, string>>();
+  /** By batchNo. */
+  readonly refunds = new Map<string, RefundRecord>();
+  /** Chargebacks in the order they were raised. */
+  readonly chargebacks: ChargebackRecord[] = [];
+  /** Test controls for the next refunds, first live rule first. */
+  refundOutcomes: RefundOutcomeRule[] = [];
+  /** Refunds of a trade in application order, by tradeNo. */
+  private readonly refundsByTrade = new Map<string, RefundRecord[]>();
+  /** Refund by merchant, then merTrackNo: a merTrackNo names one refund of one merchant. */
+  private readonly refundsByTrackNo = new Map<string, Map<string, RefundRecord>>();
   private requestLog: RequestLogEntry[] = [];
 
   reset(): void {
@@ -116,7 +178,37 @@ export class SandboxStore {
     this.paymentMethods.clear();
     this.orders.clear();
     this.paid.clear();
+    this.refunds.clear();
+    this.refundsByTrade.clear();
+    this.refundsByTrackNo.clear();
+    this.chargebacks.length = 0;
+    this.refundOutcomes = [];
     this.requestLog = [];
+  }
+
+  addRefund(refund: RefundRecord): void {
+    this.refunds.set(refund.batchNo, refund);
+    const ofTrade = this.refundsByTrade.get(refund.tradeNo);
+    if (ofTrade) ofTrade.push(refund);
+    else this.refundsByTrade.set(refund.tradeNo, [refund]);
+    let byTrackNo = this.refundsByTrackNo.get(refund.gatewayNo);
+    if (!byTrackNo) {
+      byTrackNo = new Map();
+      this.refundsByTrackNo.set(refund.gatewayNo, byTrackNo);
+    }
+    byTrackNo.set(refund.merTrackNo, refund);
+  }
+
+  refundsOf(tradeNo: string): readonly RefundRecord[] {
+    return this.refundsByTrade.get(tradeNo) ?? [];
+  }
+
+  refundByTrackNo(gatewayNo: string, merTrackNo: string): RefundRecord | undefined {
+    return this.refundsByTrackNo.get(gatewayNo)?.get(merTrackNo);
+  }
+
+  chargebacksOf(tradeNo: string): ChargebackRecord[] {
+    return this.chargebacks.filter((chargeback) => chargeback.tradeNo === tradeNo);
   }
 
   logRequest(entry: RequestLogEntry): void {

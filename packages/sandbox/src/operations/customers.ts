@@ -1,15 +1,10 @@
 /** Operations 8–11: customers (docs/gateway-protocol.md#customers). */
 import type { z } from 'zod';
-import type { SandboxContext } from '../context.js';
+import { gatewayTimestamp, type SandboxContext } from '../context.js';
 import type { createCustomerRequestSchema, listCustomersQuerySchema } from '../core.js';
 import { newCustomerId } from '../ids.js';
 import { notFound } from '../replies.js';
 import type { CustomerRecord } from '../store.js';
-
-/** `created` has no documented format; the gateway's other timestamps look like `2022-04-26 17:47:18`. */
-export function gatewayTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace('T', ' ').slice(0, 19);
-}
 
 export function customerView(customer: CustomerRecord) {
   const { gatewayNo: _, ...view } = customer;

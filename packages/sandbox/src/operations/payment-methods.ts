@@ -1,12 +1,12 @@
 /** Operations 2–7: stored payment methods (docs/gateway-protocol.md#payment-methods). */
 import type { z } from 'zod';
 import { summarizeCard } from '../cards.js';
-import type { SandboxContext } from '../context.js';
+import { gatewayTimestamp, type SandboxContext } from '../context.js';
 import type { createPaymentMethodRequestSchema, updatePaymentMethodRequestSchema } from '../core.js';
 import { newPaymentMethodId } from '../ids.js';
 import { notFound } from '../replies.js';
 import type { PaymentMethodRecord } from '../store.js';
-import { findCustomer, gatewayTimestamp } from './customers.js';
+import { findCustomer } from './customers.js';
 
 /** The payment method structure of create, update, retrieve, attach (and detach, and list items). */
 export function paymentMethodView(method: PaymentMethodRecord) {
