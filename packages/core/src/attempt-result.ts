@@ -43,11 +43,15 @@ const mayHaveArrivedNote = (read: boolean) => (read ? '' : `; ${MAYBE_APPLIED}`)
 const retryIfRead = (read: boolean, error: GatewayError): AttemptResult =>
   read ? retryable(error) : final(error);
 
+/** What an unknown outcome of a charge means (operations say otherwise through unknownOutcomeAdvice). */
+const CHARGE_ADVICE =
+  'the charge may exist. Do not retry it as a new payment: wait for the signed callback or return.';
+
 function unknownOutcome(ctx: AttemptContext, reason: string, cause?: unknown): AttemptResult {
   const { name } = ctx.operation;
   return final(
     new UnknownOutcomeError(
-      `${name}: the outcome is unknown (${reason}); the charge may exist. Do not retry it as a new payment: wait for the signed callback or return.`,
+      `${name}: the outcome is unknown (${reason}); ${ctx.operation.unknownOutcomeAdvice ?? CHARGE_ADVICE}`,
       name,
       { requestId: ctx.requestId, cause },
     ),

@@ -1,6 +1,8 @@
 /**
- * GatewayClient: the typed, signed client for the 13 operations of API V2022-03. Input is validated
- * against the gateway's constraints (docs/gateway-protocol.md#request-constraints) before anything is sent; answers are parsed into typed `data`.
+ * GatewayClient: the typed, signed client for the 13 operations of API V2022-03 and the OpenAPI host's
+ * refunds and record queries (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). Input is
+ * validated against the gateway's constraints (docs/gateway-protocol.md#request-constraints) before
+ * anything is sent; answers are parsed into typed `data`.
  */
 import { type Dispatcher, Pool } from 'undici';
 import { UnknownOutcomeError, type ValidationIssue } from './errors.js';
@@ -9,13 +11,13 @@ import {
   ENVIRONMENT_RULE,
   GATEWAY_NO_RULE,
   type GatewayEnvironment,
-  gatewayBaseUrlOf,
+  gatewayBaseUrlsOf,
   isGatewayEnvironment,
   isGatewayNo,
   normalizeGatewayBaseUrl,
 } from './gateway-config.js';
 import type { GatewayLogger } from './logger.js';
-import { getOperation, type OperationName } from './operations.js';
+import { getOperation, type OperationHost, type OperationName } from './operations.js';
 import type { ChargeResult, ConfirmChargeRequest } from './schemas/charges.js';
 import type {
   CreateCustomerRequest,
@@ -33,6 +35,14 @@ import type {
   PaymentMethod,
   UpdatePaymentMethodRequest,
 } from './schemas/payment-methods.js';
+import type { CreateRefundRequest, CreateRefundResult, RefundRecord } from './schemas/refunds.js';
+import type {
+  ChargebackList,
+  ListChargebacksQuery,
+  ListTransactionsQuery,
+  TransactionList,
+  TransactionRecord,
+} from './schemas/transactions.js';
 import { SignedTransport } from './transport.js';
 import { invalidInput, parseRequest, parseResponse } from './validation.js';
 
@@ -52,7 +62,7 @@ interface CommonOptions {
   logger?: GatewayLogger;
   /** Custom undici dispatcher; by default the client owns a keep-alive pool. */
   dispatcher?: Dispatcher;
-  /** Keep-alive connections of the client's own pool (default 16). */
+  /** Keep-alive connections of each of the client's own pools, one per host (default 16). */
   connections?: number;
 }
 
@@ -86,6 +96,16 @@ function configIssues(options: GatewayClientOptions): ValidationIssue[] {
   return issues;
 }
 
+/** The query as signed and sent: parsed values, without the options left out (undefined). */
+function definedValues(query: Record<string, string | number | undefined>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const key of Object.keys(query)) {
+    const value = query[key];
+    if (value !== undefined) out[key] = value;
+  }
+  return out;
+}
+
 function requireId(value: unknown, path: string): string {
   if (typeof value !== 'string' || value.length === 0 || value.length > 100) {
     throw invalidInput(path, [{ path, message: 'must be a non-empty string of at most 100 characters' }]);
@@ -95,9 +115,12 @@ function requireId(value: unknown, path: string): string {
 
 export class GatewayClient {
   readonly gatewayNo: string;
+  /** Base URL of the payment API operations. */
   readonly baseUrl: string;
-  private readonly transport: SignedTransport;
-  private readonly ownedPool: Pool | undefined;
+  /** Base URL of the OpenAPI operations (refunds, record queries); the baseUrl itself for a sandbox. */
+  readonly openApiBaseUrl: string;
+  private readonly transports: Record<OperationHost, SignedTransport>;
+  private readonly ownedPools: Pool[] = [];
 
   // Plain arrows (not async): `call` is async, so any error still arrives as a rejection, and the
   // wrapper would only add a promise and microtask hops to every call. Ids are checked in `call`.
@@ -150,36 +173,74 @@ export class GatewayClient {
       this.call<PreOrderResult>('localPayment', { body }, options),
   };
 
+  /**
+   * Refunds of a trade (OpenAPI host). `create` moves money: an answer that is lost is an
+   * UnknownOutcomeError and is never sent again automatically; the refund notification decides.
+   */
+  readonly refunds = {
+    create: (body: CreateRefundRequest, options?: CallOptions) =>
+      this.call<CreateRefundResult>('createRefund', { body }, options),
+    retrieve: (batchNo: string, options?: CallOptions) =>
+      this.call<RefundRecord>('retrieveRefund', { pathParams: { batchNo } }, options),
+  };
+
+  /** The gateway's records of trades (OpenAPI host): what reconciliation reads. */
+  readonly transactions = {
+    list: (query: ListTransactionsQuery, options?: CallOptions) =>
+      this.call<TransactionList>('listTransactions', { query }, options),
+    retrieve: (tradeNo: string, options?: CallOptions) =>
+      this.call<TransactionRecord>('retrieveTransaction', { pathParams: { tradeNo } }, options),
+  };
+
+  /** Chargebacks raised on the merchant's trades (OpenAPI host). */
+  readonly chargebacks = {
+    list: (query: ListChargebacksQuery, options?: CallOptions) =>
+      this.call<ChargebackList>('listChargebacks', { query }, options),
+  };
+
   constructor(options: GatewayClientOptions) {
     const issues = configIssues(options);
     if (issues.length > 0) {
       throw invalidInput('GatewayClient options', issues);
     }
     this.gatewayNo = options.gatewayNo;
-    this.baseUrl = gatewayBaseUrlOf(options);
-    this.ownedPool = options.dispatcher
-      ? undefined
-      : new Pool(new URL(this.baseUrl).origin, {
+    const urls = gatewayBaseUrlsOf(options);
+    this.baseUrl = urls.payment;
+    this.openApiBaseUrl = urls.openapi;
+    const transportFor = (baseUrl: string) => {
+      let dispatcher = options.dispatcher;
+      if (!dispatcher) {
+        const pool = new Pool(new URL(baseUrl).origin, {
           connections: options.connections ?? 16,
           keepAliveTimeout: 10_000,
         });
-    this.transport = new SignedTransport({
-      baseUrl: this.baseUrl,
-      gatewayNo: options.gatewayNo,
-      signKey: options.signKey,
-      dispatcher: options.dispatcher ?? (this.ownedPool as Pool),
-      timeoutMs: options.timeoutMs ?? 30_000,
-      deadlineMs: options.deadlineMs ?? 60_000,
-      maxRetries: options.maxRetries ?? 2,
-      retryBaseDelayMs: options.retryBaseDelayMs ?? 250,
-      logger: options.logger,
-      now: Date.now,
-    });
+        this.ownedPools.push(pool);
+        dispatcher = pool;
+      }
+      return new SignedTransport({
+        baseUrl,
+        gatewayNo: options.gatewayNo,
+        signKey: options.signKey,
+        dispatcher,
+        timeoutMs: options.timeoutMs ?? 30_000,
+        deadlineMs: options.deadlineMs ?? 60_000,
+        maxRetries: options.maxRetries ?? 2,
+        retryBaseDelayMs: options.retryBaseDelayMs ?? 250,
+        logger: options.logger,
+        now: Date.now,
+      });
+    };
+    const payment = transportFor(urls.payment);
+    // One host (a sandbox) shares one transport and one pool.
+    this.transports = {
+      payment,
+      openapi: urls.openapi === urls.payment ? payment : transportFor(urls.openapi),
+    };
   }
 
   /** Closes the client's own keep-alive connections. */
   async close(): Promise<void> {
-    await this.ownedPool?.close();
+    await Promise.all(this.ownedPools.map((pool) => pool.close()));
   }
 
   private async call<T>(
@@ -196,9 +257,14 @@ export class GatewayClient {
       body = JSON.stringify(parseRequest(operation.request, input.body, `${name} request`));
     }
     const query = operation.query
-      ? (parseRequest(operation.query, input.query, `${name} query`) as Record<string, string | number>)
+      ? definedValues(
+          parseRequest(operation.query, input.query, `${name} query`) as Record<
+            string,
+            string | number | undefined
+          >,
+        )
       : undefined;
-    const result = await this.transport.send({
+    const result = await this.transports[operation.host].send({
       operation,
       pathParams: input.pathParams,
       query,

@@ -23,3 +23,12 @@ export const GATEWAY_HOSTS = {
   test: 'https://testpay.asiabill.com',
   live: 'https://safepay.asiabill.com',
 } as const;
+
+/**
+ * Base URLs of the gateway's OpenAPI host, which serves refunds, transaction and chargeback queries
+ * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks); the version path follows them.
+ */
+export const OPENAPI_HOSTS = {
+  test: 'https://api-uat.asiabill.com/openApi',
+  live: 'https://openapi.asiabill.com/openApi',
+} as const;

@@ -3,7 +3,7 @@
  * Medusa provider's options and the Vendure handler's args both come through parseGatewayConfig, and
  * GatewayClient checks its own options with the same field rules.
  */
-import { GATEWAY_HOSTS } from './codes.js';
+import { GATEWAY_HOSTS, OPENAPI_HOSTS } from './codes.js';
 import type { ValidationIssue } from './errors.js';
 
 export type GatewayEnvironment = keyof typeof GATEWAY_HOSTS;
@@ -66,6 +66,28 @@ export function normalizeGatewayBaseUrl(value: unknown): string | undefined {
 export function gatewayBaseUrlOf(target: GatewayTarget): string {
   const base = target.baseUrl ?? GATEWAY_HOSTS[target.environment as GatewayEnvironment];
   return base.replace(/\/+$/, '').replace(/\/V2022-03$/i, '');
+}
+
+/** Where each host's operations go (docs/gateway-protocol.md#hosts-and-url-layout). */
+export interface GatewayBaseUrls {
+  /** The payment API: the 13 operations of the API document. */
+  payment: string;
+  /** The OpenAPI host: refunds, transaction and chargeback queries. */
+  openapi: string;
+}
+
+/**
+ * Both base URLs of a target. A preset environment has two hosts; a baseUrl (the sandbox) serves both,
+ * except that a preset's own payment host given as baseUrl is that preset, OpenAPI host included.
+ */
+export function gatewayBaseUrlsOf(target: GatewayTarget): GatewayBaseUrls {
+  const payment = gatewayBaseUrlOf(target);
+  const environment =
+    target.environment ??
+    (Object.keys(GATEWAY_HOSTS) as GatewayEnvironment[]).find(
+      (name) => GATEWAY_HOSTS[name].toLowerCase() === payment.toLowerCase(),
+    );
+  return { payment, openapi: environment ? OPENAPI_HOSTS[environment] : payment };
 }
 
 // Config files and admin forms leave unset fields empty, and pasted values often carry a newline.

@@ -7,13 +7,15 @@ export {
   type GatewayEnvironment,
 } from './client.js';
 export { gatewayClientFor } from './client-cache.js';
-export { ERROR_CODES, GATEWAY_API_VERSION, GATEWAY_HOSTS, isSuccessCode } from './codes.js';
+export { ERROR_CODES, GATEWAY_API_VERSION, GATEWAY_HOSTS, isSuccessCode, OPENAPI_HOSTS } from './codes.js';
 export * from './errors.js';
 export {
+  type GatewayBaseUrls,
   type GatewayConfig,
   type GatewayConfigInput,
   type GatewayConfigResult,
   type GatewayTarget,
+  gatewayBaseUrlsOf,
   parseGatewayConfig,
 } from './gateway-config.js';
 export { type HeaderSource, readHeader } from './headers.js';
@@ -54,6 +56,7 @@ export {
   type HttpMethod,
   OPERATIONS,
   type OperationDefinition,
+  type OperationHost,
   type OperationName,
 } from './operations.js';
 export { attemptOrderNo, parseAttemptOrderNo, withQuery } from './order-numbers.js';
@@ -88,12 +91,15 @@ export {
 export { newRequestId } from './request-id.js';
 export * from './schemas/callbacks.js';
 export * from './schemas/charges.js';
+export { RECORD_STATUSES, type RecordStatus } from './schemas/common.js';
 export * from './schemas/customers.js';
 export * from './schemas/envelope.js';
 export { fastFormOf, hasCompiledFastForm, safeParseFast } from './schemas/fast-forms.js';
 export * from './schemas/hosted-payments.js';
 export * from './schemas/payment-methods.js';
+export * from './schemas/refunds.js';
 export * from './schemas/returns.js';
+export * from './schemas/transactions.js';
 export {
   type CallbackSignInput,
   phpJsonEncode,

@@ -1,7 +1,8 @@
 /**
- * The 13 operations of docs/gateway-protocol.md#operations as data: the client sends from this table and the sandbox routes from it,
- * so both always agree on method, path, path parameters, schemas, which calls move money and which
- * are plain reads.
+ * The operations of docs/gateway-protocol.md#operations as data (the 13 of the payment API, then the
+ * OpenAPI host's refunds and record queries): the client sends from this table and the sandbox routes
+ * from it, so both always agree on host, method, path, path parameters, schemas, which calls move money
+ * and which are plain reads.
  */
 import { z } from 'zod';
 import { chargeResultSchema, confirmChargeRequestSchema } from './schemas/charges.js';
@@ -23,11 +24,30 @@ import {
   paymentMethodSchema,
   updatePaymentMethodRequestSchema,
 } from './schemas/payment-methods.js';
+import {
+  createRefundRequestSchema,
+  createRefundResultSchema,
+  refundRecordSchema,
+} from './schemas/refunds.js';
+import {
+  chargebackListSchema,
+  listChargebacksQuerySchema,
+  listTransactionsQuerySchema,
+  transactionListSchema,
+  transactionRecordSchema,
+} from './schemas/transactions.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'DELETE';
 
+/**
+ * Which of the gateway's two hosts serves an operation: the payment API, or the OpenAPI host
+ * (refunds, record queries). A baseUrl (the sandbox) serves both.
+ */
+export type OperationHost = 'payment' | 'openapi';
+
 export interface OperationDefinition {
   name: string;
+  host: OperationHost;
   method: HttpMethod;
   /** Path below `/V2022-03`, with `{param}` placeholders. */
   path: string;
@@ -42,6 +62,11 @@ export interface OperationDefinition {
    * arrived (timeout, reset, 5xx). Every other call is retried only when it provably never left.
    */
   read: boolean;
+  /**
+   * What an unknown outcome of this money-moving call means and what to do (the error message's end);
+   * by default the charge's advice: the charge may exist, wait for its callback or return.
+   */
+  unknownOutcomeAdvice?: string | undefined;
 }
 
 const nothing = z.unknown().transform(() => null);
@@ -53,6 +78,7 @@ function op<const T extends OperationDefinition>(definition: T): T {
 export const OPERATIONS = [
   op({
     name: 'confirmCharge',
+    host: 'payment',
     method: 'POST',
     path: '/confirmCharge',
     pathParams: [],
@@ -63,6 +89,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'createPaymentMethod',
+    host: 'payment',
     method: 'POST',
     path: '/payment_methods',
     pathParams: [],
@@ -73,6 +100,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'updatePaymentMethod',
+    host: 'payment',
     method: 'POST',
     path: '/payment_methods/update',
     pathParams: [],
@@ -83,6 +111,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'retrievePaymentMethod',
+    host: 'payment',
     method: 'GET',
     path: '/payment_methods/{customerPaymentMethodId}',
     pathParams: ['customerPaymentMethodId'],
@@ -92,6 +121,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'listPaymentMethods',
+    host: 'payment',
     method: 'GET',
     path: '/payment_methods/list/{customerId}',
     pathParams: ['customerId'],
@@ -101,6 +131,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'attachPaymentMethod',
+    host: 'payment',
     method: 'GET',
     path: '/payment_methods/{customerPaymentMethodId}/{customerId}/attach',
     pathParams: ['customerPaymentMethodId', 'customerId'],
@@ -111,6 +142,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'detachPaymentMethod',
+    host: 'payment',
     method: 'GET',
     path: '/payment_methods/{customerPaymentMethodId}/detach',
     pathParams: ['customerPaymentMethodId'],
@@ -121,6 +153,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'createCustomer',
+    host: 'payment',
     method: 'POST',
     path: '/customers',
     pathParams: [],
@@ -131,6 +164,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'retrieveCustomer',
+    host: 'payment',
     method: 'GET',
     path: '/customers/{customerId}',
     pathParams: ['customerId'],
@@ -140,6 +174,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'listCustomers',
+    host: 'payment',
     method: 'GET',
     path: '/customers',
     pathParams: [],
@@ -150,6 +185,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'deleteCustomer',
+    host: 'payment',
     method: 'DELETE',
     path: '/customers/{customerId}',
     pathParams: ['customerId'],
@@ -159,6 +195,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'checkoutPayment',
+    host: 'payment',
     method: 'POST',
     path: '/checkout/payment',
     pathParams: [],
@@ -169,6 +206,7 @@ export const OPERATIONS = [
   }),
   op({
     name: 'localPayment',
+    host: 'payment',
     method: 'POST',
     path: '/local_payment',
     pathParams: [],
@@ -176,6 +214,61 @@ export const OPERATIONS = [
     result: preOrderResultSchema,
     moneyMoving: true,
     read: false,
+  }),
+  op({
+    name: 'createRefund',
+    host: 'openapi',
+    method: 'POST',
+    path: '/refund',
+    pathParams: [],
+    request: createRefundRequestSchema,
+    result: createRefundResultSchema,
+    moneyMoving: true,
+    read: false,
+    unknownOutcomeAdvice:
+      "the refund may have been made. Do not send it again blindly: its refund notification (which carries the merTrackNo) or the gateway's records decide; a resend must carry the same merTrackNo.",
+  }),
+  op({
+    name: 'retrieveRefund',
+    host: 'openapi',
+    method: 'GET',
+    path: '/refund/{batchNo}',
+    pathParams: ['batchNo'],
+    result: refundRecordSchema,
+    moneyMoving: false,
+    read: true,
+  }),
+  op({
+    name: 'listTransactions',
+    host: 'openapi',
+    method: 'GET',
+    path: '/transactions',
+    pathParams: [],
+    query: listTransactionsQuerySchema,
+    result: transactionListSchema,
+    moneyMoving: false,
+    read: true,
+  }),
+  op({
+    name: 'retrieveTransaction',
+    host: 'openapi',
+    method: 'GET',
+    path: '/orderInfo/{tradeNo}',
+    pathParams: ['tradeNo'],
+    result: transactionRecordSchema,
+    moneyMoving: false,
+    read: true,
+  }),
+  op({
+    name: 'listChargebacks',
+    host: 'openapi',
+    method: 'GET',
+    path: '/chargebacks',
+    pathParams: [],
+    query: listChargebacksQuerySchema,
+    result: chargebackListSchema,
+    moneyMoving: false,
+    read: true,
   }),
 ] as const;
 

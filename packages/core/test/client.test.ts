@@ -424,7 +424,16 @@ describe('changes that do not move money are sent once unless they never left', 
   it('only plain GET lookups are reads in the operation table', () => {
     const reads = OPERATIONS.filter((operation) => operation.read).map((operation) => operation.name);
     expect(reads.sort()).toEqual(
-      ['listCustomers', 'listPaymentMethods', 'retrieveCustomer', 'retrievePaymentMethod'].sort(),
+      [
+        'listCustomers',
+        'listPaymentMethods',
+        'retrieveCustomer',
+        'retrievePaymentMethod',
+        'retrieveRefund',
+        'listTransactions',
+        'retrieveTransaction',
+        'listChargebacks',
+      ].sort(),
     );
     for (const operation of OPERATIONS) if (operation.read) expect(operation.method).toBe('GET');
   });

@@ -7,15 +7,19 @@ import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import {
   callbackEventSchema,
+  chargebackListSchema,
   checkoutPaymentRequestSchema,
   confirmChargeRequestSchema,
   createCustomerRequestSchema,
   createPaymentMethodRequestSchema,
+  createRefundRequestSchema,
+  createRefundResultSchema,
   customerListSchema,
   customerSchema,
   fastFormOf,
   hasCompiledFastForm,
   listCustomersQuerySchema,
+  listTransactionsQuerySchema,
   localPaymentRequestSchema,
   OPERATIONS,
   type OperationDefinition,
@@ -23,7 +27,10 @@ import {
   paymentMethodListSchema,
   paymentMethodOrNothingSchema,
   paymentMethodSchema,
+  refundRecordSchema,
   safeParseFast,
+  transactionListSchema,
+  transactionRecordSchema,
   updatePaymentMethodRequestSchema,
 } from '../src/index.js';
 import { address, billingDetail, card, charge } from './support/fixtures.js';
@@ -97,6 +104,93 @@ const seeds: [string, z.ZodType, unknown[]][] = [
   ['payment method', paymentMethodSchema, [pm]],
   ['payment method list', paymentMethodListSchema, [[pm], { list: [pm] }, null]],
   ['attach/detach answer', paymentMethodOrNothingSchema, [pm, null, {}, 'ok']],
+  [
+    'createRefund request',
+    createRefundRequestSchema,
+    [
+      { merTrackNo: 're_1', refundAmount: '5.00', refundReason: 'returned', refundType: '2', tradeNo: 'T1' },
+      {
+        merTrackNo: 're_2',
+        refundAmount: '10',
+        refundReason: 'r',
+        refundType: '1',
+        tradeNo: 'T1',
+        remark: '',
+      },
+    ],
+  ],
+  [
+    'createRefund result',
+    createRefundResultSchema,
+    [{ batchNo: 'B1', refundStatus: 'pending' }, { batchNo: 7 }],
+  ],
+  [
+    'refund record',
+    refundRecordSchema,
+    [
+      { batchNo: 'B1', refundStatus: 'SUCCESS', refundAmount: 5, extra: 1 },
+      { batchNo: 'B2', refundStatus: 'odd' },
+    ],
+  ],
+  [
+    'record query',
+    listTransactionsQuerySchema,
+    [
+      { startTime: '2024-05-01T00:00:00', endTime: '2024-05-01T01:00:00', orderNo: 'o1', pageSize: 100 },
+      { startTime: '2024-05-01T00:00:00', endTime: '2024-05-01T00:00:00' },
+    ],
+  ],
+  [
+    'transaction record',
+    transactionRecordSchema,
+    [
+      {
+        orderNo: 'o1',
+        tradeNo: 'T1',
+        tradeDate: '2024-05-01 00:00:01',
+        tradeStatus: 'success',
+        tradeAmount: '10.00',
+        tradeCurrency: 'USD',
+      },
+    ],
+  ],
+  [
+    'transaction list',
+    transactionListSchema,
+    [
+      {
+        page: { total: 1, pageSize: 10, pageIndex: 1 },
+        list: [
+          {
+            orderNo: 'o1',
+            tradeNo: 'T1',
+            tradeDate: 'd',
+            tradeStatus: 'Fail',
+            tradeAmount: 1,
+            tradeCurrency: 'USD',
+          },
+        ],
+      },
+      { list: null },
+    ],
+  ],
+  [
+    'chargeback list',
+    chargebackListSchema,
+    [
+      {
+        list: [
+          {
+            batchNo: 'C1',
+            tradeNo: 'T1',
+            amount: '1.00',
+            currency: 'USD',
+            chargebackInfo: { replyDeadline: 'x' },
+          },
+        ],
+      },
+    ],
+  ],
   [
     'callback event',
     callbackEventSchema,

@@ -127,3 +127,51 @@ export const looseString = z
   .union([z.string(), z.number()])
   .nullish()
   .transform((value) => (value === null || value === undefined ? undefined : String(value)));
+
+/** A required value in a response, read as a string: the gateway's samples mix strings and numbers. */
+export const requiredString = z.union([z.string().min(1), z.number()]).transform((value) => String(value));
+
+/**
+ * A gateway amount sent by the merchant without its currency (refunds): a decimal greater than zero
+ * with at most two decimals. The currency's own minor unit is the gateway's to check (it knows the trade).
+ */
+export const positiveAmount = z
+  .string()
+  .min(1)
+  .max(16)
+  .regex(
+    /^(?!0+(\.0+)?$)\d+(\.\d{1,2})?$/,
+    'must be a decimal greater than zero with at most two decimals, e.g. 10.00',
+  );
+
+/** The three record statuses of the OpenAPI queries (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). */
+export const RECORD_STATUSES = ['pending', 'success', 'fail'] as const;
+export type RecordStatus = (typeof RECORD_STATUSES)[number];
+
+/**
+ * A record status read tolerantly: any case, surrounding blanks, `succeeded`/`failed` spellings. Any
+ * other value is neither settled nor failed, so it reads as `pending`; the caller keeps the text.
+ */
+export function readRecordStatus(value: string | undefined): { status: RecordStatus; known: boolean } {
+  const text = value?.trim().toLowerCase();
+  if (text === 'success' || text === 'succeeded' || text === 'successful')
+    return { status: 'success', known: true };
+  if (text === 'fail' || text === 'failed' || text === 'failure') return { status: 'fail', known: true };
+  if (text === 'pending') return { status: 'pending', known: true };
+  return { status: 'pending', known: false };
+}
+
+/** Paging of a list answer, wherever the gateway put it (a `page` object or the top level). */
+export const pagingFields = {
+  pageIndex: z.coerce.number().int().optional(),
+  pageSize: z.coerce.number().int().optional(),
+  total: z.coerce.number().int().optional(),
+};
+
+/** `YYYY-MM-DDTHH:mm:ss`, as the record queries take their time window. */
+export const queryTime = z
+  .string()
+  .regex(
+    /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/,
+    'must be a time YYYY-MM-DDTHH:mm:ss',
+  );

@@ -1,0 +1,48 @@
+/** Refund apply and query on the OpenAPI host (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). */
+import { z } from 'zod';
+import { looseString, positiveAmount, readRecordStatus, requiredString } from './common.js';
+
+/** `1` refunds the whole trade, `2` a part of it. */
+export const REFUND_TYPES = ['1', '2'] as const;
+export type RefundType = (typeof REFUND_TYPES)[number];
+
+export const createRefundRequestSchema = z.object({
+  /** The merchant's own refund id: it comes back in the refund notification. */
+  merTrackNo: z.string().min(1).max(64),
+  refundAmount: positiveAmount,
+  refundReason: z.string().min(1).max(256),
+  refundType: z.enum(REFUND_TYPES, { message: 'must be "1" (full refund) or "2" (partial refund)' }),
+  remark: z.string().max(500).optional(),
+  /** The gateway's number of the trade to refund. */
+  tradeNo: z.string().min(1).max(64),
+});
+
+/** Answer of `POST /refund`: the gateway's refund number; the outcome follows as a notification. */
+export const createRefundResultSchema = z.looseObject({
+  batchNo: requiredString,
+  refundStatus: looseString,
+});
+
+/** Answer of `GET /refund/{batchNo}`; the status is read tolerantly (`refundStatusText` keeps an unknown one). */
+export const refundRecordSchema = z
+  .looseObject({
+    batchNo: requiredString,
+    merTrackNo: looseString,
+    tradeNo: looseString,
+    orderNo: looseString,
+    refundAmount: looseString,
+    refundCurrency: looseString,
+    refundStatus: looseString,
+    refundReason: looseString,
+    refundDate: looseString,
+  })
+  .transform((record) => {
+    const { status, known } = readRecordStatus(record.refundStatus);
+    return known
+      ? { ...record, refundStatus: status }
+      : { ...record, refundStatus: status, refundStatusText: record.refundStatus };
+  });
+
+export type CreateRefundRequest = z.input<typeof createRefundRequestSchema>;
+export type CreateRefundResult = z.output<typeof createRefundResultSchema>;
+export type RefundRecord = z.output<typeof refundRecordSchema>;
