@@ -53,6 +53,14 @@ export {
   toOrderAmount,
 } from './money.js';
 export {
+  type ChargebackEvent,
+  chargebackEventOf,
+  type NoticeEvent,
+  noticeEventOf,
+  type RefundEvent,
+  refundEventOf,
+} from './notification-events.js';
+export {
   type HttpMethod,
   OPERATIONS,
   type OperationDefinition,

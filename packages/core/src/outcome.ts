@@ -3,7 +3,7 @@
  * a callback or a return, and merged monotonically (docs/payment-states.md#monotonic-merge: state never moves backwards).
  */
 import { redactText } from './redact.js';
-import type { CallbackEvent } from './schemas/callbacks.js';
+import { type CallbackEvent, isKnownCallbackEventType } from './schemas/callbacks.js';
 import type { ReturnFields } from './schemas/returns.js';
 
 interface OutcomeBase {
@@ -78,8 +78,10 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
   };
 }
 
-/** Payment outcome of a verified callback; undefined for events that are not about the payment's status. */
+/** Payment outcome of a verified callback; undefined for events that are not about the payment's status or of a type core does not know. */
 export function outcomeFromCallback(event: CallbackEvent): PaymentOutcome | undefined {
+  // A type core does not know (a future `transaction.*` too) says nothing it can rely on about the payment.
+  if (!isKnownCallbackEventType(event.type)) return undefined;
   if (!/^(transaction|pre-authorized)\./.test(event.type) || event.type === 'pre-authorized.void')
     return undefined;
   const byType = event.type.endsWith('.success') || event.type.endsWith('.captured') ? 'success' : undefined;

@@ -29,7 +29,11 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
   /** Runs after `exclusive` when the attempt changed (work that takes the platform's own locks). */
   afterChange?(attempt: A, next: PaymentOutcome): Promise<void>;
   alert(alert: MerchantAlert): Promise<void>;
-  /** Gateway notices that are not about the payment's status (refund, chargeback). */
+  /**
+   * Gateway notices that are not about the payment's status (refund, chargeback; read them with
+   * refundEventOf / chargebackEventOf), and events of a type core does not know. A throw answers the
+   * gateway 500, so it delivers the notice again.
+   */
   notice?(event: CallbackEvent, attempt: A | undefined): Promise<void>;
 }
 

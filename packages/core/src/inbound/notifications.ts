@@ -13,7 +13,7 @@ import {
   type PaymentOutcomeStatus,
 } from '../outcome.js';
 import { redactText } from '../redact.js';
-import type { CallbackEvent } from '../schemas/callbacks.js';
+import { type CallbackEvent, isKnownCallbackEventType } from '../schemas/callbacks.js';
 import { verifyCallback } from '../verify-callback.js';
 import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
 import { type InboundAccount, verifyWithAccounts } from './account-verification.js';
@@ -37,7 +37,10 @@ export type InboundResult<A extends StoredAttempt> =
   | InboundDecision<A>
   /** Not verified (signature, headers, time window, body): nothing was read or changed. */
   | { kind: 'rejected'; reason: string }
-  /** A verified notice that is not about the payment's status (refund, chargeback). */
+  /**
+   * A verified notice that is not about the payment's status (refund, chargeback), or of a type core
+   * does not know: acknowledged, handed to the store's notice hook, the payment unchanged.
+   */
   | { kind: 'notice'; event: CallbackEvent }
   /** Verified, but storing it failed: answered 500 so the gateway delivers it again. */
   | { kind: 'failed'; error: unknown };
@@ -154,7 +157,12 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
     if (!outcome) {
       const orderNo = event.data.orderNo;
       await store.notice?.(event, orderNo ? await store.find(orderNo) : undefined);
-      logger.info(`gatewaykit: callback ${event.type} for ${orderNo ?? '?'} acknowledged`);
+      // Acknowledged either way: a refused notice would be retried for hours and change nothing.
+      logger.info(
+        isKnownCallbackEventType(event.type)
+          ? `gatewaykit: callback ${event.type} for ${orderNo ?? '?'} acknowledged`
+          : `gatewaykit: callback of unknown type ${redactText(event.type.slice(0, 100))} for ${orderNo ?? '?'} acknowledged, not handled`,
+      );
       return { answer: CALLBACK_ACCEPTED, result: { kind: 'notice', event }, account };
     }
     const decision = await recordOutcome(store, outcome);

@@ -15,6 +15,13 @@ export const CALLBACK_EVENT_TYPES = [
 
 export type CallbackEventType = (typeof CALLBACK_EVENT_TYPES)[number];
 
+const KNOWN_TYPES: ReadonlySet<string> = new Set(CALLBACK_EVENT_TYPES);
+
+/** Whether core knows what the event type means (docs/callbacks-and-returns.md#event-types). */
+export function isKnownCallbackEventType(type: string): type is CallbackEventType {
+  return KNOWN_TYPES.has(type);
+}
+
 /**
  * A value of callback `data` as kept: primitives as strings, objects and arrays with their contents
  * (a null, also inside an array, becomes undefined).
@@ -70,8 +77,13 @@ const callbackDataSchema = z
   })
   .catchall(callbackValue);
 
+/**
+ * The `type` is any non-empty text: a correctly signed event of a type core does not know is
+ * acknowledged and logged, never refused, because the gateway would retry a refused one for many hours
+ * (docs/callbacks-and-returns.md#unknown-event-types). `isKnownCallbackEventType` tells them apart.
+ */
 export const callbackEventSchema = z.object({
-  type: z.enum(CALLBACK_EVENT_TYPES),
+  type: z.string().min(1),
   data: callbackDataSchema,
 });
 
@@ -108,6 +120,7 @@ export interface CallbackData {
 }
 
 export interface CallbackEvent {
-  type: CallbackEventType;
+  /** One of CALLBACK_EVENT_TYPES, or a type core does not know (kept as sent). */
+  type: CallbackEventType | (string & {});
   data: CallbackData;
 }
