@@ -1,5 +1,4 @@
-import type { Repository } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewaykitPaymentAttempt } from '../src/entity/payment-attempt.entity';
 import {
   claimOpenSlot,
@@ -7,7 +6,7 @@ import {
   OPEN_ATTEMPT_BLOCK_MS,
   releaseDeadClaims,
 } from '../src/service/attempt-claim';
-import { attemptDatabase } from './support/attempt-database';
+import { useAttemptDatabase } from './support/attempt-database';
 
 /**
  * The per-order charge claim on its own, against a real sql.js database with the plugin's entity: the
@@ -15,14 +14,7 @@ import { attemptDatabase } from './support/attempt-database';
  * one database. (sql.js cannot be shared by two processes; the Vendure server tests prove it through one.)
  */
 describe('attempt claim (database unique index)', () => {
-  let repo: Repository<GatewaykitPaymentAttempt>;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ repo, close } = await attemptDatabase());
-  });
-  afterAll(async () => {
-    await close?.();
-  });
+  const db = useAttemptDatabase();
 
   const fields = (orderId: string, n: number) => ({
     orderNo: `${orderId}-${n}`,
@@ -37,7 +29,7 @@ describe('attempt claim (database unique index)', () => {
   });
 
   it('of concurrent claims for one order (even with different orderNos) exactly one wins', async () => {
-    const results = await Promise.all([1, 2, 3, 4].map((n) => claimOpenSlot(repo, fields('A', n))));
+    const results = await Promise.all([1, 2, 3, 4].map((n) => claimOpenSlot(db.repo, fields('A', n))));
     const winners = results.filter((r) => r.claimed);
     expect(winners).toHaveLength(1);
     const winner = winners[0];
@@ -48,46 +40,46 @@ describe('attempt claim (database unique index)', () => {
         open: expect.objectContaining({ orderNo: winner.attempt.orderNo }),
       });
     }
-    expect(await repo.count({ where: { orderId: 'A' } })).toBe(1);
+    expect(await db.repo.count({ where: { orderId: 'A' } })).toBe(1);
   });
 
   it('claims of different orders do not block each other', async () => {
-    const results = await Promise.all(['B', 'C'].map((id) => claimOpenSlot(repo, fields(id, 1))));
+    const results = await Promise.all(['B', 'C'].map((id) => claimOpenSlot(db.repo, fields(id, 1))));
     expect(results.every((r) => r.claimed)).toBe(true);
   });
 
   it('an attempt closed without a charge frees the order; a final one never reopens it', async () => {
-    const first = await claimOpenSlot(repo, fields('D', 1));
+    const first = await claimOpenSlot(db.repo, fields('D', 1));
     if (!first.claimed) throw new Error('not claimed');
-    expect((await claimOpenSlot(repo, fields('D', 2))).claimed).toBe(false);
-    expect(await closeUnsent(repo, first.attempt, 'invalid city')).toBe(true);
+    expect((await claimOpenSlot(db.repo, fields('D', 2))).claimed).toBe(false);
+    expect(await closeUnsent(db.repo, first.attempt, 'invalid city')).toBe(true);
     // A second close with the stale version changes nothing.
-    expect(await closeUnsent(repo, first.attempt, 'again')).toBe(false);
-    expect((await claimOpenSlot(repo, fields('D', 2))).claimed).toBe(true);
+    expect(await closeUnsent(db.repo, first.attempt, 'again')).toBe(false);
+    expect((await claimOpenSlot(db.repo, fields('D', 2))).claimed).toBe(true);
   });
 
   it('only a redirect attempt older than the block window is released', async () => {
-    const claim = await claimOpenSlot(repo, fields('E', 1));
+    const claim = await claimOpenSlot(db.repo, fields('E', 1));
     if (!claim.claimed) throw new Error('not claimed');
-    await repo.update({ orderNo: 'E-1' }, { status: 'redirect' });
+    await db.repo.update({ orderNo: 'E-1' }, { status: 'redirect' });
     const created = claim.attempt.createdAt.getTime();
-    expect(await releaseDeadClaims(repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS - 1)).toBe(0);
-    expect((await claimOpenSlot(repo, fields('E', 2))).claimed).toBe(false);
-    expect(await releaseDeadClaims(repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS + 1)).toBe(1);
-    expect((await claimOpenSlot(repo, fields('E', 2))).claimed).toBe(true);
+    expect(await releaseDeadClaims(db.repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS - 1)).toBe(0);
+    expect((await claimOpenSlot(db.repo, fields('E', 2))).claimed).toBe(false);
+    expect(await releaseDeadClaims(db.repo, 'E', created + OPEN_ATTEMPT_BLOCK_MS + 1)).toBe(1);
+    expect((await claimOpenSlot(db.repo, fields('E', 2))).claimed).toBe(true);
     // The released attempt's row stays, so a late gateway answer can still be recorded against it.
-    expect(await repo.findOneBy({ orderNo: 'E-1' })).toMatchObject({ status: 'redirect', openSlot: null });
+    expect(await db.repo.findOneBy({ orderNo: 'E-1' })).toMatchObject({ status: 'redirect', openSlot: null });
   });
 
   it('an attempt that may have taken money (started, pending, unknown) is never released by age (found by review)', async () => {
     for (const [n, status] of (['started', 'pending', 'unknown'] as const).entries()) {
       const orderId = `F${n}`;
-      const claim = await claimOpenSlot(repo, fields(orderId, 1));
+      const claim = await claimOpenSlot(db.repo, fields(orderId, 1));
       if (!claim.claimed) throw new Error('not claimed');
-      await repo.update({ orderNo: `${orderId}-1` }, { status });
+      await db.repo.update({ orderNo: `${orderId}-1` }, { status });
       const muchLater = claim.attempt.createdAt.getTime() + 100 * OPEN_ATTEMPT_BLOCK_MS;
-      expect(await releaseDeadClaims(repo, orderId, muchLater)).toBe(0);
-      expect((await claimOpenSlot(repo, fields(orderId, 2))).claimed).toBe(false);
+      expect(await releaseDeadClaims(db.repo, orderId, muchLater)).toBe(0);
+      expect((await claimOpenSlot(db.repo, fields(orderId, 2))).claimed).toBe(false);
     }
   });
 });

@@ -1,6 +1,5 @@
 import { GatewayValidationError } from '@gatewaykit/core';
-import type { Repository } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../src/entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
 import {
@@ -9,18 +8,11 @@ import {
   claimNextAttempt,
   sendClaimed,
 } from '../src/service/attempt-guard';
-import { attemptDatabase } from './support/attempt-database';
+import { useAttemptDatabase } from './support/attempt-database';
 
 /** Against a real sql.js database with the plugin's entity: the unique open-slot index decides. */
 describe('attempt guard', () => {
-  let repo: Repository<GatewaykitPaymentAttempt>;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ repo, close } = await attemptDatabase());
-  });
-  afterAll(async () => {
-    await close?.();
-  });
+  const db = useAttemptDatabase();
 
   const details = (orderId: string): AttemptDetails => ({
     orderId,
@@ -34,7 +26,7 @@ describe('attempt guard', () => {
   });
 
   async function claimed(orderId: string) {
-    const next = await claimNextAttempt(repo, details(orderId));
+    const next = await claimNextAttempt(db.repo, details(orderId));
     if (!next.claimed) throw new Error(`not claimed: ${next.orderNo}`);
     return next;
   }
@@ -52,17 +44,17 @@ describe('attempt guard', () => {
 
   it('refuses a second attempt while one is open, naming the open one', async () => {
     await claimed('2');
-    expect(await claimNextAttempt(repo, details('2'))).toEqual({ claimed: false, orderNo: 'CODE2-1' });
-    expect(await repo.count({ where: { orderId: '2' } })).toBe(1);
+    expect(await claimNextAttempt(db.repo, details('2'))).toEqual({ claimed: false, orderNo: 'CODE2-1' });
+    expect(await db.repo.count({ where: { orderId: '2' } })).toBe(1);
   });
 
   it('after an unsent attempt closes, numbers the next one after every row (an orderNo is never reused)', async () => {
     const first = await claimed('3');
-    const refused = await sendClaimed(repo, first.attempt, async () => {
+    const refused = await sendClaimed(db.repo, first.attempt, async () => {
       throw new GatewayValidationError('Invalid city', [{ path: 'city', message: 'required' }]);
     });
     expect(refused).toEqual({ sent: false, reason: 'Invalid city' });
-    const closed = await repo.findOneByOrFail({ orderNo: 'CODE3-1' });
+    const closed = await db.repo.findOneByOrFail({ orderNo: 'CODE3-1' });
     expect(closed).toMatchObject({ status: 'failed', openSlot: null, message: 'Invalid city' });
     expect((await claimed('3')).orderNo).toBe('CODE3-2');
   });
@@ -70,24 +62,24 @@ describe('attempt guard', () => {
   it('frees an expired redirect before numbering, never a started attempt', async () => {
     const first = await claimed('4');
     const expired = new Date(Date.now() - OPEN_ATTEMPT_BLOCK_MS - 60_000);
-    await repo.update({ id: first.attempt.id }, { createdAt: expired });
-    expect((await claimNextAttempt(repo, details('4'))).claimed).toBe(false);
-    await repo.update({ id: first.attempt.id }, { status: 'redirect' });
+    await db.repo.update({ id: first.attempt.id }, { createdAt: expired });
+    expect((await claimNextAttempt(db.repo, details('4'))).claimed).toBe(false);
+    await db.repo.update({ id: first.attempt.id }, { status: 'redirect' });
     expect((await claimed('4')).orderNo).toBe('CODE4-2');
   });
 
   it('keeps the claim when the send fails in a way that may have reached the gateway', async () => {
     const first = await claimed('5');
     await expect(
-      sendClaimed(repo, first.attempt, async () => {
+      sendClaimed(db.repo, first.attempt, async () => {
         throw new Error('socket hang up');
       }),
     ).rejects.toThrow('socket hang up');
-    expect(await repo.findOneByOrFail({ orderNo: 'CODE5-1' })).toMatchObject({
+    expect(await db.repo.findOneByOrFail({ orderNo: 'CODE5-1' })).toMatchObject({
       status: 'started',
       openSlot: OPEN_SLOT,
     });
-    expect(await sendClaimed(repo, first.attempt, async () => 'outcome')).toEqual({
+    expect(await sendClaimed(db.repo, first.attempt, async () => 'outcome')).toEqual({
       sent: true,
       outcome: 'outcome',
     });

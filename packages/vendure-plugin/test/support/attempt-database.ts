@@ -1,5 +1,6 @@
 import { VendureEntity } from '@vendure/core';
 import { DataSource, PrimaryGeneratedColumn, type Repository } from 'typeorm';
+import { afterAll, beforeAll } from 'vitest';
 import { GatewaykitPaymentAttempt } from '../../src/entity/payment-attempt.entity';
 
 /**
@@ -15,4 +16,17 @@ export async function attemptDatabase(): Promise<{
   const db = new DataSource({ type: 'sqljs', entities: [GatewaykitPaymentAttempt], synchronize: true });
   await db.initialize();
   return { repo: db.getRepository(GatewaykitPaymentAttempt), close: () => db.destroy() };
+}
+
+/** The database for one test file: opened before its tests, closed after them. */
+export function useAttemptDatabase(): { repo: Repository<GatewaykitPaymentAttempt> } {
+  const db = {} as { repo: Repository<GatewaykitPaymentAttempt> };
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ repo: db.repo, close } = await attemptDatabase());
+  });
+  afterAll(async () => {
+    await close?.();
+  });
+  return db;
 }
