@@ -71,7 +71,19 @@ describe('routing', () => {
     });
     expect(matchRoute('DELETE', '/customers/cus_1')).toMatchObject({ operation: { name: 'deleteCustomer' } });
     expect(matchRoute('PUT', '/customers/cus_1')).toMatchObject({ kind: 'wrong-method' });
-    expect(matchRoute('GET', '/refund')).toEqual({ kind: 'unknown' });
+    // The OpenAPI calls route like the payment API's (one base serves both hosts).
+    expect(matchRoute('GET', '/refund')).toEqual({ kind: 'wrong-method', allowed: ['POST'] });
+    expect(matchRoute('GET', '/refund/R1')).toMatchObject({
+      operation: { name: 'retrieveRefund' },
+      pathParams: { batchNo: 'R1' },
+    });
+    expect(matchRoute('GET', '/orderInfo/2022')).toMatchObject({
+      operation: { name: 'retrieveTransaction' },
+      pathParams: { tradeNo: '2022' },
+    });
+    expect(matchRoute('GET', '/transactions')).toMatchObject({ operation: { name: 'listTransactions' } });
+    expect(matchRoute('GET', '/chargebacks')).toMatchObject({ operation: { name: 'listChargebacks' } });
+    expect(matchRoute('GET', '/refunds')).toEqual({ kind: 'unknown' });
     expect(matchRoute('GET', '/customers/cus_1/')).toMatchObject({ operation: { name: 'retrieveCustomer' } });
     expect(matchRoute('GET', '/customers/')).toMatchObject({ operation: { name: 'listCustomers' } });
     expect(matchRoute('GET', '/customers/cus_1/extra')).toEqual({ kind: 'unknown' });

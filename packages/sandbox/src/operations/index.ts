@@ -1,6 +1,7 @@
 /**
- * One handler per operation of core's OPERATIONS table, with the core schema that validates its
- * input. `satisfies Record<OperationName, …>` makes a new operation in core a compile error here.
+ * One handler per operation of core's OPERATIONS table (both hosts: a sandbox serves the payment API and
+ * the OpenAPI calls under one base), with the core schema that validates its input.
+ * `satisfies Record<OperationName, …>` makes a new operation in core a compile error here.
  */
 import type { z } from 'zod';
 import type { SandboxContext } from '../context.js';
@@ -9,8 +10,11 @@ import {
   confirmChargeRequestSchema,
   createCustomerRequestSchema,
   createPaymentMethodRequestSchema,
+  createRefundRequestSchema,
   ERROR_CODES,
+  listChargebacksQuerySchema,
   listCustomersQuerySchema,
+  listTransactionsQuerySchema,
   localPaymentRequestSchema,
   safeParseFast,
   updatePaymentMethodRequestSchema,
@@ -27,6 +31,8 @@ import {
   retrievePaymentMethod,
   updatePaymentMethod,
 } from './payment-methods.js';
+import { listChargebacks, listTransactions, retrieveTransaction } from './queries.js';
+import { createRefund, retrieveRefund } from './refunds.js';
 
 export interface OperationInput {
   gatewayNo: string;
@@ -73,6 +79,16 @@ function numericQuery(query: Record<string, string>): Record<string, string | nu
   return out;
 }
 
+const PAGING = new Set(['pageIndex', 'pageSize']);
+
+/** Only the paging values become numbers: an orderNo or tradeNo of digits stays text. */
+function pagingQuery(query: Record<string, string>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [key, value] of Object.entries(query))
+    out[key] = PAGING.has(key) && /^\d{1,15}$/.test(value) ? Number(value) : value;
+  return out;
+}
+
 const param = (input: OperationInput, name: string): string => input.pathParams[name] ?? '';
 
 export const HANDLERS = {
@@ -106,6 +122,23 @@ export const HANDLERS = {
     checkoutPayment(context, input.gatewayNo, jsonBody(checkoutPaymentRequestSchema, input.rawBody)),
   localPayment: (context, input) =>
     localPayment(context, input.gatewayNo, jsonBody(localPaymentRequestSchema, input.rawBody)),
+  createRefund: (context, input) =>
+    createRefund(context, input.gatewayNo, jsonBody(createRefundRequestSchema, input.rawBody)),
+  retrieveRefund: (context, input) => retrieveRefund(context, input.gatewayNo, param(input, 'batchNo')),
+  listTransactions: (context, input) =>
+    listTransactions(
+      context,
+      input.gatewayNo,
+      parseWith(listTransactionsQuerySchema, pagingQuery(input.query)),
+    ),
+  retrieveTransaction: (context, input) =>
+    retrieveTransaction(context, input.gatewayNo, param(input, 'tradeNo')),
+  listChargebacks: (context, input) =>
+    listChargebacks(
+      context,
+      input.gatewayNo,
+      parseWith(listChargebacksQuerySchema, pagingQuery(input.query)),
+    ),
 } satisfies Record<OperationName, Handler>;
 
 export function runOperation(name: OperationName, context: SandboxContext, input: OperationInput): unknown {
