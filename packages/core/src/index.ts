@@ -87,6 +87,20 @@ export {
   type RawCard,
   startPayment,
 } from './payment-flow.js';
+export {
+  type AttemptReconciliation,
+  DEFAULT_PENDING_AFTER_MS,
+  DEFAULT_RECONCILE_WINDOW_MS,
+  NO_GATEWAY_RECORD,
+  outcomeFromTransaction,
+  type ReconcileAttemptInput,
+  type ReconcileAttemptOptions,
+  type RefundReconciliation,
+  reconcileAttempt,
+  reconcileRefund,
+  recordQueryTime,
+  refundEventFromRecord,
+} from './reconcile.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export {
   type BillingDetail,

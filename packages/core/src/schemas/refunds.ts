@@ -1,6 +1,12 @@
 /** Refund apply and query on the OpenAPI host (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). */
 import { z } from 'zod';
-import { looseString, positiveAmount, readRecordStatus, requiredString } from './common.js';
+import {
+  looseString,
+  positiveAmount,
+  type RecordStatus,
+  readRecordStatus,
+  requiredString,
+} from './common.js';
 
 /** `1` refunds the whole trade, `2` a part of it. */
 export const REFUND_TYPES = ['1', '2'] as const;
@@ -23,6 +29,22 @@ export const createRefundResultSchema = z.looseObject({
   refundStatus: looseString,
 });
 
+/** The gateway's record of one refund (fields beyond these are kept as sent). */
+export interface RefundRecord {
+  batchNo: string;
+  merTrackNo?: string | undefined;
+  tradeNo?: string | undefined;
+  orderNo?: string | undefined;
+  refundAmount?: string | undefined;
+  refundCurrency?: string | undefined;
+  refundStatus: RecordStatus;
+  /** The gateway's status text when it is none of the three (then `refundStatus` is `pending`). */
+  refundStatusText?: string | undefined;
+  refundReason?: string | undefined;
+  refundDate?: string | undefined;
+  [field: string]: unknown;
+}
+
 /** Answer of `GET /refund/{batchNo}`; the status is read tolerantly (`refundStatusText` keeps an unknown one). */
 export const refundRecordSchema = z
   .looseObject({
@@ -36,7 +58,7 @@ export const refundRecordSchema = z
     refundReason: looseString,
     refundDate: looseString,
   })
-  .transform((record) => {
+  .transform((record): RefundRecord => {
     const { status, known } = readRecordStatus(record.refundStatus);
     return known
       ? { ...record, refundStatus: status }
@@ -45,4 +67,3 @@ export const refundRecordSchema = z
 
 export type CreateRefundRequest = z.input<typeof createRefundRequestSchema>;
 export type CreateRefundResult = z.output<typeof createRefundResultSchema>;
-export type RefundRecord = z.output<typeof refundRecordSchema>;

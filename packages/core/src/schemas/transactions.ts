@@ -4,7 +4,14 @@
  * settle payments whose answer and notification were lost.
  */
 import { z } from 'zod';
-import { looseString, pagingFields, queryTime, readRecordStatus, requiredString } from './common.js';
+import {
+  looseString,
+  pagingFields,
+  queryTime,
+  type RecordStatus,
+  readRecordStatus,
+  requiredString,
+} from './common.js';
 
 /** Query of `GET /transactions` and `GET /chargebacks`. */
 export const recordQuerySchema = z
@@ -25,6 +32,20 @@ export const recordQuerySchema = z
 export const listTransactionsQuerySchema = recordQuerySchema;
 export const listChargebacksQuerySchema = recordQuerySchema;
 
+/** One trade as the gateway recorded it (fields beyond these are kept as sent). */
+export interface TransactionRecord {
+  orderNo: string;
+  tradeNo: string;
+  tradeDate: string;
+  tradeStatus: RecordStatus;
+  /** The gateway's status text when it is none of the three (then `tradeStatus` is `pending`). */
+  tradeStatusText?: string | undefined;
+  tradeInfo?: string | undefined;
+  tradeAmount: string;
+  tradeCurrency: string;
+  [field: string]: unknown;
+}
+
 /** One trade as the gateway recorded it; `tradeStatusText` keeps a status that is not one of the three. */
 export const transactionRecordSchema = z
   .looseObject({
@@ -36,12 +57,27 @@ export const transactionRecordSchema = z
     tradeAmount: requiredString,
     tradeCurrency: requiredString,
   })
-  .transform((record) => {
+  .transform((record): TransactionRecord => {
     const { status, known } = readRecordStatus(record.tradeStatus);
     return known
       ? { ...record, tradeStatus: status }
       : { ...record, tradeStatus: status, tradeStatusText: record.tradeStatus };
   });
+
+/** A chargeback raised on a trade (fields beyond these are kept as sent). */
+export interface ChargebackRecord {
+  batchNo: string;
+  tradeNo: string;
+  orderNo?: string | undefined;
+  amount: string;
+  currency: string;
+  reason?: string | undefined;
+  /** Last day to answer the chargeback. */
+  replyDeadline?: string | undefined;
+  cpdDate?: string | undefined;
+  noticeDate?: string | undefined;
+  [field: string]: unknown;
+}
 
 /** A chargeback; the deadline dates may also sit in a `chargebackInfo` object, as in the notification. */
 export const chargebackRecordSchema = z
@@ -57,11 +93,13 @@ export const chargebackRecordSchema = z
     noticeDate: looseString,
     chargebackInfo: z.looseObject({ replyDeadline: looseString, cpdDate: looseString }).nullish(),
   })
-  .transform(({ chargebackInfo, ...record }) => ({
-    ...record,
-    replyDeadline: record.replyDeadline ?? chargebackInfo?.replyDeadline,
-    cpdDate: record.cpdDate ?? chargebackInfo?.cpdDate,
-  }));
+  .transform(
+    ({ chargebackInfo, ...record }): ChargebackRecord => ({
+      ...record,
+      replyDeadline: record.replyDeadline ?? chargebackInfo?.replyDeadline,
+      cpdDate: record.cpdDate ?? chargebackInfo?.cpdDate,
+    }),
+  );
 
 /** A `{page, list}` answer: `list` and the paging fields are accepted inside `page` or beside it. */
 function recordListSchema<S extends z.ZodType>(item: S) {
@@ -88,7 +126,5 @@ export const chargebackListSchema = recordListSchema(chargebackRecordSchema);
 export type RecordQuery = z.input<typeof recordQuerySchema>;
 export type ListTransactionsQuery = RecordQuery;
 export type ListChargebacksQuery = RecordQuery;
-export type TransactionRecord = z.output<typeof transactionRecordSchema>;
-export type ChargebackRecord = z.output<typeof chargebackRecordSchema>;
 export type TransactionList = z.output<typeof transactionListSchema>;
 export type ChargebackList = z.output<typeof chargebackListSchema>;

@@ -1,0 +1,326 @@
+/**
+ * Reconciliation (docs/gateway-protocol.md#reconciliation) with a real client against the local HTTP
+ * gateway: the gateway's record gives the outcome a callback would have given, and recordOutcome takes
+ * the decision (amount check, monotonic merge) exactly as for a callback.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type AttemptStore,
+  GatewayClient,
+  type MerchantAlert,
+  NO_GATEWAY_RECORD,
+  type PaymentOutcome,
+  reconcileAttempt,
+  reconcileRefund,
+  recordOutcome,
+  type StoredAttempt,
+} from '../src/index.js';
+import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
+
+const gatewayNo = '12345678';
+const signKey = 'reconcile-sign-key';
+const MINUTE = 60_000;
+const now = new Date('2024-05-01T12:00:00Z');
+
+let gateway: TestGateway;
+let client: GatewayClient;
+
+beforeEach(async () => {
+  gateway = await startTestGateway();
+  client = new GatewayClient({
+    gatewayNo,
+    signKey,
+    baseUrl: gateway.url,
+    retryBaseDelayMs: 5,
+    timeoutMs: 2_000,
+  });
+});
+
+afterEach(async () => {
+  await client.close();
+  await gateway.close();
+});
+
+const attempt = {
+  orderNo: 'order_1-a2',
+  sentAt: new Date(now.getTime() - 45 * MINUTE),
+  orderAmount: '10.00',
+  currency: 'USD',
+};
+
+const record = (overrides: Record<string, unknown> = {}) => ({
+  orderNo: attempt.orderNo,
+  tradeNo: '2024050111150012345678',
+  tradeDate: '2024-05-01 11:15:02',
+  tradeStatus: 'success',
+  tradeInfo: 'Transaction Approved',
+  tradeAmount: '10.00',
+  tradeCurrency: 'USD',
+  ...overrides,
+});
+
+/** The gateway answers the transactions query with these records. */
+function records(...list: unknown[]) {
+  gateway.handle((_req, res) =>
+    envelope(res, '00000', { page: { total: list.length, pageSize: 100, pageIndex: 1 }, list }),
+  );
+}
+
+class MemoryStore implements AttemptStore {
+  readonly attempts = new Map<string, StoredAttempt>();
+  readonly alerts: MerchantAlert[] = [];
+  constructor(outcome?: PaymentOutcome) {
+    this.attempts.set(attempt.orderNo, {
+      orderNo: attempt.orderNo,
+      orderAmount: attempt.orderAmount,
+      currency: attempt.currency,
+      outcome,
+    });
+  }
+  exclusive<T>(_orderNo: string, work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+  async find(orderNo: string) {
+    return this.attempts.get(orderNo);
+  }
+  async save(stored: StoredAttempt, next: PaymentOutcome) {
+    this.attempts.set(stored.orderNo, { ...stored, outcome: next });
+    return true;
+  }
+  async alert(alert: MerchantAlert) {
+    this.alerts.push(alert);
+  }
+  status() {
+    return this.attempts.get(attempt.orderNo)?.outcome?.status;
+  }
+}
+
+const unknownOutcome: PaymentOutcome = { orderNo: attempt.orderNo, status: 'unknown', reason: 'answer lost' };
+
+describe('reconcileAttempt', () => {
+  it('a recorded success: the outcome a success callback gives, recorded once', async () => {
+    records(record());
+    const result = await reconcileAttempt(client, attempt, { now });
+    expect(result).toEqual({
+      orderNo: attempt.orderNo,
+      outcome: {
+        orderNo: attempt.orderNo,
+        status: 'succeeded',
+        tradeNo: '2024050111150012345678',
+        orderInfo: 'Transaction Approved',
+        maskCardNo: undefined,
+        amount: '10.00',
+        currency: 'USD',
+      },
+      reason: 'the gateway recorded trade 2024050111150012345678 as success',
+    });
+    // Asked by orderNo, a day either side of sentAt (UTC), one page large enough for the orderNo's trades.
+    const query = Object.fromEntries(new URL(gateway.requests[0]!.url, 'http://gateway').searchParams);
+    expect(gateway.requests[0]!.url.split('?')[0]).toBe('/V2022-03/transactions');
+    expect(query).toEqual({
+      startTime: '2024-04-30T11:15:00',
+      endTime: '2024-05-02T11:15:00',
+      orderNo: attempt.orderNo,
+      pageIndex: '1',
+      pageSize: '100',
+    });
+    const store = new MemoryStore(unknownOutcome);
+    expect((await recordOutcome(store, result.outcome!)).kind).toBe('changed');
+    expect(store.status()).toBe('succeeded');
+    // A second run (or the late callback) is a duplicate.
+    expect((await recordOutcome(store, result.outcome!)).kind).toBe('duplicate');
+  });
+
+  it('a recorded failure: failed with the gateway text as reason, redacted', async () => {
+    records(record({ tradeStatus: 'fail', tradeInfo: 'Declined: card 4000000000009995 expired' }));
+    const { outcome } = await reconcileAttempt(client, attempt, { now });
+    expect(outcome).toMatchObject({ status: 'failed', reason: 'Declined: card 400000***9995 expired' });
+    expect(JSON.stringify(outcome)).not.toContain('4000000000009995');
+    const store = new MemoryStore(unknownOutcome);
+    await recordOutcome(store, outcome!);
+    expect(store.status()).toBe('failed');
+  });
+
+  it('a record of another amount passes through: recordOutcome refuses it and alerts, the attempt unchanged', async () => {
+    records(record({ tradeAmount: '100.00' }));
+    const result = await reconcileAttempt(client, attempt, { now });
+    expect(result.outcome).toMatchObject({ status: 'succeeded', amount: '100.00', currency: 'USD' });
+    expect(result.reason).toContain('(for 100.00 USD; 10.00 USD was sent)');
+    const store = new MemoryStore(unknownOutcome);
+    expect((await recordOutcome(store, result.outcome!)).kind).toBe('mismatch');
+    expect(store.status()).toBe('unknown');
+    expect(store.alerts.map((alert) => alert.kind)).toEqual(['amount-mismatch']);
+  });
+
+  it('the same amount written differently is not called another amount', async () => {
+    records(record({ tradeAmount: 10.5, tradeCurrency: 'usd' }));
+    const result = await reconcileAttempt(client, { ...attempt, orderAmount: '10.50' }, { now });
+    expect(result.reason).toBe('the gateway recorded trade 2024050111150012345678 as success');
+  });
+
+  it('no record, sent longer ago than pendingAfterMs: failed, nothing was charged', async () => {
+    records();
+    const result = await reconcileAttempt(client, attempt, { now });
+    expect(result.outcome).toEqual({
+      orderNo: attempt.orderNo,
+      status: 'failed',
+      reason: NO_GATEWAY_RECORD,
+      code: 'NO_GATEWAY_RECORD',
+    });
+    expect(result.reason).toBe(
+      'the gateway has no record of this payment 45 minutes after it was sent: nothing was charged',
+    );
+    const store = new MemoryStore(unknownOutcome);
+    await recordOutcome(store, result.outcome!);
+    expect(store.status()).toBe('failed');
+    // Were the record late after all, its success still wins (monotonic merge).
+    await recordOutcome(store, {
+      orderNo: attempt.orderNo,
+      status: 'succeeded',
+      amount: '10.00',
+      currency: 'USD',
+    });
+    expect(store.status()).toBe('succeeded');
+  });
+
+  it('no record of a recent attempt: nothing to record yet, still pending', async () => {
+    records();
+    const recent = { ...attempt, sentAt: new Date(now.getTime() - 10 * MINUTE) };
+    const result = await reconcileAttempt(client, recent, { now });
+    expect(result.outcome).toBeUndefined();
+    expect(result.reason).toBe(
+      'the gateway has no record of this payment yet; it was sent 600 s ago, so it is still pending',
+    );
+    // The threshold is the caller's to choose.
+    const sooner = await reconcileAttempt(client, recent, { now, pendingAfterMs: 5 * MINUTE });
+    expect(sooner.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
+  });
+
+  it('records of other orderNos are not this attempt', async () => {
+    records(record({ orderNo: 'order_1-a1' }), record({ orderNo: 'ORDER_1-A2' }));
+    const result = await reconcileAttempt(client, attempt, { now });
+    expect(result.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
+  });
+
+  it('several trades of one orderNo: a success outweighs a failure, a pending one a failure', async () => {
+    records(
+      record({ tradeNo: 'T1', tradeStatus: 'fail' }),
+      record({ tradeNo: 'T2' }),
+      record({ tradeNo: 'T3', tradeStatus: 'pending' }),
+    );
+    expect((await reconcileAttempt(client, attempt, { now })).outcome).toMatchObject({
+      status: 'succeeded',
+      tradeNo: 'T2',
+    });
+    records(
+      record({ tradeNo: 'T1', tradeStatus: 'fail' }),
+      record({ tradeNo: 'T3', tradeStatus: 'pending' }),
+    );
+    expect((await reconcileAttempt(client, attempt, { now })).outcome).toMatchObject({
+      status: 'pending',
+      tradeNo: 'T3',
+    });
+  });
+
+  it('a record with a status core does not know: nothing recorded, the reason names it', async () => {
+    records(record({ tradeStatus: 'under review' }));
+    const result = await reconcileAttempt(client, attempt, { now });
+    expect(result.outcome).toBeUndefined();
+    expect(result.reason).toContain('unrecognised status under review');
+  });
+
+  it('a query that fails: nothing recorded, the reason says why (no card data)', async () => {
+    gateway.handle((_req, res) => envelope(res, 'L0005', null, 'check sign info error'));
+    const refused = await reconcileAttempt(client, attempt, { now });
+    expect(refused.outcome).toBeUndefined();
+    expect(refused.reason).toMatch(
+      /^the gateway's records could not be read \(.*sign info.*\); try again later$/,
+    );
+
+    gateway.handle((_req, res) => {
+      res.writeHead(502);
+      res.end('upstream 4242424242424242');
+    });
+    const down = await reconcileAttempt(client, attempt, { now });
+    expect(down.outcome).toBeUndefined();
+    expect(down.reason).not.toContain('4242424242424242');
+    // A read: retried twice before giving up.
+    expect(gateway.requests).toHaveLength(4);
+  });
+
+  it('an orderNo the query cannot carry, or no valid sentAt: nothing recorded, nothing sent', async () => {
+    const tooLong = await reconcileAttempt(client, { ...attempt, orderNo: 'o'.repeat(51) }, { now });
+    expect(tooLong.outcome).toBeUndefined();
+    expect(tooLong.reason).toMatch(/orderNo/);
+    const noTime = await reconcileAttempt(client, { ...attempt, sentAt: new Date('not a date') }, { now });
+    expect(noTime).toEqual({
+      orderNo: attempt.orderNo,
+      outcome: undefined,
+      reason: 'the attempt has no valid sending time',
+    });
+    expect(gateway.requests).toHaveLength(0);
+  });
+});
+
+describe('reconcileRefund', () => {
+  const refund = {
+    batchNo: 'B1',
+    merTrackNo: 're_1',
+    tradeNo: 'T1',
+    orderNo: attempt.orderNo,
+    refundAmount: '4.00',
+    refundCurrency: 'USD',
+    refundReason: 'returned',
+    refundDate: '2024-05-02 09:00:00',
+  };
+
+  it('a settled refund: the event its notification would have given', async () => {
+    gateway.handle((_req, res) => envelope(res, '00000', { ...refund, refundStatus: 'success' }));
+    const result = await reconcileRefund(client, 'B1');
+    expect(result.event).toEqual({
+      kind: 'refund',
+      status: 'succeeded',
+      batchNo: 'B1',
+      merTrackNo: 're_1',
+      tradeNo: 'T1',
+      orderNo: attempt.orderNo,
+      amount: '4.00',
+      currency: 'USD',
+      reason: 'returned',
+      noticeDate: '2024-05-02 09:00:00',
+    });
+    expect(result.reason).toBe('the gateway recorded refund B1 as success');
+    expect(result.record).toMatchObject({ refundStatus: 'success' });
+    expect(gateway.requests[0]!.url).toBe('/V2022-03/refund/B1');
+  });
+
+  it('a failed refund: failed, the reason redacted', async () => {
+    gateway.handle((_req, res) =>
+      envelope(res, '00000', {
+        ...refund,
+        refundStatus: 'fail',
+        refundReason: 'card 4242424242424242 closed',
+      }),
+    );
+    const { event } = await reconcileRefund(client, 'B1');
+    expect(event).toMatchObject({ status: 'failed', reason: 'card 424242***4242 closed' });
+  });
+
+  it('pending, unrecognised or unreadable: no event, the reason says which', async () => {
+    gateway.handle((_req, res) => envelope(res, '00000', { ...refund, refundStatus: 'pending' }));
+    expect(await reconcileRefund(client, 'B1')).toMatchObject({
+      event: undefined,
+      reason: 'refund B1 is still pending at the gateway',
+    });
+    gateway.handle((_req, res) => envelope(res, '00000', { ...refund, refundStatus: 'queued' }));
+    expect(await reconcileRefund(client, 'B1')).toMatchObject({
+      event: undefined,
+      reason: 'refund B1 has the unrecognised status queued; still open',
+    });
+    gateway.handle((_req, res) => envelope(res, 'P0002', null, 'param is null or incorrect'));
+    const unread = await reconcileRefund(client, 'B1');
+    expect(unread.event).toBeUndefined();
+    expect(unread.record).toBeUndefined();
+    expect(unread.reason).toMatch(/^the gateway's record of refund B1 could not be read/);
+  });
+});
