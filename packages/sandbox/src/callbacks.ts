@@ -4,7 +4,8 @@
  * per attempt, delivered only when the receiver answers the body `success`, otherwise retried 15
  * times on the gateway's schedule compressed by `timeScale`. Chaos knobs reproduce duplicates,
  * stale out-of-order events, delays and drops. Refund and chargeback notifications of a trade go the
- * same way, to the callbackUrl of the original payment (docs/callbacks-and-returns.md#event-data).
+ * same way, to the callbackUrl of the original payment
+ * (docs/callbacks-and-returns.md#refund-and-chargeback-events).
  */
 import { Agent, request } from 'undici';
 import type { VirtualClock } from './clock.js';

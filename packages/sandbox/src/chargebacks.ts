@@ -1,7 +1,7 @@
 /**
  * Chargebacks, raised on a paid trade by a test control: recorded for `GET /chargebacks` and announced
  * by a signed `chargeback.success` notification to the original payment's callbackUrl
- * (docs/callbacks-and-returns.md#event-data).
+ * (docs/callbacks-and-returns.md#refund-and-chargeback-events).
  */
 import { gatewayTimestamp, isoNow, type SandboxContext } from './context.js';
 import { minorToOrderAmount, orderAmountToMinor } from './core.js';

@@ -1,8 +1,9 @@
 /**
- * Refunds of a trade (docs/gateway-protocol.md#outside-the-api): a ledger per tradeNo (a full refund, or
- * partial ones up to the paid amount), idempotent on the merchant's `merTrackNo`, the test controls that
- * make the next refunds fail or stay pending, and the `refund.*` notifications, sent through the
- * callback engine to the callbackUrl of the original payment (docs/callbacks-and-returns.md#event-data).
+ * Refunds of a trade (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks): a ledger per
+ * tradeNo (a full refund, or partial ones up to the paid amount), idempotent on the merchant's
+ * `merTrackNo`, the test controls that make the next refunds fail or stay pending, and the `refund.*`
+ * notifications, sent through the callback engine to the callbackUrl of the original payment
+ * (docs/callbacks-and-returns.md#refund-and-chargeback-events).
  */
 import { gatewayTimestamp, isoNow, type SandboxContext } from './context.js';
 import { ERROR_CODES, minorToOrderAmount, orderAmountToMinor } from './core.js';

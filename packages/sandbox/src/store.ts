@@ -78,7 +78,10 @@ export interface OrderRecord {
 
 export type RefundStatus = 'pending' | 'success' | 'fail';
 
-/** One refund of a trade (docs/gateway-protocol.md#outside-the-api): applied by `POST /refund`, settled at once or later. */
+/**
+ * One refund of a trade (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks): applied by
+ * `POST /refund`, settled at once or later.
+ */
 export interface RefundRecord {
   gatewayNo: string;
   batchNo: string;

@@ -1,7 +1,8 @@
 /**
- * The gateway's record queries (docs/gateway-protocol.md#outside-the-api): `GET /transactions`,
- * `GET /orderInfo/{tradeNo}` and `GET /chargebacks`. They answer from the sandbox's own records, so a
- * charge whose answer or callback was lost (commit-then-drop, chaos drop) is found like any other.
+ * The gateway's record queries (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks):
+ * `GET /transactions`, `GET /orderInfo/{tradeNo}` and `GET /chargebacks`. They answer from the
+ * sandbox's own records, so a charge whose answer or callback was lost (commit-then-drop, chaos drop)
+ * is found like any other.
  */
 
 import { chargebackView } from '../chargebacks.js';

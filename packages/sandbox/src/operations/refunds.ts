@@ -1,4 +1,7 @@
-/** `POST /refund` and `GET /refund/{batchNo}` (docs/gateway-protocol.md#outside-the-api); the ledger is in ../refunds.ts. */
+/**
+ * `POST /refund` and `GET /refund/{batchNo}` (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks);
+ * the ledger is in ../refunds.ts.
+ */
 import type { SandboxContext } from '../context.js';
 import { applyRefund, findRefund, type RefundRequest, refundView } from '../refunds.js';
 
