@@ -11,6 +11,9 @@ describe('validateOptions', () => {
     ['backendUrl', { ...OPTIONS, backendUrl: 'nope' }],
     ['storefrontReturnUrl', { ...OPTIONS, storefrontReturnUrl: undefined }],
     ['localPaymentMethod', { ...OPTIONS, localPaymentMethod: 'cash-in-envelope' }],
+    ['refunds', { ...OPTIONS, refunds: 'automatic' }],
+    ['reconcileAfterSeconds', { ...OPTIONS, reconcileAfterSeconds: 0 }],
+    ['failUnrecordedAfterSeconds', { ...OPTIONS, failUnrecordedAfterSeconds: 'soon' }],
   ];
   for (const [option, options] of cases) {
     it(`rejects a bad ${option} naming it`, () => {
@@ -128,16 +131,6 @@ describe('provider rules', () => {
       /payses_OLD.*still being confirmed/,
     );
     expect(confirm).not.toHaveBeenCalled();
-  });
-
-  it('refund is not allowed and names the merchant portal', async () => {
-    const { service } = cardServiceWith(async () => ({}));
-    await expect(
-      service.refundPayment({
-        amount: 5,
-        data: { outcome: { status: 'succeeded', orderNo: 'o', tradeNo: 'T77' } },
-      }),
-    ).rejects.toMatchObject({ type: 'not_allowed', message: expect.stringMatching(/T77.*merchant portal/) });
   });
 
   it('capture is a no-op; cancel and delete of an unsent session only log', async () => {

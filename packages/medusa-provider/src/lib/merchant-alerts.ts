@@ -1,6 +1,7 @@
-import type { PaymentOutcome } from '@gatewaykit/core';
+import type { ChargebackEvent, PaymentOutcome, RefundEvent } from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import type { GatewayRefund } from './gateway-records';
 
 /**
  * A payment the gateway took that no cart or order can receive (its session was deleted, or the cart
@@ -34,6 +35,99 @@ export async function reportAmountMismatch(
     'Gateway result ignored',
     `Gateway ${outcome.status} for orderNo ${outcome.orderNo}, tradeNo ${outcome.tradeNo ?? '?'} was ignored: ` +
       `${message}. Check the payment in the gateway's merchant portal.`,
+  );
+}
+
+/** Which payment a refund or chargeback alert is about. */
+export interface PaymentRef {
+  orderNo: string;
+  tradeNo?: string | undefined;
+  /** Medusa's payment id, when a payment took the charge. */
+  paymentId?: string | undefined;
+}
+
+function describePayment(payment: PaymentRef): string {
+  return `tradeNo ${payment.tradeNo ?? '?'} (orderNo ${payment.orderNo}${payment.paymentId ? `, payment ${payment.paymentId}` : ''})`;
+}
+
+/**
+ * A refund the gateway failed after Medusa recorded it: the order shows money returned that was not.
+ * Made loud, never a silently refunded order.
+ */
+export async function reportRefundFailed(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  refund: GatewayRefund,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'REFUND FAILED',
+    'Gateway refund failed',
+    `Refund ${refund.merTrackNo} (batchNo ${refund.batchNo ?? '?'}) of ${refund.amount} ${refund.currency} on ` +
+      `${describePayment(payment)} failed at the gateway: ${refund.reason ?? 'no reason given'}. ` +
+      `The order shows it refunded; settle it with the customer (refund again or another way).`,
+  );
+}
+
+/** A refund whose request's answer was lost and whose result never arrived: a person checks it. */
+export async function reportUnsettledRefund(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  refund: GatewayRefund,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'REFUND UNCONFIRMED',
+    'Gateway refund not confirmed',
+    `Refund ${refund.merTrackNo} of ${refund.amount} ${refund.currency} on ${describePayment(payment)} was sent ` +
+      `at ${refund.requestedAt}, but the gateway's answer was lost and no refund notification arrived. ` +
+      `Look it up by merTrackNo ${refund.merTrackNo} in the gateway's merchant portal; do not refund it again before.`,
+  );
+}
+
+/** A verified refund result that no refund recorded in Medusa matches (e.g. made in the merchant portal). */
+export async function reportRefundNotInMedusa(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  event: RefundEvent,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'REFUND NOT IN MEDUSA',
+    'Gateway refund not recorded in Medusa',
+    `The gateway reports refund ${event.batchNo ?? '?'} (merTrackNo ${event.merTrackNo ?? '?'}) of ` +
+      `${event.amount ?? '?'} ${event.currency ?? ''} on ${describePayment(payment)} as ${event.status}, ` +
+      `but Medusa holds no such refund; nothing was changed. Check it in the gateway's merchant portal.`,
+  );
+}
+
+/** A refund result about another amount than the refund asked for: ignored, made loud. */
+export async function reportRefundMismatch(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  message: string,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'REFUND AMOUNT MISMATCH',
+    'Gateway refund result ignored',
+    `On ${describePayment(payment)}: ${message}. Nothing was changed; check it in the gateway's merchant portal.`,
+  );
+}
+
+/** A chargeback raised on a payment: the merchant answers it in the gateway's portal before the deadline. */
+export async function reportChargeback(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  chargeback: ChargebackEvent,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'CHARGEBACK',
+    'Chargeback raised',
+    `Chargeback ${chargeback.batchNo ?? '?'} of ${chargeback.amount ?? '?'} ${chargeback.currency ?? ''} on ` +
+      `${describePayment(payment)}: ${chargeback.reason ?? 'no reason given'}. ` +
+      `Reply in the gateway's merchant portal by ${chargeback.replyDeadline ?? 'the deadline the gateway gives'}.`,
   );
 }
 

@@ -24,7 +24,27 @@ interface MedusaOptions {
   allowRawCardData?: boolean;
   /** Local payment method used when the storefront does not choose one in the session data. */
   localPaymentMethod?: string;
+  /**
+   * `gateway` (default): an admin refund is sent to the gateway's refund API; `manual`: refunds are
+   * made in the gateway's merchant portal and an admin refund is refused.
+   */
+  refunds?: RefundMode;
+  /** How long a sent payment may wait for its answer before the reconciliation job asks the gateway. */
+  reconcileAfterSeconds?: number;
+  /**
+   * How long after sending a payment the gateway's having no record of it means nothing was charged
+   * (the attempt then ends failed).
+   */
+  failUnrecordedAfterSeconds?: number;
 }
+
+export const REFUND_MODES = ['gateway', 'manual'] as const;
+export type RefundMode = (typeof REFUND_MODES)[number];
+
+/** Ten minutes: the gateway's first callback retries are over by then (docs/callbacks-and-returns.md#retry-schedule). */
+export const DEFAULT_RECONCILE_AFTER_SECONDS = 600;
+/** Core's reconciliation default (DEFAULT_PENDING_AFTER_MS). */
+export const DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS = 1800;
 
 /** Every problem in one error, each naming its option. */
 function failWith(issues: readonly { path: string; message: string }[]): never {
@@ -34,6 +54,26 @@ function failWith(issues: readonly { path: string; message: string }[]): never {
 
 function fail(option: string, problem: string): never {
   failWith([{ path: option, message: problem }]);
+}
+
+function positiveSeconds(option: string, value: unknown, fallback: number): number {
+  if (value === undefined || value === null || value === '') return fallback;
+  const seconds = typeof value === 'string' ? Number(value) : value;
+  if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) {
+    fail(option, 'must be a positive number of seconds');
+  }
+  return seconds;
+}
+
+function refundMode(value: unknown): RefundMode {
+  if (value === undefined) return 'gateway';
+  if (!REFUND_MODES.includes(value as RefundMode)) {
+    fail(
+      'refunds',
+      'must be "gateway" (admin refunds go through the gateway\'s refund API) or "manual" (refund in the gateway\'s merchant portal)',
+    );
+  }
+  return value as RefundMode;
 }
 
 function httpUrl(option: string, value: unknown): string {
@@ -67,6 +107,17 @@ export function parseOptions(raw: unknown): GatewaykitOptions {
         ? options.webSite
         : new URL(storefrontReturnUrl).host,
     allowRawCardData: options.allowRawCardData === true,
+    refunds: refundMode(options.refunds),
+    reconcileAfterSeconds: positiveSeconds(
+      'reconcileAfterSeconds',
+      options.reconcileAfterSeconds,
+      DEFAULT_RECONCILE_AFTER_SECONDS,
+    ),
+    failUnrecordedAfterSeconds: positiveSeconds(
+      'failUnrecordedAfterSeconds',
+      options.failUnrecordedAfterSeconds,
+      DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
+    ),
     ...(localPaymentMethod ? { localPaymentMethod: String(localPaymentMethod) } : {}),
   };
 }

@@ -1,15 +1,27 @@
 import {
   type AttemptStore,
+  type CallbackEvent,
+  type ChargebackEvent,
   type MerchantAlert,
+  noticeEventOf,
   type PaymentOutcome,
+  type RefundEvent,
   recordOutcome,
   type StoredAttempt,
 } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
-import { Modules } from '@medusajs/framework/utils';
+import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { cartOfPaymentCollection } from './cart-of-collection';
-import { reportAmountMismatch, reportUnappliedCharge } from './merchant-alerts';
+import {
+  reportAmountMismatch,
+  reportChargeback,
+  reportRefundFailed,
+  reportRefundMismatch,
+  reportRefundNotInMedusa,
+  reportUnappliedCharge,
+} from './merchant-alerts';
+import { type RefundSettlement, recordChargeback, settleRefund } from './payment-notices';
 import { gatewayAmount } from './payment-request';
 import type { GatewaykitAccount } from './resolve-options';
 import { readSessionData, withOutcome } from './session-data';
@@ -107,6 +119,77 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     } else {
       await reportAmountMismatch(this.scope, alert.outcome, alert.message);
     }
+  }
+
+  /**
+   * Refund and chargeback notices (docs/callbacks-and-returns.md#refund-and-chargeback-events), found
+   * by orderNo among this account's sessions only, so another account's key changes nothing here.
+   */
+  async notice(event: CallbackEvent, attempt: SessionAttempt | undefined): Promise<void> {
+    const typed = noticeEventOf(event);
+    if (!typed) return;
+    if (!attempt) {
+      this.logger.warn(
+        `gatewaykit: ${event.type} for orderNo ${typed.orderNo ?? '?'} (batchNo ${typed.batchNo ?? '?'}): no payment session of provider account "${this.account.id}" has this orderNo; nothing changed`,
+      );
+      return;
+    }
+    if (typed.kind === 'refund') await this.settleRefund(attempt.orderNo, typed);
+    else await this.recordChargeback(attempt.orderNo, typed);
+  }
+
+  /**
+   * Settles a refund of the payment of session `orderNo` from its notification or from the gateway's
+   * record (reconciliation): one path, so a result counts once whichever comes first.
+   */
+  async settleRefund(orderNo: string, event: RefundEvent): Promise<RefundSettlement | undefined> {
+    const result = await this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      return session ? settleRefund(this.scope, session, event) : undefined;
+    });
+    if (!result) return undefined;
+    const what = `refund ${event.merTrackNo ?? '?'} (batchNo ${event.batchNo ?? '?'}) of orderNo ${orderNo}`;
+    switch (result.kind) {
+      case 'changed':
+        if (result.entry.status === 'failed')
+          await reportRefundFailed(this.scope, result.payment, result.entry);
+        else this.logger.info(`gatewaykit: ${what} ${result.entry.status}`);
+        break;
+      case 'duplicate':
+        this.logger.info(`gatewaykit: ${what} already ${result.entry.status}; nothing changed`);
+        break;
+      case 'conflict':
+        this.logger.warn(
+          `gatewaykit: ${what} reported ${event.status} but is already ${result.entry.status}; the first result stays`,
+        );
+        break;
+      case 'mismatch':
+        await reportRefundMismatch(this.scope, result.payment, result.message);
+        break;
+      default:
+        // A declined refund is gone from Medusa already (refundPayment refused it); a success is money
+        // returned that Medusa does not show.
+        if (event.status === 'succeeded') await reportRefundNotInMedusa(this.scope, result.payment, event);
+        else this.logger.info(`gatewaykit: ${what} failed; Medusa holds no such refund, nothing to change`);
+    }
+    return result;
+  }
+
+  private async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<void> {
+    const result = await this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      return session ? recordChargeback(this.scope, session, event) : undefined;
+    });
+    if (!result) return;
+    if (result.added) await reportChargeback(this.scope, result.payment, event);
+    else
+      this.logger.info(
+        `gatewaykit: chargeback ${event.batchNo ?? '?'} of orderNo ${orderNo} already recorded`,
+      );
+  }
+
+  private get logger() {
+    return this.scope.resolve(ContainerRegistrationKeys.LOGGER);
   }
 
   /** The session of orderNo, if one of this account's providers owns it. */

@@ -1,4 +1,5 @@
 import type { CheckoutFlow, PaymentCustomer, PaymentOutcome, PaymentRequest } from '@gatewaykit/core';
+import type { GatewayChargeback, GatewayRefund } from './gateway-records';
 
 /**
  * Shopper details the plugin's middleware copies from the cart into the session data: core's payment
@@ -12,7 +13,7 @@ export type BuyerDetails = Omit<PaymentCustomer, 'gatewayCustomerId'> &
 /**
  * The session's `data`. Medusa returns it in every cart response, so it holds only what the shopper may
  * see: never card numbers, security codes or the sign key (docs/safety-rules.md#card-data). The gateway's outcome is stored
- * here because the gateway has no query endpoint: authorizePayment can only read this blob.
+ * here: authorizePayment reads this blob; the gateway's own record is read only to reconcile.
  */
 export interface GatewaykitSessionData {
   orderNo: string;
@@ -34,6 +35,10 @@ export interface GatewaykitSessionData {
   redirectUrl?: string | undefined;
   /** The gateway's message when the payment failed, for the storefront. */
   error?: string | undefined;
+  /** Refunds made through the gateway (payment data only; written by refundPayment and notices). */
+  refunds?: GatewayRefund[] | undefined;
+  /** Chargebacks the gateway notified (payment data; session data when no payment took the charge). */
+  chargebacks?: GatewayChargeback[] | undefined;
 }
 
 const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
@@ -49,6 +54,8 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'outcome',
   'redirectUrl',
   'error',
+  'refunds',
+  'chargebacks',
 ];
 
 /**

@@ -2,17 +2,21 @@ import {
   billingDetail,
   type CheckoutFlow,
   customerRequest,
+  decideInbound,
   type GatewayClient,
   GatewayValidationError,
   gatewayClientFor,
   isFinalOutcome,
+  isGatewayError,
   mergeOutcome,
   normalizeLocalPaymentMethod,
   outcomeFromCallback,
   type PaymentOutcome,
   type PaymentSource,
+  reconcileAttempt,
   redact,
   startPayment,
+  UnknownOutcomeError,
   verifyCallback,
 } from '@gatewaykit/core';
 import type {
@@ -54,9 +58,20 @@ import type {
   WebhookActionResult,
 } from '@medusajs/framework/types';
 import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
+import {
+  type GatewayRefund,
+  mergeRefunds,
+  refundOfEvent,
+  refundTypeFor,
+  withRefund,
+} from '../../lib/gateway-records';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
-import { type GatewaykitOptions, parseOptions } from '../../lib/options';
+import {
+  DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
+  type GatewaykitOptions,
+  parseOptions,
+} from '../../lib/options';
 import { buildPaymentRequest, gatewayAmount } from '../../lib/payment-request';
 import type { SaveCardInput } from '../../lib/save-card-input';
 import { toSavedCard } from '../../lib/saved-card';
@@ -70,15 +85,45 @@ import { parseInitiateInput } from '../../lib/session-input';
 import { sessionStatusFor } from '../../lib/session-status';
 import { webhookActionFor } from '../../lib/webhook-action';
 
-type Cradle = { logger: Logger; paymentSessionService?: StoredSessions };
+/** The payment module's own services, for reading a payment's latest data. */
+interface StoredRows<T> {
+  retrieve(id: string, config: { select: string[] }): Promise<T>;
+}
+
+type Cradle = {
+  logger: Logger;
+  paymentSessionService?: StoredSessions;
+  paymentService?: StoredRows<{ id: string; data?: Record<string, unknown> | null }>;
+  refundService?: StoredRows<{ id: string; payment_id?: string | null }>;
+};
+
+/** The status a refund request's answer gives; anything but success or fail waits for the notification. */
+export function refundStatusOfAnswer(status: string | undefined): GatewayRefund['status'] {
+  const text = (status ?? '').trim().toLowerCase();
+  return text === 'success' ? 'succeeded' : text === 'fail' ? 'failed' : 'pending';
+}
+
+/** A refund the gateway refused (or that never reached it): Medusa deletes its refund row. */
+function refundRefused(error: unknown, amount: string, currency: string): MedusaError {
+  if (error instanceof MedusaError) return error;
+  const message = String(redact(error instanceof Error ? error.message : String(error))).replace(
+    /^Gateway refused the request:\s*/,
+    '',
+  );
+  return new MedusaError(
+    isGatewayError(error) ? MedusaError.Types.NOT_ALLOWED : MedusaError.Types.UNEXPECTED_STATE,
+    `The gateway refused the refund of ${amount} ${currency}: ${message}. No refund was recorded.`,
+  );
+}
 
 /** Charges in flight in this process, by orderNo: a concurrent authorize waits instead of charging again. */
 const inFlight = new Map<string, Promise<PaymentOutcome>>();
 
 /**
- * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no query,
- * capture, void or refund endpoint, and reports results by signed callback/return; so the outcome
- * lives in the session data and authorizePayment reads it instead of asking the gateway.
+ * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no capture
+ * or void, and reports results by signed callback/return; so the outcome lives in the session data and
+ * authorizePayment reads it. Refunds and the gateway's record of a trade are on its OpenAPI host
+ * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks).
  * Session data is written by the storefront at creation, so every key is parsed against an allow-list
  * and the provider returns the complete data it owns (docs/SECURITY.md).
  */
@@ -87,6 +132,8 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   protected readonly options_: GatewaykitOptions;
   protected readonly logger_: Logger;
   private readonly sessions_: StoredSessions | undefined;
+  private readonly payments_: Cradle['paymentService'];
+  private readonly refunds_: Cradle['refundService'];
 
   static override validateOptions(options: Record<string, unknown>): void {
     parseOptions(options);
@@ -97,6 +144,8 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     this.options_ = parseOptions(options);
     this.logger_ = cradle.logger;
     this.sessions_ = cradle.paymentSessionService;
+    this.payments_ = cradle.paymentService;
+    this.refunds_ = cradle.refundService;
   }
 
   /** Overridable in unit tests to inject a fake client. */
@@ -270,11 +319,37 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   async getPaymentStatus(input: GetPaymentStatusInput): Promise<GetPaymentStatusOutput> {
-    return this.statusOf(readSessionData(input.data));
+    return this.statusOf(await this.withGatewayRecord(readSessionData(input.data)));
   }
 
   async retrievePayment(input: RetrievePaymentInput): Promise<RetrievePaymentOutput> {
-    return { data: input.data ?? {} };
+    const data = readSessionData(input.data);
+    const read = await this.withGatewayRecord(data);
+    return { data: read === data ? (input.data ?? {}) : { ...read } };
+  }
+
+  /**
+   * The data with the gateway's record of the trade merged in, when the stored outcome is unknown or
+   * pending (or the charge was sent without an answer): the same decision a callback gets
+   * (docs/inbound.md), so a success is never replaced and an amount that differs is not taken.
+   * Only read: the reconciliation job and the callback store outcomes.
+   */
+  private async withGatewayRecord(
+    data: Partial<GatewaykitSessionData>,
+  ): Promise<Partial<GatewaykitSessionData>> {
+    const { orderNo, attemptedAt, amount, currency, outcome } = data;
+    if (!orderNo || !attemptedAt || !amount || !currency) return data;
+    if (outcome && outcome.status !== 'unknown' && outcome.status !== 'pending') return data;
+    const found = await reconcileAttempt(
+      this.client,
+      { orderNo, sentAt: new Date(attemptedAt), orderAmount: amount, currency },
+      { pendingAfterMs: (this.options_.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000 },
+    );
+    if (!found.outcome) return data;
+    const decision = decideInbound({ orderNo, orderAmount: amount, currency, outcome }, found.outcome);
+    if (decision.kind !== 'changed') return data;
+    this.logger_.info(`gatewaykit: ${orderNo}: ${found.reason}`);
+    return withOutcome(data, decision.next);
   }
 
   async updatePayment(input: UpdatePaymentInput): Promise<UpdatePaymentOutput> {
@@ -323,12 +398,93 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
-    const { outcome } = readSessionData(input.data);
-    const trade = outcome?.tradeNo ? ` (gateway tradeNo ${outcome.tradeNo})` : '';
-    throw new MedusaError(
-      MedusaError.Types.NOT_ALLOWED,
-      `Refunds are not available through the gateway API: refund this payment${trade} in the gateway's merchant portal. No refund was recorded in Medusa.`,
+    const data = readSessionData(input.data);
+    const { outcome } = data;
+    if ((this.options_.refunds ?? 'gateway') === 'manual') {
+      const trade = outcome?.tradeNo ? ` (gateway tradeNo ${outcome.tradeNo})` : '';
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `Refund this payment${trade} in the gateway's merchant portal: this store's refunds are manual (provider option refunds: 'manual'). No refund was recorded in Medusa.`,
+      );
+    }
+    const refundId = input.context?.idempotency_key;
+    if (!refundId) {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        'gatewaykit refund: Medusa gave no refund id (idempotency_key); nothing was sent to the gateway',
+      );
+    }
+    if (outcome?.status !== 'succeeded' || !outcome.tradeNo) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `gatewaykit refund: payment ${data.orderNo ?? ''} has no successful gateway trade to refund (status ${outcome?.status ?? 'not sent'}); no refund was recorded`,
+      );
+    }
+    // Medusa calls once per refund row; the same id again must never send a second refund.
+    if (refundOfEvent(data.refunds, { merTrackNo: refundId })) return { data: { ...data } };
+
+    const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
+    const amount = this.amountOf({ amount: input.amount, currency_code: currency });
+    const refundType = refundTypeFor(amount, outcome.amount ?? data.amount ?? '', currency);
+    let entry: GatewayRefund = {
+      merTrackNo: refundId,
+      amount,
+      currency,
+      refundType,
+      status: 'pending',
+      requestedAt: new Date().toISOString(),
+    };
+    try {
+      const answer = await this.client.refunds.create({
+        merTrackNo: refundId,
+        refundAmount: amount,
+        refundReason: `Medusa refund ${refundId}`,
+        refundType,
+        tradeNo: outcome.tradeNo,
+        ...(data.orderNo ? { remark: `orderNo ${data.orderNo}` } : {}),
+      });
+      entry = { ...entry, batchNo: answer.batchNo, status: refundStatusOfAnswer(answer.refundStatus) };
+    } catch (error) {
+      if (!(error instanceof UnknownOutcomeError)) throw refundRefused(error, amount, currency);
+      // The refund may exist at the gateway: Medusa keeps its refund and nothing is sent again; the
+      // refund notification (matched by merTrackNo) decides (docs/safety-rules.md#unknown-outcome).
+      entry = { ...entry, status: 'unknown' };
+      this.logger_.warn(
+        `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo}: the gateway's answer was lost; kept as unknown until its notification arrives (never sent again)`,
+      );
+    }
+    if (entry.status === 'failed') {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `The gateway declined the refund of ${amount} ${currency} (batchNo ${entry.batchNo ?? '?'}); no refund was recorded`,
+      );
+    }
+    this.logger_.info(
+      `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo} -> ${entry.status} (batchNo ${entry.batchNo ?? '?'})`,
     );
+    // Medusa saves what is returned over the payment data: start from its latest copy, so a notice
+    // stored meanwhile (another refund's result, a chargeback) is kept.
+    const latest = (await this.latestPaymentData(refundId)) ?? data;
+    return {
+      data: {
+        ...latest,
+        refunds: withRefund(mergeRefunds(data.refunds, latest.refunds), entry),
+      } as Record<string, unknown>,
+    };
+  }
+
+  /** The stored data of the payment a Medusa refund belongs to, read now; undefined when unreadable. */
+  private async latestPaymentData(refundId: string): Promise<Partial<GatewaykitSessionData> | undefined> {
+    if (!this.refunds_ || !this.payments_) return undefined;
+    try {
+      const refund = await this.refunds_.retrieve(refundId, { select: ['id', 'payment_id'] });
+      if (!refund.payment_id) return undefined;
+      const payment = await this.payments_.retrieve(refund.payment_id, { select: ['id', 'data'] });
+      return readSessionData(payment.data ?? undefined);
+    } catch (error) {
+      this.logger_.warn(`gatewaykit: reading payment data of refund ${refundId} failed: ${String(error)}`);
+      return undefined;
+    }
   }
 
   async getWebhookActionAndData(payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {

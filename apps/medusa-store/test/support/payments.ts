@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { adminOrder, adminTokenFor } from './admin';
+import { complete, HOSTED, readyCart, startSession } from './checkout';
+import { CARDS, finishHostedPage, followReturn, sandboxControl } from './sandbox-pages';
+import { type ApiResponse, api, expectOk, type Json } from './store-api';
+import { waitFor } from './wait';
+
+/** A guest order paid on the hosted page: its Medusa payment and gateway trade. */
+export async function paidOrder(): Promise<{
+  email: string;
+  orderId: string;
+  paymentId: string;
+  orderNo: string;
+  tradeNo: string;
+  total: number;
+}> {
+  const email = `paid-${randomUUID()}@example.com`;
+  const { cartId, collectionId, total } = await readyCart({ email });
+  const session = await startSession(collectionId, HOSTED);
+  await followReturn(await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success));
+  const { body } = await complete(cartId);
+  expect(body.type).toBe('order');
+  const order = await adminOrder(body.order.id);
+  const payment = order.payment_collections[0].payments[0];
+  expect(payment.data.outcome.status).toBe('succeeded');
+  return {
+    email,
+    orderId: order.id,
+    paymentId: payment.id,
+    orderNo: session.id,
+    tradeNo: payment.data.outcome.tradeNo,
+    total,
+  };
+}
+
+/** `POST /admin/payments/:id/refund` as the seeded admin; `refundId`: the refund it added, if any. */
+export async function adminRefund(
+  paymentId: string,
+  amount: number,
+): Promise<ApiResponse & { refundId?: string }> {
+  const before = new Set(((await adminPayment(paymentId)).refunds ?? []).map((refund: Json) => refund.id));
+  const response = await api('POST', `/admin/payments/${paymentId}/refund`, {
+    token: await adminTokenFor(),
+    body: { amount },
+  });
+  const added = ((await adminPayment(paymentId)).refunds ?? []).find(
+    (refund: Json) => !before.has(refund.id),
+  );
+  return { ...response, ...(added ? { refundId: added.id as string } : {}) };
+}
+
+/** The payment as the admin API shows it: data (what the order widget reads) and Medusa's refunds. */
+export async function adminPayment(paymentId: string): Promise<Record<string, Json>> {
+  const { payment } = await expectOk(
+    api('GET', `/admin/payments/${paymentId}?fields=+data,+provider_id,*refunds`, {
+      token: await adminTokenFor(),
+    }),
+  );
+  return payment;
+}
+
+export interface GatewayRefundRow {
+  batchNo: string;
+  merTrackNo: string;
+  tradeNo: string;
+  refundAmount: string;
+  refundType: string;
+  refundStatus: string;
+}
+
+export async function sandboxRefunds(tradeNo: string): Promise<GatewayRefundRow[]> {
+  return (await sandboxControl(`refunds?tradeNo=${encodeURIComponent(tradeNo)}`)) as GatewayRefundRow[];
+}
+
+export interface Delivery {
+  id: string;
+  orderNo: string;
+  batchNo?: string;
+  type: string;
+  body: string;
+  state: string;
+  attempts: { response?: string; httpStatus?: number }[];
+}
+
+export async function deliveriesOfBatch(batchNo: string): Promise<Delivery[]> {
+  const all = (await sandboxControl('callbacks')) as Delivery[];
+  return all.filter((delivery) => delivery.batchNo === batchNo);
+}
+
+/** Waits until the payment data shows the refund `merTrackNo` with `status`; returns the entry. */
+export async function refundEntryWhen(
+  paymentId: string,
+  merTrackNo: string,
+  status: string,
+): Promise<Record<string, Json>> {
+  return waitFor(async () => {
+    const payment = await adminPayment(paymentId);
+    const entry = (payment.data.refunds ?? []).find((refund: Json) => refund.merTrackNo === merTrackNo);
+    return entry?.status === status && entry;
+  }, `refund ${merTrackNo} to be ${status} in the payment data`);
+}
+
+/** The admin's notification feed, as text. */
+export async function adminFeed(): Promise<string> {
+  const feed = await api('GET', '/admin/notifications?limit=500', { token: await adminTokenFor() });
+  return JSON.stringify(feed.body);
+}
+
+/** `POST /admin/gatewaykit/reconcile` as the seeded admin. */
+export async function reconcileNow(body: Record<string, unknown> = {}): Promise<ApiResponse> {
+  return api('POST', '/admin/gatewaykit/reconcile', { token: await adminTokenFor(), body });
+}

@@ -1,0 +1,183 @@
+import { type ChargebackEvent, orderAmountToMinor, type RefundEvent } from '@gatewaykit/core';
+
+/**
+ * What the payment data keeps about the payment's refunds and chargebacks (Medusa shows the payment
+ * data in the admin; the widget reads these). Pure rules, so every case is unit-tested.
+ */
+
+/**
+ * - `pending`: the gateway accepted it; its `refund.*` notification (or a query) settles it;
+ * - `unknown`: the answer to the refund request was lost: it may or may not exist at the gateway and
+ *   is never sent again (docs/safety-rules.md#unknown-outcome); the notification decides;
+ * - `succeeded` / `failed`: settled; final.
+ */
+export type GatewayRefundStatus = 'pending' | 'unknown' | 'succeeded' | 'failed';
+
+export interface GatewayRefund {
+  /** Medusa's refund id, sent as the gateway's merTrackNo (the same id never refunds twice). */
+  merTrackNo: string;
+  /** The gateway's refund number; missing while the answer is lost. */
+  batchNo?: string | undefined;
+  /** Gateway amount and currency of the refund. */
+  amount: string;
+  currency: string;
+  refundType: '1' | '2';
+  status: GatewayRefundStatus;
+  /** The gateway's reason for a failed refund (redacted by core). */
+  reason?: string | undefined;
+  requestedAt: string;
+  settledAt?: string | undefined;
+  /** When an unsettled refund was reported to the merchant (once). */
+  alertedAt?: string | undefined;
+}
+
+export interface GatewayChargeback {
+  /** The gateway's chargeback number (the key: a repeated notice adds nothing). */
+  batchNo?: string | undefined;
+  tradeNo?: string | undefined;
+  amount?: string | undefined;
+  currency?: string | undefined;
+  reason?: string | undefined;
+  /** Last day to answer the chargeback in the gateway's portal. */
+  replyDeadline?: string | undefined;
+  cpdDate?: string | undefined;
+  noticeDate?: string | undefined;
+  receivedAt: string;
+}
+
+const SETTLED: ReadonlySet<GatewayRefundStatus> = new Set(['succeeded', 'failed']);
+
+export function isSettledRefund(refund: GatewayRefund): boolean {
+  return SETTLED.has(refund.status);
+}
+
+/** `1` (full) only for the whole paid amount: the gateway refuses a `1` for anything else. */
+export function refundTypeFor(amount: string, paid: string, currency: string): '1' | '2' {
+  return orderAmountToMinor(amount, currency) === orderAmountToMinor(paid, currency) ? '1' : '2';
+}
+
+function sameAmount(a: string, b: string, currency: string): boolean {
+  try {
+    return orderAmountToMinor(a, currency) === orderAmountToMinor(b, currency);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The list with `entry` stored under its merTrackNo. A settled entry is never moved back to
+ * pending/unknown (a notice may have settled it while the refund request was still answering).
+ */
+export function withRefund(
+  refunds: readonly GatewayRefund[] | undefined,
+  entry: GatewayRefund,
+): GatewayRefund[] {
+  const list = [...(refunds ?? [])];
+  const index = list.findIndex((refund) => refund.merTrackNo === entry.merTrackNo);
+  if (index < 0) return [...list, entry];
+  const current = list[index]!;
+  if (isSettledRefund(current) && !isSettledRefund(entry)) {
+    list[index] = { ...entry, ...current, batchNo: current.batchNo ?? entry.batchNo };
+  } else {
+    list[index] = { ...current, ...entry, batchNo: entry.batchNo ?? current.batchNo };
+  }
+  return list;
+}
+
+/** Merges two copies of the list (e.g. the stored one and one written concurrently): settled wins. */
+export function mergeRefunds(
+  base: readonly GatewayRefund[] | undefined,
+  other: readonly GatewayRefund[] | undefined,
+): GatewayRefund[] {
+  let merged = [...(base ?? [])];
+  for (const entry of other ?? []) merged = withRefund(merged, entry);
+  return merged;
+}
+
+export type RefundEventResult =
+  /** No refund of this payment matches the event (merTrackNo, else batchNo). */
+  | { kind: 'no-entry' }
+  /** The event is about another amount or currency than the refund asked for: nothing changes. */
+  | { kind: 'mismatch'; entry: GatewayRefund; message: string }
+  /** Already settled the same way (a repeated notice). */
+  | { kind: 'duplicate'; entry: GatewayRefund }
+  /** Already settled the other way: the first settled result stays. */
+  | { kind: 'conflict'; entry: GatewayRefund }
+  | { kind: 'changed'; entry: GatewayRefund; refunds: GatewayRefund[] };
+
+/** The refund of `refunds` an event is about: by merTrackNo (our id), else by the gateway's batchNo. */
+export function refundOfEvent(
+  refunds: readonly GatewayRefund[] | undefined,
+  event: Pick<RefundEvent, 'merTrackNo' | 'batchNo'>,
+): GatewayRefund | undefined {
+  const list = refunds ?? [];
+  return (
+    (event.merTrackNo ? list.find((refund) => refund.merTrackNo === event.merTrackNo) : undefined) ??
+    (event.batchNo ? list.find((refund) => refund.batchNo === event.batchNo) : undefined)
+  );
+}
+
+/** What a refund's result (notification or query) does to the payment's refunds. */
+export function applyRefundEvent(
+  refunds: readonly GatewayRefund[] | undefined,
+  event: RefundEvent,
+  now: Date = new Date(),
+): RefundEventResult {
+  const entry = refundOfEvent(refunds, event);
+  if (!entry) return { kind: 'no-entry' };
+  const currencyDiffers =
+    event.currency !== undefined && event.currency.toUpperCase() !== entry.currency.toUpperCase();
+  if (
+    currencyDiffers ||
+    (event.amount !== undefined && !sameAmount(event.amount, entry.amount, entry.currency))
+  ) {
+    return {
+      kind: 'mismatch',
+      entry,
+      message: `the gateway reported refund ${event.batchNo ?? entry.merTrackNo} ${event.status} for ${event.amount ?? '?'} ${event.currency ?? '?'}, but ${entry.amount} ${entry.currency} was asked`,
+    };
+  }
+  if (isSettledRefund(entry)) {
+    return entry.status === event.status ? { kind: 'duplicate', entry } : { kind: 'conflict', entry };
+  }
+  const settled: GatewayRefund = {
+    ...entry,
+    batchNo: entry.batchNo ?? event.batchNo,
+    status: event.status,
+    reason: event.status === 'failed' ? (event.reason ?? 'no reason given') : entry.reason,
+    settledAt: now.toISOString(),
+  };
+  return { kind: 'changed', entry: settled, refunds: withRefund(refunds, settled) };
+}
+
+/** The key of a chargeback: its batchNo, else what the notice says about it. */
+function chargebackKey(chargeback: Omit<GatewayChargeback, 'receivedAt'>): string {
+  return (
+    chargeback.batchNo ??
+    `${chargeback.tradeNo ?? ''}|${chargeback.amount ?? ''}|${chargeback.noticeDate ?? ''}|${chargeback.reason ?? ''}`
+  );
+}
+
+/** The chargebacks with the event's added, or `added: false` when it is already there (a repeat). */
+export function withChargeback(
+  chargebacks: readonly GatewayChargeback[] | undefined,
+  event: ChargebackEvent,
+  now: Date = new Date(),
+): { added: boolean; chargeback: GatewayChargeback; chargebacks: GatewayChargeback[] } {
+  const list = [...(chargebacks ?? [])];
+  const chargeback: GatewayChargeback = {
+    batchNo: event.batchNo,
+    tradeNo: event.tradeNo,
+    amount: event.amount,
+    currency: event.currency,
+    reason: event.reason,
+    replyDeadline: event.replyDeadline,
+    cpdDate: event.cpdDate,
+    noticeDate: event.noticeDate,
+    receivedAt: now.toISOString(),
+  };
+  const key = chargebackKey(chargeback);
+  const existing = list.find((item) => chargebackKey(item) === key);
+  if (existing) return { added: false, chargeback: existing, chargebacks: list };
+  return { added: true, chargeback, chargebacks: [...list, chargeback] };
+}

@@ -1,0 +1,155 @@
+import type { ChargebackEvent, RefundEvent } from '@gatewaykit/core';
+import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
+import { Modules } from '@medusajs/framework/utils';
+import {
+  applyRefundEvent,
+  type GatewayChargeback,
+  type GatewayRefund,
+  refundTypeFor,
+  withChargeback,
+  withRefund,
+} from './gateway-records';
+import type { PaymentRef } from './merchant-alerts';
+import { gatewayAmount } from './payment-request';
+import { readSessionData } from './session-data';
+
+/**
+ * How long after Medusa created a refund row its payment data may still lack the refund: the provider
+ * is still waiting for the gateway's answer, and Medusa writes the data once it returns.
+ */
+export const REFUND_IN_FLIGHT_MS = 60_000;
+
+/** A notice about a refund row whose payment data is not written yet: answered 500, delivered again. */
+export class RefundStillRecordingError extends Error {}
+
+export type RefundSettlement =
+  | { kind: 'no-payment' | 'no-entry'; payment: PaymentRef }
+  | { kind: 'mismatch'; payment: PaymentRef; message: string }
+  | { kind: 'duplicate' | 'conflict' | 'changed'; payment: PaymentRef; entry: GatewayRefund };
+
+type PaymentRow = { id: string; data?: Record<string, unknown> | null };
+
+/** The Medusa payment of a payment session (created when the session was authorized). */
+export async function paymentOfSession(
+  scope: MedusaContainer,
+  sessionId: string,
+): Promise<PaymentRow | undefined> {
+  const [payment] = await scope
+    .resolve(Modules.PAYMENT)
+    .listPayments({ payment_session_id: sessionId }, { select: ['id', 'data'] });
+  return payment as PaymentRow | undefined;
+}
+
+/**
+ * Writes a payment's data. UpdatePaymentDTO does not list `data`, but the module's updatePayment
+ * stores every field it is given (as it does with the provider's refund answer).
+ */
+async function updatePaymentData(scope: MedusaContainer, id: string, data: object): Promise<void> {
+  await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
+}
+
+function refOf(session: PaymentSessionDTO, payment: PaymentRow | undefined, tradeNo?: string): PaymentRef {
+  const data = readSessionData((payment?.data ?? session.data) as Record<string, unknown> | undefined);
+  return { orderNo: session.id, tradeNo: tradeNo ?? data.outcome?.tradeNo, paymentId: payment?.id };
+}
+
+/**
+ * Applies a refund's result (notification or query) to the payment data of `session`'s payment. Run
+ * under the session's exclusive section; the caller alerts and logs by the result.
+ */
+export async function settleRefund(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+  event: RefundEvent,
+  now: Date = new Date(),
+): Promise<RefundSettlement> {
+  const payment = await paymentOfSession(scope, session.id);
+  const ref = refOf(session, payment, event.tradeNo);
+  if (!payment) return { kind: 'no-payment', payment: ref };
+  const data = readSessionData(payment.data ?? undefined);
+  let refunds = data.refunds;
+  let result = applyRefundEvent(refunds, event, now);
+  if (result.kind === 'no-entry' && event.merTrackNo) {
+    const entry = await entryOfRefundRow(scope, payment, event.merTrackNo, now);
+    if (entry) {
+      refunds = withRefund(refunds, entry);
+      result = applyRefundEvent(refunds, event, now);
+    }
+  }
+  if (result.kind === 'no-entry') return { kind: 'no-entry', payment: ref };
+  if (result.kind === 'mismatch') return { kind: 'mismatch', payment: ref, message: result.message };
+  if (result.kind === 'changed') {
+    await updatePaymentData(scope, payment.id, { ...data, refunds: result.refunds });
+  }
+  return { kind: result.kind, payment: ref, entry: result.entry };
+}
+
+/**
+ * The refund of a Medusa refund row that the payment data does not list. Young: the refund request is
+ * still answering, so the notice must come again (throws). Older: the data lost it to a concurrent
+ * write; it is rebuilt from the row (status unknown, settled by the event).
+ */
+async function entryOfRefundRow(
+  scope: MedusaContainer,
+  payment: PaymentRow,
+  refundId: string,
+  now: Date,
+): Promise<GatewayRefund | undefined> {
+  const [row] = (await scope
+    .resolve(Modules.PAYMENT)
+    .listRefunds(
+      { id: refundId, payment_id: payment.id },
+      { select: ['id', 'amount', 'raw_amount', 'created_at'] },
+    )) as { id: string; amount: unknown; raw_amount?: unknown; created_at: Date | string }[];
+  if (!row) return undefined;
+  const createdAt = new Date(row.created_at);
+  if (now.getTime() - createdAt.getTime() < REFUND_IN_FLIGHT_MS) {
+    throw new RefundStillRecordingError(
+      `refund ${refundId} of payment ${payment.id} is still being recorded; the notice must be delivered again`,
+    );
+  }
+  const data = readSessionData(payment.data ?? undefined);
+  const currency = (data.outcome?.currency ?? data.currency ?? '').toUpperCase();
+  const amount = gatewayAmount((row.raw_amount ?? row.amount) as never, currency);
+  return {
+    merTrackNo: row.id,
+    amount,
+    currency,
+    refundType: refundTypeFor(amount, data.outcome?.amount ?? data.amount ?? amount, currency),
+    status: 'unknown',
+    requestedAt: createdAt.toISOString(),
+  };
+}
+
+/**
+ * Stores a chargeback on the payment data of `session`'s payment (on the session data when no payment
+ * took the charge). `added: false`: it was already stored (a repeated notice).
+ */
+export async function recordChargeback(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+  event: ChargebackEvent,
+  now: Date = new Date(),
+): Promise<{ added: boolean; chargeback: GatewayChargeback; payment: PaymentRef }> {
+  const paymentModule = scope.resolve(Modules.PAYMENT);
+  const payment = await paymentOfSession(scope, session.id);
+  const ref = refOf(session, payment, event.tradeNo);
+  const data = readSessionData((payment?.data ?? session.data) as Record<string, unknown> | undefined);
+  const { added, chargeback, chargebacks } = withChargeback(data.chargebacks, event, now);
+  if (added) {
+    const next = { ...data, chargebacks } as Record<string, unknown>;
+    if (payment) {
+      await updatePaymentData(scope, payment.id, next);
+    } else {
+      await paymentModule.updatePaymentSession({
+        id: session.id,
+        amount: session.amount,
+        currency_code: session.currency_code,
+        data: next,
+        // Unchanged: a chargeback says nothing about the session's payment status.
+        status: session.status,
+      });
+    }
+  }
+  return { added, chargeback, payment: ref };
+}

@@ -1,0 +1,145 @@
+import type { RefundEvent } from '@gatewaykit/core';
+import { describe, expect, it } from 'vitest';
+import {
+  applyRefundEvent,
+  type GatewayRefund,
+  mergeRefunds,
+  refundTypeFor,
+  withChargeback,
+  withRefund,
+} from '../src/lib/gateway-records';
+
+const NOW = new Date('2026-01-02T03:04:05.000Z');
+
+function refund(overrides: Partial<GatewayRefund> = {}): GatewayRefund {
+  return {
+    merTrackNo: 'ref_1',
+    batchNo: 'R1',
+    amount: '5.00',
+    currency: 'USD',
+    refundType: '2',
+    status: 'pending',
+    requestedAt: '2026-01-02T03:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function event(overrides: Partial<RefundEvent> = {}): RefundEvent {
+  return {
+    kind: 'refund',
+    status: 'succeeded',
+    merTrackNo: 'ref_1',
+    batchNo: 'R1',
+    amount: '5.00',
+    currency: 'USD',
+    ...overrides,
+  };
+}
+
+describe('refundTypeFor', () => {
+  it('is full (1) only for the whole paid amount, compared by value', () => {
+    expect(refundTypeFor('60.00', '60.00', 'USD')).toBe('1');
+    expect(refundTypeFor('60', '60.00', 'USD')).toBe('1');
+    expect(refundTypeFor('59.99', '60.00', 'USD')).toBe('2');
+    expect(refundTypeFor('1200', '1200', 'JPY')).toBe('1');
+  });
+});
+
+describe('applyRefundEvent', () => {
+  it('settles a pending refund found by merTrackNo, keeping the batchNo', () => {
+    const result = applyRefundEvent([refund()], event(), NOW);
+    expect(result).toMatchObject({
+      kind: 'changed',
+      entry: { status: 'succeeded', batchNo: 'R1', settledAt: NOW.toISOString() },
+    });
+  });
+
+  it('finds a refund whose answer was lost by merTrackNo and takes the batchNo from the event', () => {
+    const result = applyRefundEvent(
+      [refund({ batchNo: undefined, status: 'unknown' })],
+      event({ batchNo: 'R9' }),
+      NOW,
+    );
+    expect(result.kind === 'changed' && result.entry).toMatchObject({ status: 'succeeded', batchNo: 'R9' });
+  });
+
+  it('finds a refund by batchNo when the event has no merTrackNo', () => {
+    expect(applyRefundEvent([refund()], event({ merTrackNo: undefined }), NOW).kind).toBe('changed');
+  });
+
+  it('keeps the failure reason of a failed refund', () => {
+    const result = applyRefundEvent([refund()], event({ status: 'failed', reason: 'Declined' }), NOW);
+    expect(result.kind === 'changed' && result.entry).toMatchObject({ status: 'failed', reason: 'Declined' });
+  });
+
+  it('a repeat is a duplicate; the other settled status afterwards is a conflict; neither changes anything', () => {
+    const settled = refund({ status: 'succeeded', settledAt: 'before' });
+    expect(applyRefundEvent([settled], event(), NOW)).toEqual({ kind: 'duplicate', entry: settled });
+    expect(applyRefundEvent([settled], event({ status: 'failed' }), NOW)).toEqual({
+      kind: 'conflict',
+      entry: settled,
+    });
+  });
+
+  it('an event of no refund of the payment is no-entry (a forged or portal refund)', () => {
+    expect(applyRefundEvent([refund()], event({ merTrackNo: 'ref_other', batchNo: 'R_other' }), NOW)).toEqual(
+      {
+        kind: 'no-entry',
+      },
+    );
+    expect(applyRefundEvent(undefined, event(), NOW)).toEqual({ kind: 'no-entry' });
+  });
+
+  it('another amount or currency is a mismatch and changes nothing', () => {
+    expect(applyRefundEvent([refund()], event({ amount: '50.00' }), NOW).kind).toBe('mismatch');
+    expect(applyRefundEvent([refund()], event({ currency: 'EUR' }), NOW).kind).toBe('mismatch');
+    expect(applyRefundEvent([refund()], event({ amount: '5' }), NOW).kind).toBe('changed');
+  });
+});
+
+describe('withRefund and mergeRefunds', () => {
+  it('adds new refunds and never moves a settled one back to pending', () => {
+    const settled = refund({ status: 'succeeded' });
+    expect(withRefund([settled], refund({ status: 'pending' }))).toEqual([settled]);
+    expect(withRefund([refund()], refund({ status: 'failed', reason: 'x' }))).toEqual([
+      refund({ status: 'failed', reason: 'x' }),
+    ]);
+    expect(withRefund([refund()], refund({ merTrackNo: 'ref_2' }))).toHaveLength(2);
+  });
+
+  it('merges two copies of the list: the settled entry wins whichever side holds it', () => {
+    const pending = [refund(), refund({ merTrackNo: 'ref_2', status: 'unknown', batchNo: undefined })];
+    const other = [
+      refund({ status: 'succeeded' }),
+      refund({ merTrackNo: 'ref_2', status: 'unknown', batchNo: undefined }),
+    ];
+    expect(mergeRefunds(pending, other).map((r) => r.status)).toEqual(['succeeded', 'unknown']);
+    expect(mergeRefunds(other, pending).map((r) => r.status)).toEqual(['succeeded', 'unknown']);
+  });
+});
+
+describe('withChargeback', () => {
+  const chargeback = {
+    kind: 'chargeback' as const,
+    batchNo: 'C1',
+    tradeNo: 'T1',
+    amount: '60.00',
+    currency: 'USD',
+    reason: 'D4755-Non-Receipt of Goods',
+    replyDeadline: '2026-01-09',
+  };
+
+  it('stores a chargeback once, keyed by batchNo', () => {
+    const first = withChargeback(undefined, chargeback, NOW);
+    expect(first).toMatchObject({
+      added: true,
+      chargebacks: [{ batchNo: 'C1', replyDeadline: '2026-01-09' }],
+    });
+    const again = withChargeback(first.chargebacks, chargeback, new Date());
+    expect(again.added).toBe(false);
+    expect(again.chargebacks).toEqual(first.chargebacks);
+    expect(withChargeback(first.chargebacks, { ...chargeback, batchNo: 'C2' }, NOW).chargebacks).toHaveLength(
+      2,
+    );
+  });
+});

@@ -1,0 +1,154 @@
+import { GatewayBadRequestError, type GatewayClient, UnknownOutcomeError } from '@gatewaykit/core';
+import { describe, expect, it, vi } from 'vitest';
+import { GatewaykitHostedService } from '../src/providers/gatewaykit/hosted';
+import { OPTIONS } from './fake-provider';
+
+const PAID = {
+  orderNo: 'payses_PAID',
+  mode: 'hosted',
+  amount: '60.00',
+  currency: 'USD',
+  attemptedAt: '2026-01-02T03:00:00.000Z',
+  outcome: { orderNo: 'payses_PAID', status: 'succeeded', tradeNo: 'T1', amount: '60.00', currency: 'USD' },
+};
+
+/** The hosted service with a fake `refunds.create` and, optionally, the payment module's services. */
+function serviceWith(
+  create: (body: Record<string, unknown>) => Promise<unknown>,
+  options: Record<string, unknown> = {},
+  cradle: Record<string, unknown> = {},
+) {
+  const fake = { refunds: { create: vi.fn(create) } };
+  class TestHostedService extends GatewaykitHostedService {
+    protected override get client(): GatewayClient {
+      return fake as unknown as GatewayClient;
+    }
+  }
+  const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
+  const service = new TestHostedService({ logger, ...cradle } as never, { ...OPTIONS, ...options } as never);
+  return { service, create: fake.refunds.create, logger };
+}
+
+const refundInput = (amount: number, data: Record<string, unknown> = PAID, id = 'ref_1') => ({
+  amount,
+  data,
+  context: { idempotency_key: id },
+});
+
+describe('refundPayment through the gateway', () => {
+  it('sends the whole trade as a full refund named by Medusa refund id and records it', async () => {
+    const { service, create } = serviceWith(async () => ({ batchNo: 'R1', refundStatus: 'success' }));
+    const data = (await service.refundPayment(refundInput(60))).data!;
+    expect(create).toHaveBeenCalledWith({
+      merTrackNo: 'ref_1',
+      refundAmount: '60.00',
+      refundReason: 'Medusa refund ref_1',
+      refundType: '1',
+      tradeNo: 'T1',
+      remark: 'orderNo payses_PAID',
+    });
+    expect(data.refunds).toEqual([
+      expect.objectContaining({
+        merTrackNo: 'ref_1',
+        batchNo: 'R1',
+        amount: '60.00',
+        currency: 'USD',
+        refundType: '1',
+        status: 'succeeded',
+      }),
+    ]);
+    expect(data.outcome).toEqual(PAID.outcome);
+  });
+
+  it('a part is a partial refund (2), pending until its notification', async () => {
+    const { service, create } = serviceWith(async () => ({ batchNo: 'R2', refundStatus: 'pending' }));
+    const data = (await service.refundPayment(refundInput(12.5))).data!;
+    expect(create.mock.calls[0]![0]).toMatchObject({ refundAmount: '12.50', refundType: '2' });
+    expect(data.refunds).toEqual([expect.objectContaining({ status: 'pending', batchNo: 'R2' })]);
+  });
+
+  it("a refusal is a not-allowed error with the gateway's message (Medusa deletes its refund)", async () => {
+    const { service } = serviceWith(async () => {
+      throw new GatewayBadRequestError('Gateway refused the request: P0001 refundAmount too high', {
+        code: 'P0001',
+      });
+    });
+    await expect(service.refundPayment(refundInput(5))).rejects.toMatchObject({
+      type: 'not_allowed',
+      message:
+        'The gateway refused the refund of 5.00 USD: P0001 refundAmount too high. No refund was recorded.',
+    });
+  });
+
+  it('a refund the gateway declines at once is refused', async () => {
+    const { service } = serviceWith(async () => ({ batchNo: 'R3', refundStatus: 'fail' }));
+    await expect(service.refundPayment(refundInput(5))).rejects.toMatchObject({
+      type: 'not_allowed',
+      message: expect.stringMatching(/declined the refund of 5\.00 USD \(batchNo R3\)/),
+    });
+  });
+
+  it('a lost answer keeps the refund as unknown and returns normally: nothing is sent again', async () => {
+    const { service, create, logger } = serviceWith(async () => {
+      throw new UnknownOutcomeError('timeout after the request was sent', 'createRefund');
+    });
+    const data = (await service.refundPayment(refundInput(5))).data!;
+    expect(data.refunds).toEqual([expect.objectContaining({ merTrackNo: 'ref_1', status: 'unknown' })]);
+    expect((data.refunds as { batchNo?: string }[])[0]!.batchNo).toBeUndefined();
+    expect(create).toHaveBeenCalledTimes(1);
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringMatching(/answer was lost.*never sent again/));
+    // The same refund id again (it is in the data): nothing is sent.
+    await service.refundPayment(refundInput(5, data));
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses without sending when there is no successful trade or no refund id', async () => {
+    const { service, create } = serviceWith(async () => ({}));
+    await expect(
+      service.refundPayment(refundInput(5, { ...PAID, outcome: { orderNo: 'x', status: 'pending' } })),
+    ).rejects.toMatchObject({
+      type: 'not_allowed',
+      message: expect.stringMatching(/no successful gateway trade/),
+    });
+    await expect(service.refundPayment({ amount: 5, data: PAID })).rejects.toMatchObject({
+      type: 'invalid_data',
+    });
+    expect(create).not.toHaveBeenCalled();
+  });
+
+  it('keeps what a notice stored meanwhile: starts from the payment data as stored now', async () => {
+    const stored = {
+      ...PAID,
+      refunds: [
+        {
+          merTrackNo: 'ref_0',
+          amount: '1.00',
+          currency: 'USD',
+          refundType: '2',
+          status: 'succeeded',
+          requestedAt: 'x',
+        },
+      ],
+      chargebacks: [{ batchNo: 'C1', receivedAt: 'y' }],
+    };
+    const cradle = {
+      refundService: { retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })) },
+      paymentService: { retrieve: vi.fn(async () => ({ id: 'pay_1', data: stored })) },
+    };
+    const { service } = serviceWith(async () => ({ batchNo: 'R1', refundStatus: 'pending' }), {}, cradle);
+    const data = (await service.refundPayment(refundInput(5))).data!;
+    expect((data.refunds as { merTrackNo: string }[]).map((r) => r.merTrackNo)).toEqual(['ref_0', 'ref_1']);
+    expect(data.chargebacks).toEqual(stored.chargebacks);
+  });
+});
+
+describe('refundPayment, manual refunds', () => {
+  it("refuses with the merchant portal and sends nothing (refunds: 'manual')", async () => {
+    const { service, create } = serviceWith(async () => ({}), { refunds: 'manual' });
+    await expect(service.refundPayment(refundInput(5))).rejects.toMatchObject({
+      type: 'not_allowed',
+      message: expect.stringMatching(/T1.*merchant portal/),
+    });
+    expect(create).not.toHaveBeenCalled();
+  });
+});
