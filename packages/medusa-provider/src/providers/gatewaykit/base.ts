@@ -343,7 +343,10 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     const found = await reconcileAttempt(
       this.client,
       { orderNo, sentAt: new Date(attemptedAt), orderAmount: amount, currency },
-      { pendingAfterMs: (this.options_.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000 },
+      {
+        pendingAfterMs:
+          (this.options_.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000,
+      },
     );
     if (!found.outcome) return data;
     const decision = decideInbound({ orderNo, orderAmount: amount, currency, outcome }, found.outcome);
