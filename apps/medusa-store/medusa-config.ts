@@ -15,6 +15,9 @@ const gatewaykitOptions = {
   storefrontReturnUrl: env('STOREFRONT_RETURN_URL', 'http://localhost:8000/checkout/return'),
   webSite: env('STOREFRONT_WEBSITE', 'localhost'),
   allowRawCardData: process.env.GATEWAYKIT_ALLOW_RAW_CARD_DATA === 'true',
+  // Reconciliation thresholds (defaults 600 s and 1800 s); the tests shorten the second.
+  reconcileAfterSeconds: process.env.GATEWAYKIT_RECONCILE_AFTER_SECONDS,
+  failUnrecordedAfterSeconds: process.env.GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS,
 };
 
 // A second merchant account (e.g. a test account beside the live one): its sessions, callbacks and

@@ -8,11 +8,13 @@ import { phpJsonEncode } from '@gatewaykit/core';
 import { signedReturnQuery } from '@gatewaykit/core/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { adminOrder } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, LOCAL, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
 import { SECOND_GATEWAY_NO, SECOND_SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
+import { adminPayment, adminRefund, paidOrder, sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
 import { signedHeaders } from './support/signed-callback';
 import { api, expectOk, type Json } from './support/store-api';
@@ -406,5 +408,94 @@ describe('property: whatever the storefront sends as session data', () => {
       expect(row.data).not.toMatch(/"(cardNo|cvv|cvc|securityCode|pan)"/i);
       expect(row.data).not.toMatch(/4242[ -]?4242[ -]?4242[ -]?4242|4000[ -]?0000[ -]?0000[ -]?9995/);
     }
+  });
+});
+
+describe('attack: refunds and reconciliation', () => {
+  /** A paid order with one refund the gateway keeps pending: the notice that settles it is awaited. */
+  async function pendingRefund() {
+    const paid = await paidOrder();
+    await sandboxControl('refunds/next', { outcome: 'pending' });
+    try {
+      const refund = await adminRefund(paid.paymentId, 5);
+      const [gateway] = await sandboxRefunds(paid.tradeNo);
+      return { paid, refundId: refund.refundId!, batchNo: gateway!.batchNo };
+    } finally {
+      await sandboxControl('refunds/next', undefined, 'DELETE');
+    }
+  }
+
+  function refundNotice(
+    type: string,
+    fields: { orderNo: string; tradeNo: string; merTrackNo: string; batchNo: string; amount: string },
+  ): string {
+    return phpJsonEncode({
+      type,
+      data: {
+        ...fields,
+        orderAmount: '60.00',
+        orderCurrency: 'USD',
+        currency: 'USD',
+        reason: 'forged',
+        noticeDate: '2026-01-01 00:00:00',
+      },
+    });
+  }
+
+  it("a refund notification signed with another account's key never settles a refund of the first", async () => {
+    const { paid, refundId, batchNo } = await pendingRefund();
+    const body = refundNotice('refund.fail', {
+      orderNo: paid.orderNo,
+      tradeNo: paid.tradeNo,
+      merTrackNo: refundId,
+      batchNo,
+      amount: '5.00',
+    });
+    const answer = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
+    });
+    // Verified by the second account, which has no such payment: acknowledged, nothing changes.
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+    const payment = await adminPayment(paid.paymentId);
+    expect(payment.data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: refundId, status: 'pending' }),
+    ]);
+    // And a bad signature is not even read.
+    const forged = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body, { signKey: 'not-the-merchant-key' }),
+    });
+    expect(forged.status).toBe(401);
+    expect((await adminPayment(paid.paymentId)).data.refunds[0].status).toBe('pending');
+  });
+
+  it('a refund.success for a refund that does not exist changes nothing', async () => {
+    const paid = await paidOrder();
+    const before = await adminPayment(paid.paymentId);
+    const body = refundNotice('refund.success', {
+      orderNo: paid.orderNo,
+      tradeNo: paid.tradeNo,
+      merTrackNo: 'ref_01FORGEDREFUND0000000000',
+      batchNo: 'R0000000000000000000001',
+      amount: '60.00',
+    });
+    const answer = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body),
+    });
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+    const after = await adminPayment(paid.paymentId);
+    expect(after.data).toEqual(before.data);
+    expect(after.refunds ?? []).toEqual([]);
+    expect((await adminOrder(paid.orderId)).payment_status).toBe('captured');
+  });
+
+  it('a storefront cannot run the admin reconciliation', async () => {
+    const anonymous = await api('POST', '/admin/gatewaykit/reconcile', { body: {} });
+    expect(anonymous.status).toBe(401);
+    const { token } = await registerCustomer();
+    const customer = await api('POST', '/admin/gatewaykit/reconcile', { token, body: {} });
+    expect(customer.status).toBe(401);
   });
 });

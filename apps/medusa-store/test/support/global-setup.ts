@@ -12,6 +12,8 @@ export const SIGN_KEY = 'medusa-store-test-sign-key';
 export const SECOND_GATEWAY_NO = '87654321';
 export const SECOND_SIGN_KEY = 'medusa-store-second-account-key';
 export const STOREFRONT_RETURN_URL = 'http://storefront.test/checkout/return';
+/** The app's failUnrecordedAfterSeconds (1800 in production). */
+export const FAIL_UNRECORDED_AFTER_SECONDS = 3;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -46,6 +48,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true',
       GATEWAYKIT_SECOND_GATEWAY_NO: SECOND_GATEWAY_NO,
       GATEWAYKIT_SECOND_SIGN_KEY: SECOND_SIGN_KEY,
+      // A charge the gateway has no record of is failed this long after it was sent (reconcile.test.ts).
+      GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS: String(FAIL_UNRECORDED_AFTER_SECONDS),
     },
   });
   keepVitestExitCode();

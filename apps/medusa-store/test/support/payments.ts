@@ -108,6 +108,8 @@ export async function adminFeed(): Promise<string> {
 }
 
 /** `POST /admin/gatewaykit/reconcile` as the seeded admin. */
-export async function reconcileNow(body: Record<string, unknown> = {}): Promise<ApiResponse> {
+export async function reconcileNow(
+  body: Record<string, unknown> = {},
+): Promise<ApiResponse<Record<string, Json>>> {
   return api('POST', '/admin/gatewaykit/reconcile', { token: await adminTokenFor(), body });
 }

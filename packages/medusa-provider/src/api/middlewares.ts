@@ -45,5 +45,10 @@ export default defineMiddlewares({
       matcher: '/store/gatewaykit/payment-methods*',
       middlewares: [authenticate('customer', ['session', 'bearer'])],
     },
+    // Admin routes are authenticated by Medusa already; said here too, as the payment-methods route does.
+    {
+      matcher: '/admin/gatewaykit/*',
+      middlewares: [authenticate('user', ['session', 'bearer', 'api-key'])],
+    },
   ],
 });

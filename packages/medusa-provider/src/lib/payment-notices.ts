@@ -153,3 +153,21 @@ export async function recordChargeback(
   }
   return { added, chargeback, payment: ref };
 }
+
+/** Notes on the payment data that an unsettled refund was reported, so it is reported once. */
+export async function markRefundAlerted(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+  merTrackNo: string,
+  now: Date,
+): Promise<void> {
+  const payment = await paymentOfSession(scope, session.id);
+  if (!payment) return;
+  const data = readSessionData(payment.data ?? undefined);
+  const refund = data.refunds?.find((entry) => entry.merTrackNo === merTrackNo);
+  if (!refund || refund.alertedAt) return;
+  await updatePaymentData(scope, payment.id, {
+    ...data,
+    refunds: withRefund(data.refunds, { ...refund, alertedAt: now.toISOString() }),
+  });
+}

@@ -21,7 +21,7 @@ import {
   reportRefundNotInMedusa,
   reportUnappliedCharge,
 } from './merchant-alerts';
-import { type RefundSettlement, recordChargeback, settleRefund } from './payment-notices';
+import { markRefundAlerted, type RefundSettlement, recordChargeback, settleRefund } from './payment-notices';
 import { gatewayAmount } from './payment-request';
 import type { GatewaykitAccount } from './resolve-options';
 import { readSessionData, withOutcome } from './session-data';
@@ -173,6 +173,14 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
         else this.logger.info(`gatewaykit: ${what} failed; Medusa holds no such refund, nothing to change`);
     }
     return result;
+  }
+
+  /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */
+  async markRefundAlerted(orderNo: string, merTrackNo: string, now: Date): Promise<void> {
+    await this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      if (session) await markRefundAlerted(this.scope, session, merTrackNo, now);
+    });
   }
 
   private async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<void> {

@@ -1,0 +1,167 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { CARD, complete, currentSession, readyCart, startSession } from './support/checkout';
+import { registerCustomer, saveCard } from './support/customer';
+import { FAIL_UNRECORDED_AFTER_SECONDS } from './support/global-setup';
+import { ordersOf } from './support/orders';
+import {
+  adminPayment,
+  adminRefund,
+  deliveriesOfBatch,
+  paidOrder,
+  reconcileNow,
+  sandboxRefunds,
+} from './support/payments';
+import { CARDS, sandboxControl } from './support/sandbox-pages';
+import { api, expectOk, type Json } from './support/store-api';
+import { waitFor } from './support/wait';
+
+afterEach(async () => {
+  await sandboxControl('faults', undefined, 'DELETE');
+  await sandboxControl('chaos', undefined, 'DELETE');
+  await sandboxControl('refunds/next', undefined, 'DELETE');
+});
+
+/** A logged-in shopper's cart with a saved-card session, ready to complete. */
+async function cardCart() {
+  const { token, email } = await registerCustomer();
+  const card = await saveCard(token, CARDS.success);
+  const { cartId, collectionId } = await readyCart({ token, email });
+  const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+  return { token, email, cartId, session, cardId: card.id };
+}
+
+async function chargesOf(orderNo: string): Promise<Json[]> {
+  const requests = (await sandboxControl('requests')) as Json[];
+  return requests.filter(
+    (r) =>
+      (r.operation === 'confirmCharge' || r.path?.endsWith('/confirmCharge')) &&
+      JSON.stringify(r).includes(orderNo),
+  );
+}
+
+describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
+  it('a charge whose answer and callback were lost: the run finds the trade and the order completes once', async () => {
+    const { token, email, cartId, session } = await cardCart();
+    await sandboxControl('chaos', { drop: true });
+    await sandboxControl('faults', { route: 'confirmCharge', kind: 'commit-then-drop' });
+
+    const first = await complete(cartId, token);
+    expect(first.status).toBe(400);
+    expect((await currentSession(cartId, token)).data.outcome.status).toBe('unknown');
+    expect(await ordersOf(email)).toEqual([]);
+
+    const { status, body } = await reconcileNow({ orderNos: [session.id] });
+    expect(status).toBe(200);
+    expect(body.attempts).toEqual([
+      expect.objectContaining({
+        orderNo: session.id,
+        account: 'gatewaykit',
+        result: 'changed',
+        status: 'succeeded',
+      }),
+    ]);
+    expect(body.attempts[0].reason).toMatch(/the gateway recorded trade \d+ as success/);
+
+    const orders = await waitFor(async () => {
+      const list = await ordersOf(email);
+      return list.length > 0 && list;
+    }, 'the order placed by the reconciliation');
+    expect(orders).toHaveLength(1);
+    expect(orders[0]!.payment_status).toBe('captured');
+    expect(orders[0]!.payment_collections[0].payments).toHaveLength(1);
+    expect(await chargesOf(session.id)).toHaveLength(1);
+    const again = await complete(cartId, token);
+    expect(again.body.order.id).toBe(orders[0]!.id);
+
+    // A second run and the dropped callback delivered late change nothing.
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+    const [dropped] = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.orderNo === session.id);
+    await sandboxControl(`callbacks/${dropped.id}/redeliver`, {});
+    await waitFor(async () => {
+      const [delivery] = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.id === dropped.id);
+      return delivery.state === 'delivered';
+    }, 'the late callback to be acknowledged');
+    expect(await ordersOf(email)).toHaveLength(1);
+    expect(await chargesOf(session.id)).toHaveLength(1);
+  });
+
+  it('a charge the gateway never recorded stays pending while young, then ends failed; the cart pays again', async () => {
+    const { token, email, cartId, session, cardId } = await cardCart();
+    await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
+    expect((await complete(cartId, token)).status).toBe(400);
+    const sent = await currentSession(cartId, token);
+    expect(sent.data.outcome.status).toBe('unknown');
+
+    const young = await reconcileNow({ orderNos: [session.id] });
+    const ageMs = Date.now() - Date.parse(sent.data.attemptedAt);
+    if (ageMs < FAIL_UNRECORDED_AFTER_SECONDS * 1000 - 500) {
+      expect(young.body.attempts).toEqual([
+        expect.objectContaining({ orderNo: session.id, result: 'none', status: 'unknown' }),
+      ]);
+      expect(young.body.attempts[0].reason).toMatch(/no record of this payment yet/);
+    }
+
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
+    );
+    const old = await reconcileNow({ orderNos: [session.id] });
+    expect(old.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
+    ]);
+    const failed = await currentSession(cartId, token);
+    expect(failed.status).toBe('error');
+    expect(failed.data.outcome).toMatchObject({
+      status: 'failed',
+      reason: 'the gateway has no record of this payment',
+    });
+    expect(await ordersOf(email)).toEqual([]);
+
+    // Nothing was charged, so the shopper pays with a new session: one order, one successful charge.
+    const retry = await startSession(
+      await collectionOf(cartId, token),
+      CARD,
+      { customerPaymentMethodId: cardId },
+      token,
+    );
+    const placed = await complete(cartId, token);
+    expect(placed.body.type).toBe('order');
+    expect(await chargesOf(retry.id)).toHaveLength(1);
+    expect(await ordersOf(email)).toHaveLength(1);
+  });
+
+  it("a refund whose notification was lost is settled from the gateway's record", async () => {
+    const paid = await paidOrder();
+    await sandboxControl('refunds/next', { outcome: 'pending' });
+    const refund = await adminRefund(paid.paymentId, 5);
+    const [gateway] = await sandboxRefunds(paid.tradeNo);
+    await sandboxControl('chaos', { drop: true });
+    await sandboxControl(`refunds/${gateway!.batchNo}/settle`, { status: 'success' });
+    await waitFor(async () => (await deliveriesOfBatch(gateway!.batchNo)).length > 0, 'the dropped notice');
+    expect((await adminPayment(paid.paymentId)).data.refunds[0].status).toBe('pending');
+
+    const { body } = await reconcileNow({ orderNos: [paid.orderNo] });
+    expect(body.refunds).toEqual([
+      expect.objectContaining({
+        merTrackNo: refund.refundId,
+        batchNo: gateway!.batchNo,
+        status: 'succeeded',
+      }),
+    ]);
+    expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: refund.refundId, status: 'succeeded' }),
+    ]);
+  });
+
+  it('refuses a body it does not know, naming the field', async () => {
+    expect((await reconcileNow({ orderNos: 'all' })).status).toBe(400);
+    const unknown = await reconcileNow({ since: 'yesterday' });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toMatch(/since: not accepted here/);
+  });
+});
+
+/** The cart's payment collection id. */
+async function collectionOf(cartId: string, token: string): Promise<string> {
+  const { cart } = await expectOk(api('GET', `/store/carts/${cartId}?fields=*payment_collection`, { token }));
+  return cart.payment_collection.id;
+}

@@ -1,0 +1,246 @@
+import { gatewayClientFor, reconcileAttempt, reconcileRefund, recordOutcome } from '@gatewaykit/core';
+import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import type { GatewayRefund } from './gateway-records';
+import { reportUnsettledRefund } from './merchant-alerts';
+import {
+  DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
+  DEFAULT_RECONCILE_AFTER_SECONDS,
+  type GatewaykitOptions,
+} from './options';
+import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-options';
+import { SessionAttempts } from './session-attempts';
+import { type GatewaykitSessionData, readSessionData } from './session-data';
+
+/**
+ * Reconciliation (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks): payments whose
+ * answer and notifications were lost are settled from the gateway's own record, through the same
+ * recordOutcome a callback takes, so nothing is charged twice or moved backwards; refunds still open
+ * are queried by batchNo. The scheduled job and the admin route run this.
+ */
+
+/** The lock every run holds: one run at a time, across instances with a shared locking provider. */
+export const RECONCILE_RUN_LOCK = 'gatewaykit:reconcile:run';
+/** How far back sessions and refunds are looked at. */
+const LOOKBACK_MS = 30 * 24 * 60 * 60 * 1000;
+/** Session statuses of a charge that may have been taken but has no result yet (unknown / pending). */
+const OPEN_STATUSES = ['pending', 'pending_authorization'];
+
+export interface ReconcileRunOptions {
+  now?: Date;
+  /** Only these sessions (orderNos) and their payments' refunds, whatever their age. */
+  orderNos?: readonly string[];
+}
+
+export interface AttemptLine {
+  orderNo: string;
+  account: string;
+  /** recordOutcome's decision, `none` when the gateway's record gave nothing to record, `error`. */
+  result: string;
+  /** The session's outcome status after the run. */
+  status: string;
+  reason: string;
+}
+
+export interface RefundLine {
+  orderNo: string;
+  merTrackNo: string;
+  batchNo?: string | undefined;
+  /** The refund's status after the run. */
+  status: string;
+  reason: string;
+}
+
+export interface ReconcileReport {
+  attempts: AttemptLine[];
+  refunds: RefundLine[];
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+const secondsOf = (options: GatewaykitOptions) => ({
+  reconcileAfterMs: (options.reconcileAfterSeconds ?? DEFAULT_RECONCILE_AFTER_SECONDS) * 1000,
+  failUnrecordedAfterMs: (options.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000,
+});
+
+/** A session whose charge went out and has no result yet: unknown, pending, or sent without an answer. */
+export function isOpenCharge(data: Partial<GatewaykitSessionData>): boolean {
+  if (!data.attemptedAt || !data.orderNo || !data.amount || !data.currency) return false;
+  const status = data.outcome?.status;
+  return status === undefined || status === 'unknown' || status === 'pending';
+}
+
+/** One run over every configured account, under the run lock (waits for a run in progress). */
+export async function runReconciliation(
+  scope: MedusaContainer,
+  options: ReconcileRunOptions = {},
+): Promise<ReconcileReport> {
+  return scope
+    .resolve(Modules.LOCKING)
+    .execute(RECONCILE_RUN_LOCK, () => reconcileGatewayPayments(scope, options), { timeout: 300 });
+}
+
+/** The run itself (no lock): every account's open charges, then its open refunds. */
+export async function reconcileGatewayPayments(
+  scope: MedusaContainer,
+  options: ReconcileRunOptions = {},
+): Promise<ReconcileReport> {
+  const report: ReconcileReport = { attempts: [], refunds: [] };
+  for (const account of resolveGatewaykitAccounts(scope)) {
+    report.attempts.push(...(await reconcileAttempts(scope, account, options)));
+    report.refunds.push(...(await reconcileRefunds(scope, account, options)));
+  }
+  const logger = scope.resolve(ContainerRegistrationKeys.LOGGER);
+  for (const line of report.attempts) {
+    if (line.result !== 'none') {
+      logger.info(
+        `gatewaykit: reconciled ${line.orderNo}: ${line.result}, now ${line.status} (${line.reason})`,
+      );
+    }
+  }
+  return report;
+}
+
+async function reconcileAttempts(
+  scope: MedusaContainer,
+  account: GatewaykitAccount,
+  options: ReconcileRunOptions,
+): Promise<AttemptLine[]> {
+  const now = options.now ?? new Date();
+  const { reconcileAfterMs, failUnrecordedAfterMs } = secondsOf(account.options);
+  const sessions = (await scope.resolve(Modules.PAYMENT).listPaymentSessions(
+    {
+      provider_id: account.providerIds,
+      status: OPEN_STATUSES,
+      ...(options.orderNos
+        ? { id: [...options.orderNos] }
+        : { created_at: { $gte: new Date(now.getTime() - LOOKBACK_MS) } }),
+    } as never,
+    { select: ['id', 'data', 'status', 'provider_id'] },
+  )) as PaymentSessionDTO[];
+  const client = gatewayClientFor(account.options);
+  const lines: AttemptLine[] = [];
+  for (const session of sessions) {
+    const data = readSessionData(session.data);
+    if (!isOpenCharge(data)) continue;
+    const sentAt = new Date(data.attemptedAt!);
+    // The job leaves young charges to their callback; an orderNo named by the admin is read now.
+    if (!options.orderNos && now.getTime() - sentAt.getTime() < reconcileAfterMs) continue;
+    const line = { orderNo: session.id, account: account.id };
+    try {
+      const found = await reconcileAttempt(
+        client,
+        { orderNo: session.id, sentAt, orderAmount: data.amount!, currency: data.currency! },
+        { now, pendingAfterMs: failUnrecordedAfterMs },
+      );
+      if (!found.outcome) {
+        lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason: found.reason });
+        continue;
+      }
+      // The same decision as a callback: amount check, monotonic merge, the cart completed on success.
+      const decision = await recordOutcome(new SessionAttempts(scope, account), found.outcome);
+      const status =
+        decision.kind === 'changed'
+          ? decision.next.status
+          : decision.kind === 'duplicate' || decision.kind === 'stale'
+            ? decision.current.status
+            : (data.outcome?.status ?? 'sent');
+      lines.push({ ...line, result: decision.kind, status, reason: found.reason });
+    } catch (error) {
+      lines.push({
+        ...line,
+        result: 'error',
+        status: data.outcome?.status ?? 'sent',
+        reason: describe(error),
+      });
+    }
+  }
+  return lines;
+}
+
+type PaymentRow = { id: string; data?: Record<string, unknown> | null; payment_session_id?: string | null };
+
+async function reconcileRefunds(
+  scope: MedusaContainer,
+  account: GatewaykitAccount,
+  options: ReconcileRunOptions,
+): Promise<RefundLine[]> {
+  const now = options.now ?? new Date();
+  const paymentModule = scope.resolve(Modules.PAYMENT);
+  const { reconcileAfterMs } = secondsOf(account.options);
+  const payments = (await paymentModule.listPayments(
+    {
+      provider_id: account.providerIds,
+      ...(options.orderNos
+        ? { payment_session_id: [...options.orderNos] }
+        : { updated_at: { $gte: new Date(now.getTime() - LOOKBACK_MS) } }),
+    } as never,
+    { select: ['id', 'data', 'payment_session_id'] },
+  )) as PaymentRow[];
+  const client = gatewayClientFor(account.options);
+  const store = new SessionAttempts(scope, account);
+  const lines: RefundLine[] = [];
+  for (const payment of payments) {
+    const data = readSessionData(payment.data ?? undefined);
+    const orderNo = data.orderNo ?? payment.payment_session_id ?? undefined;
+    if (!orderNo) continue;
+    for (const refund of data.refunds ?? []) {
+      if (refund.status !== 'pending' && refund.status !== 'unknown') continue;
+      const young = now.getTime() - new Date(refund.requestedAt).getTime() < reconcileAfterMs;
+      if (!options.orderNos && young) continue;
+      const line = { orderNo, merTrackNo: refund.merTrackNo, batchNo: refund.batchNo };
+      try {
+        if (!refund.batchNo) {
+          lines.push({
+            ...line,
+            ...(await unconfirmedRefund(scope, store, payment, refund, now, reconcileAfterMs)),
+          });
+          continue;
+        }
+        const found = await reconcileRefund(client, refund.batchNo);
+        if (!found.event) {
+          lines.push({ ...line, status: refund.status, reason: found.reason });
+          continue;
+        }
+        // Settled as its notification would have: the same path, so it counts once.
+        const settled = await store.settleRefund(orderNo, {
+          ...found.event,
+          merTrackNo: found.event.merTrackNo ?? refund.merTrackNo,
+        });
+        const status = settled && 'entry' in settled ? settled.entry.status : refund.status;
+        lines.push({ ...line, status, reason: found.reason });
+      } catch (error) {
+        lines.push({ ...line, status: refund.status, reason: describe(error) });
+      }
+    }
+  }
+  return lines;
+}
+
+/**
+ * A refund whose answer was lost has no batchNo to query, and sending it again could refund twice:
+ * only its notification can settle it. Past the threshold the merchant is told once to look it up.
+ */
+async function unconfirmedRefund(
+  scope: MedusaContainer,
+  store: SessionAttempts,
+  payment: PaymentRow,
+  refund: GatewayRefund,
+  now: Date,
+  reconcileAfterMs: number,
+): Promise<{ status: string; reason: string }> {
+  const age = now.getTime() - new Date(refund.requestedAt).getTime();
+  const reason = 'the answer to the refund request was lost; only its notification can settle it';
+  if (refund.alertedAt || age < reconcileAfterMs) return { status: refund.status, reason };
+  // Past the threshold the merchant is told, once.
+  const data = readSessionData(payment.data ?? undefined);
+  await store.markRefundAlerted(data.orderNo ?? payment.payment_session_id ?? '', refund.merTrackNo, now);
+  await reportUnsettledRefund(
+    scope,
+    { orderNo: data.orderNo ?? '', tradeNo: data.outcome?.tradeNo, paymentId: payment.id },
+    refund,
+  );
+  return { status: refund.status, reason: `${reason}; the merchant was told to look it up` };
+}
