@@ -6,6 +6,28 @@ export interface GatewaySummary {
   tradeNo?: string | undefined;
   maskedCard?: string | undefined;
   orderInfo?: string | undefined;
+  /** Refunds made through the gateway, oldest first. */
+  refunds: RefundSummary[];
+  /** Chargebacks the gateway notified, oldest first. */
+  chargebacks: ChargebackSummary[];
+}
+
+export interface RefundSummary {
+  /** e.g. `5.00 USD` */
+  amount: string;
+  /** pending, succeeded, failed, or unknown (the answer was lost; its notification decides). */
+  status: string;
+  batchNo?: string | undefined;
+  /** Why it failed. */
+  reason?: string | undefined;
+}
+
+export interface ChargebackSummary {
+  amount: string;
+  reason?: string | undefined;
+  /** Last day to answer it in the gateway's portal. */
+  replyDeadline?: string | undefined;
+  batchNo?: string | undefined;
 }
 
 type PaymentLike = { provider_id?: string; data?: Record<string, unknown> | null };
@@ -14,7 +36,26 @@ type SessionData = {
   localMethod?: string;
   error?: string;
   outcome?: { status?: string; tradeNo?: string; maskCardNo?: string; orderInfo?: string; reason?: string };
+  refunds?: unknown;
+  chargebacks?: unknown;
 };
+
+type Entry = Record<string, unknown>;
+
+/** The entries of a list in the data; anything else (an older payment without one) is no entries. */
+function entriesOf(value: unknown): Entry[] {
+  return Array.isArray(value)
+    ? value.filter((item): item is Entry => !!item && typeof item === 'object')
+    : [];
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function money(amount: unknown, currency: unknown): string {
+  return [text(amount) ?? '?', text(currency)].filter(Boolean).join(' ');
+}
 
 const METHOD_LABEL: Record<string, string> = {
   card: 'Saved card',
@@ -45,6 +86,18 @@ export function gatewaySummaries(order: {
         tradeNo: outcome.tradeNo,
         maskedCard: outcome.maskCardNo,
         orderInfo: outcome.orderInfo ?? outcome.reason ?? data.error,
+        refunds: entriesOf(data.refunds).map((refund) => ({
+          amount: money(refund.amount, refund.currency),
+          status: text(refund.status) ?? 'unknown',
+          batchNo: text(refund.batchNo),
+          reason: text(refund.reason),
+        })),
+        chargebacks: entriesOf(data.chargebacks).map((chargeback) => ({
+          amount: money(chargeback.amount, chargeback.currency),
+          reason: text(chargeback.reason),
+          replyDeadline: text(chargeback.replyDeadline),
+          batchNo: text(chargeback.batchNo),
+        })),
       });
     }
   }

@@ -11,7 +11,11 @@ const BADGE: Record<string, 'green' | 'red' | 'orange' | 'grey'> = {
   unknown: 'orange',
 };
 
-/** Order page card: gateway tradeNo, status, masked card, orderInfo and method of gatewaykit payments. */
+/**
+ * Order page card: gateway tradeNo, status, masked card, orderInfo and method of gatewaykit payments,
+ * their gateway refunds (a failed one needs the merchant: the order still shows it refunded) and
+ * chargebacks (answered in the gateway's portal by the reply deadline).
+ */
 function OrderGatewayPayment({ data }: { data: { id: string } }) {
   const [summaries, setSummaries] = useState<GatewaySummary[] | undefined>();
   useEffect(() => {
@@ -44,6 +48,39 @@ function OrderGatewayPayment({ data }: { data: { id: string } }) {
           <Row label="Trade no." value={summary.tradeNo} />
           <Row label="Card" value={summary.maskedCard} />
           <Row label="Gateway message" value={summary.orderInfo} />
+          {summary.refunds.map((refund, index) => (
+            <div key={`refund-${refund.batchNo ?? index}`} className="grid gap-y-1">
+              <div className="flex items-center justify-between">
+                <Text size="small" leading="compact" className="text-ui-fg-subtle">
+                  Refund {refund.amount}
+                </Text>
+                <StatusBadge color={BADGE[refund.status] ?? 'grey'}>{refund.status}</StatusBadge>
+              </div>
+              {refund.status === 'failed' ? (
+                <Text size="small" leading="compact" className="text-ui-fg-error">
+                  Failed at the gateway{refund.reason ? `: ${refund.reason}` : ''}. The order still shows it
+                  refunded: settle it with the customer.
+                </Text>
+              ) : null}
+              {refund.status === 'unknown' ? (
+                <Text size="small" leading="compact" className="text-ui-fg-subtle">
+                  The gateway's answer was lost; its notification decides. Do not refund it again.
+                </Text>
+              ) : null}
+            </div>
+          ))}
+          {summary.chargebacks.map((chargeback, index) => (
+            <div key={`chargeback-${chargeback.batchNo ?? index}`} className="grid gap-y-1">
+              <div className="flex items-center justify-between">
+                <Text size="small" leading="compact" className="text-ui-fg-subtle">
+                  Chargeback {chargeback.amount}
+                </Text>
+                <StatusBadge color="red">chargeback</StatusBadge>
+              </div>
+              <Row label="Reason" value={chargeback.reason} />
+              <Row label="Reply by" value={chargeback.replyDeadline} />
+            </div>
+          ))}
         </div>
       ))}
     </Container>

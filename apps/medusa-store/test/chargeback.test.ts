@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, inject, it } from 'vitest';
+// The order widget's own reading of the order (what the admin page shows).
+import { gatewaySummaries } from '../../../packages/medusa-provider/src/admin/lib/gateway-summary';
+import { adminOrder } from './support/admin';
+import { adminFeed, deliveriesOfBatch, paidOrder } from './support/payments';
+import { sandboxControl } from './support/sandbox-pages';
+import { waitFor } from './support/wait';
+
+describe('chargebacks', () => {
+  it('a chargeback raised at the gateway appears on the order (reason, amount, reply deadline) and is alerted once', async () => {
+    const paid = await paidOrder();
+    const raised = (await sandboxControl('chargebacks', {
+      tradeNo: paid.tradeNo,
+      amount: '60.00',
+      reason: 'D4755-Non-Receipt of Goods or Services',
+    })) as { batchNo: string; replyDeadline: string; cpdDate: string };
+    expect(raised.batchNo).toBeTruthy();
+    const [notice] = await waitFor(async () => {
+      const list = await deliveriesOfBatch(raised.batchNo);
+      return list.length > 0 && list.every((delivery) => delivery.state === 'delivered') && list;
+    }, 'the chargeback notice to be acknowledged');
+    expect(notice!.type).toBe('chargeback.success');
+
+    const order = await adminOrder(paid.orderId);
+    expect(order.payment_collections[0].payments[0].data.chargebacks).toEqual([
+      expect.objectContaining({
+        batchNo: raised.batchNo,
+        tradeNo: paid.tradeNo,
+        amount: '60.00',
+        currency: 'USD',
+        reason: 'D4755-Non-Receipt of Goods or Services',
+        replyDeadline: raised.replyDeadline,
+      }),
+    ]);
+    expect(gatewaySummaries(order)[0]!.chargebacks).toEqual([
+      {
+        amount: '60.00 USD',
+        reason: 'D4755-Non-Receipt of Goods or Services',
+        replyDeadline: raised.replyDeadline,
+        batchNo: raised.batchNo,
+      },
+    ]);
+    // The payment itself is unchanged: a chargeback is the merchant's to answer, not a payment status.
+    expect(order.payment_status).toBe('captured');
+    expect(await adminFeed()).toContain(`Chargeback ${raised.batchNo} of 60.00 USD`);
+    expect(readFileSync(inject('logFile'), 'utf8')).toContain(`CHARGEBACK: Chargeback ${raised.batchNo}`);
+
+    // The same notice again adds nothing.
+    await sandboxControl(`callbacks/${notice!.id}/redeliver`, {});
+    await waitFor(async () => {
+      const [again] = await deliveriesOfBatch(raised.batchNo);
+      return (again?.attempts.length ?? 0) >= 2;
+    }, 'the repeated chargeback notice');
+    const after = await adminOrder(paid.orderId);
+    expect(after.payment_collections[0].payments[0].data.chargebacks).toHaveLength(1);
+  });
+});
