@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { GatewaykitPaymentAttempt } from '../src/entity/payment-attempt.entity';
 import {
   claimOpenSlot,
   closeUnsent,

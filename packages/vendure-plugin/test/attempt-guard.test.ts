@@ -1,6 +1,6 @@
 import { GatewayValidationError } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
-import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../src/entity/payment-attempt.entity';
+import { OPEN_SLOT } from '../src/entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
 import {
   type AttemptDetails,
