@@ -14,6 +14,7 @@ import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
+import { closeUnsent } from './attempt-claim';
 import { attemptMode, claimNextAttempt, sendClaimed } from './attempt-guard';
 import { type CardInput, chargeSourceFor, misplacedCardInput, withCardMask } from './charge-source';
 import {
@@ -26,7 +27,7 @@ import {
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { arrangePayment, ineligibility } from './order-readiness';
 import { PaymentRecorderService } from './payment-recorder.service';
-import { buildPaymentRequest, clientIp, gatewayUrl, webSiteOf } from './payment-request';
+import { buildPaymentRequest, clientIp, gatewayUrl, staleRequest, webSiteOf } from './payment-request';
 import { SavedCardService } from './saved-card.service';
 
 /** The Shop API's `GatewaykitStartPaymentInput` once parsed (not core's PaymentRequest). */
@@ -112,6 +113,31 @@ export class CheckoutService {
       );
     }
     const { orderNo } = next;
+    // Prepared from a read taken before the claim: an attempt that finished in between (a double
+    // click) has recorded its payment by now, and this one must not charge again.
+    const current = await this.orderService.findOne(ctx, order.id, ['payments']);
+    const stale = current ? staleRequest(prepared.amount, current) : 'changed';
+    if (stale) {
+      await closeUnsent(
+        attempts,
+        next.attempt,
+        'the order changed before the payment was sent; nothing was sent',
+      );
+      if (stale === 'changed') {
+        return paymentError(
+          'ORDER_STATE_ERROR',
+          'The order changed while the payment started: start it again',
+        );
+      }
+      const paidBy = await attempts.findOne({
+        where: { orderId: String(order.id), status: 'succeeded' },
+        order: { createdAt: 'DESC' },
+      });
+      return paymentPending(
+        paidBy?.orderNo ?? orderNo,
+        'The order was paid by another payment meanwhile; nothing was charged',
+      );
+    }
     const sent = await sendClaimed(attempts, next.attempt, () =>
       startPayment(resolved.client, { ...prepared.request, orderNo }),
     );

@@ -64,6 +64,21 @@ export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments
   return order.totalWithTax - covered;
 }
 
+/**
+ * Whether a request prepared from an earlier read still fits the order once this attempt holds the
+ * order's claim: an attempt that finished meanwhile (a double click) has recorded its payment by then,
+ * so the order is `paid`, or `changed` (another amount, another state); undefined: send it.
+ */
+export function staleRequest(
+  preparedAmount: number,
+  current: Pick<PayableOrder, 'totalWithTax' | 'payments'> & { state: string },
+): 'paid' | 'changed' | undefined {
+  const left = amountToPay(current);
+  if (left <= 0) return 'paid';
+  if (current.state !== 'ArrangingPayment' || left !== preparedAmount) return 'changed';
+  return undefined;
+}
+
 /** The request for what is left to pay, or why no request can be sent for this order. */
 export function buildPaymentRequest(
   order: PayableOrder,
