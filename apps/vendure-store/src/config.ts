@@ -1,6 +1,6 @@
 import path from 'node:path';
-import { GatewaykitPlugin } from '@gatewaykit/vendure-plugin';
-import { DefaultLogger, LogLevel, type VendureConfig } from '@vendure/core';
+import { GatewaykitPlugin, type ReconcileOptions } from '@gatewaykit/vendure-plugin';
+import { DefaultLogger, DefaultSchedulerPlugin, LogLevel, type VendureConfig } from '@vendure/core';
 import { maxOrderTotalChecker } from './eligibility-checker';
 import { noopPaymentHandler } from './noop-payment-handler';
 
@@ -18,6 +18,8 @@ export interface StoreSettings {
   gatewayTimeoutMs: number | undefined;
   /** Write every commit to dbPath (sql.js autoSave). Off only for benchmarks: the DB then lives in memory. */
   persist: boolean;
+  /** Reconciliation thresholds (GATEWAYKIT_RECONCILE_*), else the plugin's defaults. */
+  reconcile: ReconcileOptions;
 }
 
 export const APP_ROOT = path.resolve(__dirname, '..', '..');
@@ -34,6 +36,13 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
     persist: env.DB_PERSIST !== '0',
     gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
+    reconcile: {
+      ...(env.GATEWAYKIT_RECONCILE_SCHEDULE ? { schedule: env.GATEWAYKIT_RECONCILE_SCHEDULE } : {}),
+      ...(env.GATEWAYKIT_RECONCILE_AFTER_MS ? { afterMs: Number(env.GATEWAYKIT_RECONCILE_AFTER_MS) } : {}),
+      ...(env.GATEWAYKIT_RECONCILE_NO_RECORD_MS
+        ? { noRecordAfterMs: Number(env.GATEWAYKIT_RECONCILE_NO_RECORD_MS) }
+        : {}),
+    },
     logLevel:
       env.LOG_LEVEL === 'debug' ? LogLevel.Debug : env.LOG_LEVEL === 'info' ? LogLevel.Info : LogLevel.Warn,
   };
@@ -66,13 +75,18 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
     },
     logger: new DefaultLogger({ level: settings.logLevel }),
+    // One process serves the APIs and the job queue, so it also runs the scheduled tasks (the
+    // plugin's reconciliation); the scheduler plugin's database lock runs each once per interval.
+    schedulerOptions: { runTasksInWorkerOnly: false },
     plugins: [
+      DefaultSchedulerPlugin.init({ manualTriggerCheckInterval: 2000 }),
       GatewaykitPlugin.init({
         vendureHost: settings.publicUrl,
         storefrontOrderUrl: settings.storefrontOrderUrl,
         // Demo against the sandbox: raw test cards may be saved and charged.
         allowRawCardData: true,
         ...(settings.gatewayTimeoutMs ? { gatewayTimeoutMs: settings.gatewayTimeoutMs } : {}),
+        reconcile: settings.reconcile,
       }),
     ],
   };

@@ -16,11 +16,14 @@ export interface StoreGateways {
 
 export const JP_CHANNEL_TOKEN = 'jp-token';
 
-/** Payment methods per channel: code prefix, mode and local method. */
+/**
+ * Payment methods per channel: code prefix, mode, local method and how refunds are made. The hosted
+ * method keeps manual refunds so the demo shows both settings.
+ */
 const METHODS = [
-  { suffix: 'card', name: 'Card (saved or entered)', mode: 'card' },
-  { suffix: 'hosted', name: 'Card (hosted page)', mode: 'hosted' },
-  { suffix: 'local', name: 'Alipay', mode: 'local', localMethod: 'Alipay' },
+  { suffix: 'card', name: 'Card (saved or entered)', mode: 'card', refunds: 'gateway' },
+  { suffix: 'hosted', name: 'Card (hosted page)', mode: 'hosted', refunds: 'manual' },
+  { suffix: 'local', name: 'Alipay', mode: 'local', localMethod: 'Alipay', refunds: 'gateway' },
 ] as const;
 
 /**
@@ -57,6 +60,7 @@ async function ensurePaymentMethods(
       { name: 'baseUrl', value: merchant.baseUrl },
       { name: 'mode', value: m.mode },
       { name: 'localMethod', value: 'localMethod' in m ? m.localMethod : '' },
+      { name: 'refunds', value: m.refunds },
     ];
     const handler = { code: 'gatewaykit', arguments: args };
     const existing = paymentMethods.items.find((p) => p.code === code);

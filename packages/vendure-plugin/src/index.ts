@@ -2,9 +2,13 @@ export {
   type MethodConfig,
   MethodConfigError,
   parseMethodArgs,
+  type RefundMode,
 } from './config/method-args';
 export { gatewaykitPaymentHandler } from './config/payment-handler';
+export { gatewaykitReconcilePermission } from './config/permissions';
+export { RECONCILE_TASK_ID } from './config/reconcile-task';
 export { HANDLER_CODE, ROUTE_PREFIX } from './constants';
 export { type AttemptStatus, GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 export { GatewaykitPlugin } from './plugin';
-export type { GatewaykitPluginOptions } from './types';
+export type { ReconcileItem, ReconcileReport } from './service/reconcile.service';
+export type { GatewaykitPluginOptions, ReconcileOptions } from './types';

@@ -1,9 +1,14 @@
 import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
+import { GatewaykitAdminResolver } from './api/admin.resolver';
+import { adminApiSchema } from './api/admin-schema';
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
 import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
 import { shopApiSchema } from './api/shop-schema';
 import { MethodArgsSubscriber } from './config/method-args.subscriber';
 import { gatewaykitPaymentHandler } from './config/payment-handler';
+import { gatewaykitReconcilePermission } from './config/permissions';
+import { reconcileTask } from './config/reconcile-task';
+import { gatewaykitRefundProcess } from './config/refund-process';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
 import { GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 import { GatewaykitCallbackController } from './http/callback.controller';
@@ -12,14 +17,19 @@ import { GatewayEndpointService } from './http/gateway-endpoint.service';
 import { rawBodyMiddleware } from './http/raw-body.middleware';
 import { GatewaykitReturnController } from './http/return.controller';
 import { CheckoutService } from './service/checkout.service';
+import { GatewayNoticeService } from './service/gateway-notice.service';
+import { GatewayRefundService } from './service/gateway-refund.service';
 import { MethodConfigService } from './service/method-config.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
+import { ReconcileService } from './service/reconcile.service';
+import { RefundFlights } from './service/refund-flights';
 import { RefundNoteService } from './service/refund-note.service';
 import { SavedCardService } from './service/saved-card.service';
 import type { GatewaykitPluginOptions } from './types';
 
 /**
- * Card gateway (API V2022-03) for Vendure 3.7: hosted page, local methods, cards and saved cards.
+ * Card gateway (API V2022-03) for Vendure 3.7: hosted page, local methods, cards and saved cards,
+ * refunds through the gateway, chargebacks, and a scheduled reconciliation.
  *
  * ```ts
  * plugins: [GatewaykitPlugin.init({ vendureHost: 'https://shop.example.com',
@@ -40,14 +50,34 @@ import type { GatewaykitPluginOptions } from './types';
     SavedCardService,
     CheckoutService,
     RefundNoteService,
+    RefundFlights,
+    GatewayRefundService,
+    GatewayNoticeService,
+    ReconcileService,
     MethodArgsSubscriber,
   ],
   shopApiExtensions: {
     schema: shopApiSchema,
     resolvers: [GatewaykitShopResolver, GatewaykitPaymentResultResolver],
   },
+  adminApiExtensions: {
+    schema: adminApiSchema,
+    resolvers: [GatewaykitAdminResolver],
+  },
   configuration: (config) => {
     config.paymentOptions.paymentMethodHandlers.push(gatewaykitPaymentHandler);
+    config.paymentOptions.refundProcess = [
+      ...(config.paymentOptions.refundProcess ?? []),
+      gatewaykitRefundProcess,
+    ];
+    config.authOptions.customPermissions = [
+      ...(config.authOptions.customPermissions ?? []),
+      gatewaykitReconcilePermission,
+    ];
+    config.schedulerOptions = {
+      ...config.schedulerOptions,
+      tasks: [...(config.schedulerOptions?.tasks ?? []), reconcileTask(GatewaykitPlugin.options.reconcile)],
+    };
     config.apiOptions.apolloServerPlugins = [
       ...(config.apiOptions.apolloServerPlugins ?? []),
       redactErrorsPlugin,

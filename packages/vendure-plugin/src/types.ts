@@ -19,6 +19,25 @@ export interface GatewaykitPluginOptions {
   allowRawCardData?: boolean;
   /** Per-attempt HTTP timeout towards the gateway, ms. */
   gatewayTimeoutMs?: number;
+  /** Reconciliation of payments and refunds whose answer was lost (README: Reconciliation). */
+  reconcile?: ReconcileOptions;
+}
+
+export interface ReconcileOptions {
+  /** Cron schedule of the `gatewaykit-reconcile` scheduled task; default every 10 minutes. */
+  schedule?: string;
+  /** How long a payment attempt or refund waits for its answer before it is reconciled; default 15 minutes. */
+  afterMs?: number;
+  /**
+   * How long after sending the gateway's having no record of a payment means it was never charged
+   * (the attempt then fails and frees the order); default core's 30 minutes. Keep it well above the
+   * gateway timeout: a charge still on its way must not be declared failed.
+   */
+  noRecordAfterMs?: number;
+  /** Attempts, and refunds, read per run (oldest first, within `maxAgeMs`); default 200. */
+  batchSize?: number;
+  /** Older attempts and refunds are left to a person; default 7 days. */
+  maxAgeMs?: number;
 }
 
 declare module '@vendure/core/dist/entity/custom-entity-fields' {

@@ -17,12 +17,14 @@ describe('parseMethodArgs', () => {
       signKey: 'a-long-sign-key',
       environment: 'test',
       mode: 'hosted',
+      refunds: 'gateway',
     });
     expect(parseMethodArgs({ ...valid, environment: 'custom', baseUrl: 'http://127.0.0.1:4100/' })).toEqual({
       gatewayNo: '12345678',
       signKey: 'a-long-sign-key',
       baseUrl: 'http://127.0.0.1:4100',
       mode: 'hosted',
+      refunds: 'gateway',
     });
   });
 
@@ -61,5 +63,14 @@ describe('parseMethodArgs', () => {
       /baseUrl must be an http\(s\) URL/,
     );
     expect(() => parseMethodArgs({ ...valid, mode: 'paypal' })).toThrow(/mode must be card, hosted or local/);
+  });
+
+  it('refunds: gateway (also when unset, as for methods saved before the argument) or manual', () => {
+    expect(parseMethodArgs(valid).refunds).toBe('gateway');
+    expect(parseMethodArgs({ ...valid, refunds: '' }).refunds).toBe('gateway');
+    expect(parseMethodArgs({ ...valid, refunds: 'manual' }).refunds).toBe('manual');
+    expect(() => parseMethodArgs({ ...valid, refunds: 'portal' })).toThrow(
+      'Invalid gateway payment method settings: refunds must be gateway or manual (got "portal")',
+    );
   });
 });

@@ -13,7 +13,17 @@ export type MethodConfig = GatewayConfig & {
   mode: CheckoutFlow;
   /** Gateway name of the local method (mode `local` only). */
   localMethod?: string;
+  refunds: RefundMode;
 };
+
+/**
+ * How Vendure refunds of this method's payments are made: `gateway` sends them to the gateway's refund
+ * API (the default), `manual` leaves them Pending for the merchant to refund in the gateway's portal.
+ */
+export type RefundMode = 'gateway' | 'manual';
+export const REFUND_MODES: readonly RefundMode[] = ['gateway', 'manual'];
+/** An unset value (methods saved before the argument existed) refunds through the gateway. */
+export const DEFAULT_REFUND_MODE: RefundMode = 'gateway';
 
 /** Thrown for unusable handler arguments; the message is shown to the admin. */
 export class MethodConfigError extends Error {
@@ -51,10 +61,19 @@ export function parseMethodArgs(raw: RawArgs): MethodConfig {
     localMethod = localRaw ? normalizeLocalPaymentMethod(localRaw) : undefined;
     if (!localMethod) problems.push(`localMethod "${localRaw}" is not a local payment method of the gateway`);
   }
+  const refunds = raw.refunds?.trim() || DEFAULT_REFUND_MODE;
+  if (!(REFUND_MODES as readonly string[]).includes(refunds)) {
+    problems.push(`refunds must be gateway or manual (got "${refunds}")`);
+  }
   if (problems.length > 0 || !gateway.ok) {
     throw new MethodConfigError(`Invalid gateway payment method settings: ${problems.join('; ')}`);
   }
-  return { ...gateway.config, mode: mode as CheckoutFlow, ...(localMethod ? { localMethod } : {}) };
+  return {
+    ...gateway.config,
+    mode: mode as CheckoutFlow,
+    ...(localMethod ? { localMethod } : {}),
+    refunds: refunds as RefundMode,
+  };
 }
 
 /** Handler args are stored as `{name, value}[]` on the PaymentMethod entity. */

@@ -1,7 +1,11 @@
 import { LanguageCode, Logger, PaymentMethodHandler } from '@vendure/core';
 import { HANDLER_CODE, loggerCtx } from '../constants';
-import { parseMethodArgs } from './method-args';
+import { GatewayRefundService } from '../service/gateway-refund.service';
+import { DEFAULT_REFUND_MODE, parseMethodArgs } from './method-args';
 import { redeemTicket } from './payment-tickets';
+
+/** Set at bootstrap (handlers are configuration objects, not Nest providers). */
+let refunds: GatewayRefundService | undefined;
 
 /**
  * The gateway's PaymentMethodHandler. Payments are started through the plugin's Shop API mutation;
@@ -49,6 +53,21 @@ export const gatewaykitPaymentHandler = new PaymentMethodHandler({
       required: false,
       label: [{ languageCode: LanguageCode.en, value: 'Local method name (mode local), e.g. Alipay' }],
     },
+    refunds: {
+      type: 'string',
+      defaultValue: DEFAULT_REFUND_MODE,
+      label: [
+        {
+          languageCode: LanguageCode.en,
+          value: "Refunds: through the gateway, or manual (refund in the gateway's merchant portal)",
+        },
+      ],
+      ui: { component: 'select-form-input', options: [{ value: 'gateway' }, { value: 'manual' }] },
+    },
+  },
+
+  init: (injector) => {
+    refunds = injector.get(GatewayRefundService);
   },
 
   createPayment: (_ctx, order, _amount, args, metadata) => {
@@ -83,6 +102,10 @@ export const gatewaykitPaymentHandler = new PaymentMethodHandler({
   // No void endpoint: cancelling only changes Vendure's record (e.g. an admin cancels a declined row).
   cancelPayment: () => ({ success: true }),
 
-  // No createRefund: the gateway API has no refund operation, so Vendure keeps refunds `Pending`
-  // until an administrator refunds in the gateway's merchant portal and calls `settleRefund`.
+  // Through the gateway (`refunds: gateway`): Pending until the refund notice; `manual`: Pending until an
+  // administrator refunds in the merchant portal and calls `settleRefund`.
+  createRefund: (ctx, input, amount, order, payment, args) => {
+    if (!refunds) throw new Error('GatewaykitPlugin is not initialised: refunds cannot be sent');
+    return refunds.create(ctx, input.reason, amount, order, payment, args as Record<string, string>);
+  },
 });

@@ -22,7 +22,15 @@ export class MethodConfigService {
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
 
-  async resolve(ctx: RequestContext, code: string): Promise<ResolvedMethod> {
+  /**
+   * `includeDisabled`: reconciliation and refunds still settle payments of a method the merchant has
+   * since disabled for new payments.
+   */
+  async resolve(
+    ctx: RequestContext,
+    code: string,
+    options: { includeDisabled?: boolean } = {},
+  ): Promise<ResolvedMethod> {
     const method = await this.connection.getRepository(ctx, PaymentMethod).findOne({
       where: { code, channels: { id: ctx.channelId } },
       relations: ['channels'],
@@ -30,10 +38,15 @@ export class MethodConfigService {
     if (!method || method.handler.code !== HANDLER_CODE) {
       throw new MethodConfigError(`No gateway payment method "${code}" in this channel`);
     }
-    if (!method.enabled) throw new MethodConfigError(`Payment method "${code}" is disabled`);
+    if (!method.enabled && !options.includeDisabled)
+      throw new MethodConfigError(`Payment method "${code}" is disabled`);
     const config = parseMethodArgs(argsToRecord(method.handler.args));
-    // One client per distinct settings for the whole process, shared with every channel using them.
+    return { method, config, client: this.clientFor(config) };
+  }
+
+  /** One client per distinct settings for the whole process, shared with every channel using them. */
+  clientFor(config: MethodConfig): GatewayClient {
     const timeoutMs = this.options.gatewayTimeoutMs;
-    return { method, config, client: gatewayClientFor(timeoutMs ? { ...config, timeoutMs } : config) };
+    return gatewayClientFor(timeoutMs ? { ...config, timeoutMs } : config);
   }
 }

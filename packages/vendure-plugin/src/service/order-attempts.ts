@@ -21,6 +21,15 @@ export interface OrderAttempt extends StoredAttempt {
 export interface OrderEffects {
   applyToOrder(ctx: RequestContext, row: GatewaykitPaymentAttempt, next: PaymentOutcome): Promise<void>;
   note(ctx: RequestContext, row: GatewaykitPaymentAttempt, text: string): Promise<void>;
+  /**
+   * Refund and chargeback notices of the attempt's trade; `exclusive` runs work in this store's
+   * exclusive section. False when it is neither (the store notes it as it is).
+   */
+  notice(
+    row: GatewaykitPaymentAttempt,
+    event: CallbackEvent,
+    exclusive: <T>(work: (tx: RequestContext) => Promise<T>) => Promise<T>,
+  ): Promise<boolean>;
 }
 
 /**
@@ -55,6 +64,11 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
         }
       }),
     );
+  }
+
+  /** `work` with the transaction's context, in the exclusive section of `orderNo`. */
+  inTransaction<T>(orderNo: string, work: (tx: RequestContext) => Promise<T>): Promise<T> {
+    return this.exclusive(orderNo, () => work(this.tx ?? this.ctx));
   }
 
   async find(orderNo: string): Promise<OrderAttempt | undefined> {
@@ -119,15 +133,30 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
     );
   }
 
-  /** Refund and chargeback notices: a private order note for the admin; nothing changes automatically. */
+  /**
+   * Refund and chargeback notices change the refund they name or are kept on the payment (OrderEffects);
+   * any other notice becomes a private order note. The payment's own state never changes here.
+   */
   async notice(event: CallbackEvent, attempt: OrderAttempt | undefined): Promise<void> {
-    if (!attempt) return;
+    if (!attempt) {
+      // Another method's or channel's attempt, or none: its key may not change it (docs/SECURITY.md).
+      Logger.warn(
+        `Gateway notice ${redactText(event.type.slice(0, 100))} for orderNo ${redactText(String(event.data.orderNo ?? '?'))} ` +
+          `names no attempt of payment method ${this.methodCode} in this channel: nothing changed`,
+        loggerCtx,
+      );
+      return;
+    }
+    const handled = await this.effects.notice(attempt.row, event, (work) =>
+      this.inTransaction(attempt.orderNo, work),
+    );
+    if (handled) return;
     const d = event.data as Record<string, unknown>;
     const text =
       `Gateway notice ${event.type} for trade ${String(d.tradeNo ?? '?')}: ` +
       `${String(d.amount ?? d.orderAmount ?? '?')} ${String(d.currency ?? d.orderCurrency ?? '')}` +
       (d.reason ? ` (${String(d.reason)})` : '') +
-      '. Settle or review the matching refund in Vendure.';
+      '. Review it in the merchant portal.';
     await this.effects.note(this.ctx, attempt.row, redactText(text));
   }
 }

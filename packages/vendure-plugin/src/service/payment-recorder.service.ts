@@ -4,6 +4,7 @@ import { Logger, Order, OrderService, RequestContext, TransactionalConnection } 
 import { discardTicket, issueTicket } from '../config/payment-tickets';
 import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { GatewayNoticeService } from './gateway-notice.service';
 import { KeyedLock } from './keyed-lock';
 import { type OrderAttempt, OrderAttempts } from './order-attempts';
 import { paymentStateFor } from './payment-state';
@@ -23,6 +24,7 @@ export class PaymentRecorderService {
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly orderService: OrderService,
+    private readonly notices: GatewayNoticeService,
   ) {}
 
   /**
@@ -33,6 +35,7 @@ export class PaymentRecorderService {
     return new OrderAttempts(ctx, methodCode, this.connection, this.lock, {
       applyToOrder: (tx, row, next) => this.applyToOrder(tx, row, next),
       note: (noteCtx, row, text) => this.note(noteCtx, row, text),
+      notice: (row, event, exclusive) => this.notices.handle(row, event, exclusive),
     });
   }
 
@@ -121,7 +124,7 @@ export class PaymentRecorderService {
     }
   }
 
-  /** The customer paid but Vendure cannot take the payment: make it loud, there is no refund API. */
+  /** The customer paid but Vendure cannot take the payment (no order to refund from): make it loud. */
   private async chargedButUnapplied(
     ctx: RequestContext,
     attempt: GatewaykitPaymentAttempt,

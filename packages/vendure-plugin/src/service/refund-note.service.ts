@@ -11,9 +11,9 @@ import {
 import { HANDLER_CODE, loggerCtx } from '../constants';
 
 /**
- * The gateway API has no refund operation, so the handler has no createRefund and Vendure leaves each
- * refund `Pending`. This adds an order history note telling the admin to refund in the merchant portal
- * and then settle the refund (Admin API `settleRefund`).
+ * Refunds of a method set to `refunds: manual` stay `Pending`: this adds an order history note telling
+ * the admin to refund in the merchant portal and then settle the refund (Admin API `settleRefund`).
+ * Gateway refunds are settled by their notice instead.
  */
 @Injectable()
 export class RefundNoteService implements OnApplicationBootstrap {
@@ -24,9 +24,10 @@ export class RefundNoteService implements OnApplicationBootstrap {
   ) {}
 
   onApplicationBootstrap(): void {
-    // A refund without createRefund is created straight in `Pending` (no transition event).
     this.eventBus.ofType(RefundEvent).subscribe((event) => {
       if (event.type !== 'created' || event.refund.state !== 'Pending') return;
+      // Refunds made before the `refunds` argument existed carry no marker: they were manual too.
+      if ((event.refund.metadata as { gatewaykit?: unknown } | undefined)?.gatewaykit === 'gateway') return;
       this.note(event).catch((e: Error) => Logger.error(`Refund note failed: ${e.message}`, loggerCtx));
     });
   }
@@ -47,7 +48,7 @@ export class RefundNoteService implements OnApplicationBootstrap {
       id: order.id,
       isPublic: false,
       note:
-        `Refund ${refund.id} (${refund.total} minor units) is pending: the gateway has no refund API. ` +
+        `Refund ${refund.id} (${refund.total} minor units) is pending: this payment method's refunds are manual (no refund API call). ` +
         `Refund trade ${payment?.transactionId ?? '?'} in the gateway's merchant portal, then settle the refund here.`,
     });
   }

@@ -1,0 +1,353 @@
+/**
+ * Refunds through the gateway (issue #14) against the real Vendure server and the sandbox: the Admin
+ * API's refundOrder sends a gateway refund, the refund notice settles or fails it, duplicates and lost
+ * notices change nothing they should not, and forged notices change nothing at all.
+ */
+import { GatewayClient } from '@gatewaykit/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANTS } from '../src/gateways';
+import { callbackUrl, postSignedCallback } from './support/callbacks';
+import {
+  asRefund,
+  paidCardOrder,
+  paymentsWithRefunds,
+  refundById,
+  refundOrder,
+  refundTransitions,
+  usd,
+} from './support/refunds';
+import { adminOrder, eventually } from './support/shop';
+import { type Stack, startStack } from './support/stack';
+
+/** A second gateway method whose key the attacker knows (e.g. a staff test method). */
+const KNOWN_KEY_METHOD = {
+  code: 'gatewaykit-staff-test',
+  gatewayNo: '99990001',
+  signKey: 'publicly-known-test-key',
+};
+
+describe('refunds through the gateway (Admin API refundOrder, refund notices)', () => {
+  let stack: Stack;
+  let token: string;
+  beforeAll(async () => {
+    stack = await startStack();
+    const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
+      `{ activeChannel { token } }`,
+    );
+    token = activeChannel.token;
+    await stack.admin.query(
+      `mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`,
+      {
+        input: {
+          code: KNOWN_KEY_METHOD.code,
+          enabled: true,
+          handler: {
+            code: 'gatewaykit',
+            arguments: [
+              { name: 'gatewayNo', value: KNOWN_KEY_METHOD.gatewayNo },
+              { name: 'signKey', value: KNOWN_KEY_METHOD.signKey },
+              { name: 'environment', value: 'custom' },
+              { name: 'baseUrl', value: stack.sandbox.url },
+              { name: 'mode', value: 'card' },
+            ],
+          },
+          translations: [{ languageCode: 'en', name: KNOWN_KEY_METHOD.code, description: '' }],
+        },
+      },
+    );
+  });
+  afterEach(() => {
+    stack.sandbox.setChaos({});
+    stack.sandbox.clearRefundOutcomes();
+    stack.sandbox.clearFaults();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const notes = async (orderId: string) =>
+    (await adminOrder(stack.admin, orderId)).history.items
+      .filter((entry) => entry.type === 'ORDER_NOTE')
+      .map((entry) => String(entry.data.note));
+
+  const settled = (orderId: string, refundId: string, state = 'Settled') =>
+    eventually(
+      () => refundById(stack.admin, orderId, refundId),
+      (refund) => refund.state === state,
+    );
+
+  it('pay, full refund from the Admin API: one gateway refund, its notice settles the Vendure refund', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, payment.amount));
+    expect(refund.state).toBe('Pending');
+    const [atGateway, ...more] = stack.sandbox.refunds(payment.transactionId);
+    expect(more).toHaveLength(0);
+    expect(atGateway).toMatchObject({
+      refundType: '1',
+      refundAmount: usd(payment.amount),
+      refundCurrency: 'USD',
+      refundReason: 'customer request',
+      merTrackNo: `${order.code}-P${payment.id}-R1`,
+    });
+    expect(refund.transactionId).toBe(atGateway?.batchNo);
+    expect(refund.metadata).toMatchObject({ gatewaykit: 'gateway', merTrackNo: atGateway?.merTrackNo });
+
+    const done = await settled(order.id, refund.id);
+    expect(done.state).toBe('Settled');
+    expect(done.metadata).toMatchObject({ status: 'succeeded', batchNo: atGateway?.batchNo });
+    const deliveries = stack.sandbox.callbacks().filter((c) => c.batchNo === atGateway?.batchNo);
+    expect(deliveries.map((c) => [c.type, c.attempts.at(-1)?.response])).toEqual([
+      ['refund.success', 'success'],
+    ]);
+    expect((await refundTransitions(stack.admin, order.id, refund.id)).map((e) => e.data.to)).toEqual([
+      'Settled',
+    ]);
+    // The payment itself is unchanged; the whole amount is refunded in Vendure.
+    const [after] = await paymentsWithRefunds(stack.admin, order.id);
+    expect(after?.state).toBe('Settled');
+    expect(await refundOrder(stack.admin, payment.id, 1)).toMatchObject({ __typename: 'RefundAmountError' });
+  });
+
+  it('two partial refunds, then an over-refund: Vendure refuses what it knows; the gateway refuses what it knows, Failed with its message', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    const first = asRefund(await refundOrder(stack.admin, payment.id, 100, 'damaged box'));
+    const second = asRefund(await refundOrder(stack.admin, payment.id, 250, 'late delivery'));
+    await settled(order.id, first.id);
+    await settled(order.id, second.id);
+    expect(
+      stack.sandbox.refunds(payment.transactionId).map((r) => [r.refundType, r.refundAmount, r.merTrackNo]),
+    ).toEqual([
+      ['2', '1.00', `${order.code}-P${payment.id}-R1`],
+      ['2', '2.50', `${order.code}-P${payment.id}-R2`],
+    ]);
+
+    // More than is left: Vendure's own check refuses it, nothing reaches the gateway.
+    const left = payment.amount - 350;
+    const tooMuch = await refundOrder(stack.admin, payment.id, left + 1);
+    expect(tooMuch).toMatchObject({ __typename: 'RefundAmountError' });
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(2);
+
+    // The merchant refunded 5.00 in the gateway's portal, outside Vendure: the gateway has less left.
+    const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
+    try {
+      await portal.refunds.create({
+        merTrackNo: `portal-${order.code}`,
+        refundAmount: '5.00',
+        refundReason: 'portal refund',
+        refundType: '2',
+        tradeNo: payment.transactionId,
+      });
+    } finally {
+      await portal.close();
+    }
+    const refused = asRefund(await refundOrder(stack.admin, payment.id, left));
+    expect(refused.state).toBe('Failed');
+    const message = `refundAmount ${usd(left)} USD is more than the ${usd(left - 500)} USD left to refund on tradeNo ${payment.transactionId}`;
+    expect(refused.metadata).toMatchObject({ status: 'refused' });
+    expect(String(refused.metadata?.message)).toContain(message);
+    expect(await notes(order.id)).toContainEqual(
+      expect.stringContaining(`Refund failed, nothing was refunded`),
+    );
+    expect((await notes(order.id)).join('\n')).toContain(message);
+    // The portal refund's notice names no Vendure refund: noted for the merchant, nothing changed.
+    const noted = await eventually(
+      () => notes(order.id),
+      (all) => all.some((n) => n.includes(`merTrackNo portal-${order.code}`)),
+    );
+    expect(noted.join('\n')).toContain('matches no gateway refund of this order in Vendure');
+    const refunds = (await paymentsWithRefunds(stack.admin, order.id)).flatMap((p) => p.refunds);
+    expect(refunds.map((r) => r.state)).toEqual(['Settled', 'Settled', 'Failed']);
+    // A failed refund gives its amount back: what is really left can still be refunded.
+    const rest = asRefund(await refundOrder(stack.admin, payment.id, left - 500));
+    expect((await settled(order.id, rest.id)).state).toBe('Settled');
+  });
+
+  it('a refund notice lost on the way, then redelivered, settles the refund', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ drop: true });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, 300));
+    const dropped = stack.sandbox.callbacks().filter((c) => c.batchNo === refund.transactionId);
+    expect(dropped.map((c) => [c.type, c.state])).toEqual([['refund.success', 'dropped']]);
+    expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
+    stack.sandbox.setChaos({});
+    for (const delivery of dropped) await stack.sandbox.redeliver(delivery.id);
+    expect((await settled(order.id, refund.id)).state).toBe('Settled');
+  });
+
+  it('duplicate refund notices (concurrent copies, redeliveries) change nothing after the first', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ copies: 5 });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, payment.amount));
+    const deliveries = await stack.sandbox.waitForCallbacks(
+      (all) => all.filter((c) => c.batchNo === refund.transactionId && c.state === 'delivered').length >= 5,
+      20_000,
+    );
+    const mine = deliveries.filter((c) => c.batchNo === refund.transactionId);
+    expect(mine.every((c) => c.attempts.at(-1)?.response === 'success')).toBe(true);
+    stack.sandbox.setChaos({});
+    await stack.sandbox.redeliver(mine[0]?.id ?? '');
+    expect((await settled(order.id, refund.id)).state).toBe('Settled');
+    expect((await refundTransitions(stack.admin, order.id, refund.id)).map((e) => e.data.to)).toEqual([
+      'Settled',
+    ]);
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+  });
+
+  it('a refund the gateway fails is visible as Failed, with the reason in an order note', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.addRefundOutcome({ outcome: 'fail', reason: 'Issuer refused the credit' });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, 400));
+    expect(refund.state).toBe('Pending');
+    const failed = await settled(order.id, refund.id, 'Failed');
+    expect(failed.metadata).toMatchObject({ status: 'failed', message: 'Issuer refused the credit' });
+    expect(await notes(order.id)).toContainEqual(
+      `Refund ${refund.id} (4.00 USD, batchNo ${refund.transactionId}) failed at the gateway: Issuer refused the credit. Nothing was refunded; the amount can be refunded again.`,
+    );
+  });
+
+  it("the gateway's answer to the refund is lost: Pending, never sent again, and its notice (by merTrackNo) settles it", async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.addFault({ route: 'createRefund', kind: 'commit-then-drop' });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, 500));
+    expect(refund).toMatchObject({ state: 'Pending', transactionId: '' });
+    expect(refund.metadata).toMatchObject({
+      status: 'unknown',
+      merTrackNo: `${order.code}-P${payment.id}-R1`,
+    });
+    const [atGateway, ...more] = stack.sandbox.refunds(payment.transactionId);
+    expect(more).toHaveLength(0);
+    const done = await settled(order.id, refund.id);
+    expect(done.transactionId).toBe(atGateway?.batchNo);
+    // Sent once: the lost answer is never retried.
+    expect(
+      stack.sandbox.requests().filter((r) => r.operation === 'createRefund' && r.body?.includes(order.code)),
+    ).toHaveLength(1);
+    expect((await notes(order.id)).join('\n')).toContain(
+      `Refund ${atGateway?.merTrackNo} is pending: The gateway's answer was lost`,
+    );
+  });
+
+  it('a refund pending at the gateway stays Pending until the gateway settles it', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.addRefundOutcome({ outcome: 'pending' });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
+    stack.sandbox.settleRefund(refund.transactionId ?? '', { status: 'success' });
+    expect((await settled(order.id, refund.id)).state).toBe('Settled');
+  });
+
+  it('a chargeback raised in the sandbox appears in the order history and in the payment metadata the dashboard block reads', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    const chargeback = stack.sandbox.raiseChargeback({
+      tradeNo: payment.transactionId,
+      amount: usd(payment.amount),
+      reason: 'D4755-Non-Receipt of Goods or Services',
+      replyDeadline: '2026-12-24',
+    });
+    const entry = {
+      batchNo: chargeback.batchNo,
+      tradeNo: payment.transactionId,
+      amount: usd(payment.amount),
+      currency: 'USD',
+      reason: 'D4755-Non-Receipt of Goods or Services',
+      replyDeadline: '2026-12-24',
+      cpdDate: chargeback.cpdDate,
+      noticeDate: chargeback.noticeDate,
+    };
+    const [withChargeback] = await eventually(
+      () => paymentsWithRefunds(stack.admin, order.id),
+      ([p]) => Array.isArray(p?.metadata.chargebacks),
+    );
+    expect(withChargeback?.metadata.chargebacks).toEqual([entry]);
+    const text = `Chargeback ${chargeback.batchNo} on gateway trade ${payment.transactionId}: ${usd(payment.amount)} USD, reason: D4755-Non-Receipt of Goods or Services, reply deadline: 2026-12-24`;
+    expect((await notes(order.id)).filter((n) => n.startsWith(text))).toHaveLength(1);
+    // The same notice again: nothing added.
+    for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo)) {
+      await stack.sandbox.redeliver(delivery.id);
+    }
+    const [again] = await paymentsWithRefunds(stack.admin, order.id);
+    expect(again?.metadata.chargebacks).toEqual([entry]);
+    expect((await notes(order.id)).filter((n) => n.startsWith(text))).toHaveLength(1);
+    // The shopper's view of the payment never shows it.
+    expect(Object.keys(again?.metadata.public as object)).not.toContain('chargebacks');
+    expect(again?.state).toBe('Settled');
+  });
+
+  describe('attacks', () => {
+    async function pendingRefund() {
+      const paid = await paidCardOrder(stack);
+      stack.sandbox.addRefundOutcome({ outcome: 'pending' });
+      const refund = asRefund(await refundOrder(stack.admin, paid.payment.id, 200));
+      const data = {
+        orderNo: `${paid.order.code}-1`,
+        tradeNo: paid.payment.transactionId,
+        orderAmount: usd(paid.payment.amount),
+        orderCurrency: 'USD',
+        batchNo: refund.transactionId ?? '',
+        merTrackNo: String(refund.metadata?.merTrackNo),
+        amount: '2.00',
+        currency: 'USD',
+        reason: 'customer request',
+        noticeDate: '2026-01-01 00:00:00',
+      };
+      return { ...paid, refund, data };
+    }
+
+    it("a refund notice signed with another method's key changes nothing", async () => {
+      const { order, refund, data } = await pendingRefund();
+      // The other method's own endpoint: its key verifies, but the order is not one of its attempts.
+      const viaOwnUrl = await postSignedCallback({
+        url: callbackUrl(stack.server.baseUrl, token, KNOWN_KEY_METHOD.code),
+        gatewayNo: KNOWN_KEY_METHOD.gatewayNo,
+        signKey: KNOWN_KEY_METHOD.signKey,
+        type: 'refund.success',
+        data,
+      });
+      expect(viaOwnUrl).toEqual({ status: 200, body: 'success' });
+      // The victim method's endpoint: the other key does not verify, whichever gateway number it names.
+      for (const gatewayNo of [KNOWN_KEY_METHOD.gatewayNo, DEMO_MERCHANTS.main.gatewayNo]) {
+        const viaVictimUrl = await postSignedCallback({
+          url: callbackUrl(stack.server.baseUrl, token, 'gatewaykit-card'),
+          gatewayNo,
+          signKey: KNOWN_KEY_METHOD.signKey,
+          type: 'refund.success',
+          data,
+        });
+        expect(viaVictimUrl.status).toBe(401);
+      }
+      expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
+      // The gateway's own notice still settles it.
+      stack.sandbox.settleRefund(refund.transactionId ?? '', { status: 'success' });
+      expect((await settled(order.id, refund.id)).state).toBe('Settled');
+    });
+
+    it('a forged refund.success for a refund that does not exist (or of another amount) changes nothing', async () => {
+      const { order, payment, refund, data } = await pendingRefund();
+      const url = callbackUrl(stack.server.baseUrl, token, 'gatewaykit-card');
+      const forge = (changes: Record<string, string>) =>
+        postSignedCallback({
+          url,
+          ...DEMO_MERCHANTS.main,
+          type: 'refund.success',
+          data: { ...data, ...changes },
+        });
+      // A refund Vendure never made (as if the key leaked): acknowledged, noted, nothing refunded.
+      expect(
+        await forge({
+          batchNo: 'R0000000000000000000001',
+          merTrackNo: `${order.code}-P${payment.id}-R9`,
+          amount: '9.00',
+        }),
+      ).toEqual({ status: 200, body: 'success' });
+      // The real pending refund, with another amount: not applied, alerted.
+      expect(await forge({ amount: '20.00' })).toEqual({ status: 200, body: 'success' });
+      const refunds = (await paymentsWithRefunds(stack.admin, order.id)).flatMap((p) => p.refunds);
+      expect(refunds.map((r) => [r.id, r.state])).toEqual([[refund.id, 'Pending']]);
+      const all = (await notes(order.id)).join('\n');
+      expect(all).toContain('batchNo R0000000000000000000001');
+      expect(all).toContain('matches no gateway refund of this order in Vendure');
+      expect(all).toContain(`for refund ${refund.id} ignored: it reports 20.00 USD, the refund is 2.00 USD`);
+    });
+  });
+});

@@ -1,0 +1,55 @@
+import type { ChargebackEvent } from '@gatewaykit/core';
+
+/**
+ * Chargebacks as the plugin keeps them: a list in the charged Payment's metadata (admin only; the
+ * dashboard block and the Admin API read it there) and a private order note
+ * (docs/callbacks-and-returns.md#refund-and-chargeback-events).
+ */
+export interface ChargebackEntry {
+  batchNo?: string | undefined;
+  tradeNo?: string | undefined;
+  amount?: string | undefined;
+  currency?: string | undefined;
+  reason?: string | undefined;
+  /** Last day to answer the chargeback. */
+  replyDeadline?: string | undefined;
+  cpdDate?: string | undefined;
+  noticeDate?: string | undefined;
+}
+
+/** The chargeback's identity: its batchNo, or its fields when the gateway sent none. */
+function keyOf(entry: ChargebackEntry): string {
+  return entry.batchNo ?? `${entry.tradeNo}|${entry.amount}|${entry.currency}|${entry.noticeDate}`;
+}
+
+function entryOf(event: ChargebackEvent): ChargebackEntry {
+  const { kind: _kind, orderNo: _orderNo, ...entry } = event;
+  return Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * The payment metadata with the chargeback added; `added` is false when it is already there (the same
+ * notice again), and then the metadata is returned unchanged.
+ */
+export function withChargeback(
+  metadata: Record<string, unknown> | null | undefined,
+  event: ChargebackEvent,
+): { metadata: Record<string, unknown>; added: boolean } {
+  const current = metadata ?? {};
+  const list = Array.isArray(current.chargebacks) ? (current.chargebacks as ChargebackEntry[]) : [];
+  const entry = entryOf(event);
+  if (list.some((known) => keyOf(known) === keyOf(entry))) return { metadata: current, added: false };
+  return { metadata: { ...current, chargebacks: [...list, entry] }, added: true };
+}
+
+/** The order note: what was disputed, why, and by when to answer. */
+export function chargebackNote(event: ChargebackEvent): string {
+  const amount = [event.amount ?? '?', event.currency ?? ''].join(' ').trim();
+  return (
+    `Chargeback ${event.batchNo ?? '(no batchNo)'} on gateway trade ${event.tradeNo ?? '?'}: ${amount}` +
+    `, reason: ${event.reason ?? 'not given'}` +
+    `, reply deadline: ${event.replyDeadline ?? 'not given'}` +
+    (event.cpdDate ? ` (CPD ${event.cpdDate})` : '') +
+    ". Answer it in the gateway's merchant portal."
+  );
+}

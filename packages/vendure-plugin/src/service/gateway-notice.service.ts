@@ -1,0 +1,212 @@
+import {
+  type CallbackEvent,
+  type ChargebackEvent,
+  chargebackEventOf,
+  type RefundEvent,
+  redactText,
+  refundEventOf,
+} from '@gatewaykit/core';
+import { Injectable } from '@nestjs/common';
+import {
+  ConfigService,
+  HistoryService,
+  type ID,
+  Logger,
+  OrderService,
+  Payment,
+  Refund,
+  type RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
+import { loggerCtx } from '../constants';
+import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { chargebackNote, withChargeback } from './chargebacks';
+import { RefundFlights } from './refund-flights';
+import { decideRefundNotice, findNoticedRefund } from './refund-notice';
+import type { RefundMetadata } from './refund-request';
+import { vendureAmountToOrderAmount } from './vendure-money';
+
+/** Runs `work` in the attempt store's exclusive section (per-order lock and one transaction). */
+export type Exclusive = <T>(work: (tx: RequestContext) => Promise<T>) => Promise<T>;
+
+/**
+ * Refund and chargeback notices of a verified callback (docs/callbacks-and-returns.md#refund-and-chargeback-events),
+ * for an attempt of the method whose key verified it: a refund notice settles or fails the Vendure
+ * refund it names, a chargeback is kept on the payment and noted on the order. Repeats change nothing.
+ */
+@Injectable()
+export class GatewayNoticeService {
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly orderService: OrderService,
+    private readonly configService: ConfigService,
+    private readonly historyService: HistoryService,
+    private readonly flights: RefundFlights,
+  ) {}
+
+  /** False when the event is neither a refund nor a chargeback (the caller notes it as it is). */
+  async handle(row: GatewaykitPaymentAttempt, event: CallbackEvent, exclusive: Exclusive): Promise<boolean> {
+    const refund = refundEventOf(event);
+    if (refund) {
+      await this.refund(row, refund, exclusive, `notice ${event.type}`);
+      return true;
+    }
+    const chargeback = chargebackEventOf(event);
+    if (chargeback) {
+      await this.chargeback(row, chargeback, exclusive);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Applies a refund result (from its notice, or read back by the reconciliation) to the Vendure refund
+   * it names. Returns what happened, for the reconciliation's report.
+   */
+  async refund(
+    row: GatewaykitPaymentAttempt,
+    event: RefundEvent,
+    exclusive: Exclusive,
+    source = `notice ${event.status === 'succeeded' ? 'refund.success' : 'refund.fail'}`,
+  ): Promise<'settled' | 'failed' | 'duplicate' | 'alert' | 'unmatched'> {
+    // A notice can overtake the commit of the refund it answers (RefundFlights).
+    await this.flights.settled(event.merTrackNo);
+    return exclusive(async (tx) => {
+      const payments = await this.paymentsOf(tx, row);
+      const refunds = payments.flatMap((payment) => payment.refunds.map((refund) => ({ refund, payment })));
+      const found = findNoticedRefund(
+        refunds.map((entry) => entry.refund),
+        event,
+      );
+      const what = `${event.amount ?? '?'} ${event.currency ?? ''}`.trim();
+      if (!found) {
+        const text =
+          `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what}` +
+          (event.reason ? ` (${event.reason})` : '') +
+          `. It matches no gateway refund of this order in Vendure (batchNo ${event.batchNo ?? '?'}, merTrackNo ${event.merTrackNo ?? '?'}): ` +
+          'if it was made in the merchant portal, record it here; otherwise check the portal.';
+        Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+        await this.noteOnce(tx, row.orderId, text);
+        return 'unmatched';
+      }
+      const payment = refunds.find((entry) => entry.refund === found)?.payment;
+      const meta = (found.metadata ?? {}) as RefundMetadata;
+      const decision = decideRefundNotice(found, event, {
+        refundAmount: meta.refundAmount ?? this.gatewayAmount(found.total, row.currency),
+        currency: meta.currency ?? row.currency,
+        tradeNo: payment?.transactionId,
+      });
+      switch (decision.kind) {
+        case 'duplicate':
+          Logger.info(
+            `Order ${row.orderCode}: ${source} for refund ${found.id} again, nothing changed`,
+            loggerCtx,
+          );
+          return 'duplicate';
+        case 'alert': {
+          const text = `Gateway ${source} (batchNo ${event.batchNo ?? '?'}) for refund ${found.id} ignored: ${decision.message}. Check the merchant portal.`;
+          Logger.error(`Order ${row.orderCode}: ${text}`, loggerCtx);
+          await this.noteOnce(tx, row.orderId, text);
+          return 'alert';
+        }
+        case 'settle':
+        case 'fail': {
+          const settled = decision.kind === 'settle';
+          const metadata: RefundMetadata = {
+            ...meta,
+            gatewaykit: 'gateway',
+            ...(event.batchNo ? { batchNo: event.batchNo } : {}),
+            status: settled ? 'succeeded' : 'failed',
+            ...(event.noticeDate ? { noticeDate: event.noticeDate } : {}),
+            ...(settled ? {} : { message: event.reason ?? 'the gateway gave no reason' }),
+          };
+          await this.connection
+            .getRepository(tx, Refund)
+            .update({ id: found.id }, { metadata: { ...metadata } as Refund['metadata'] });
+          const moved = await this.orderService.transitionRefundToState(
+            tx,
+            found.id,
+            settled ? 'Settled' : 'Failed',
+            event.batchNo ?? found.transactionId ?? undefined,
+          );
+          // A throw answers 500: the gateway delivers the notice again.
+          if (!(moved instanceof Refund))
+            throw new Error(`refund ${found.id} could not be moved: ${moved.message}`);
+          Logger.info(
+            `Order ${row.orderCode}: refund ${found.id} ${settled ? 'settled' : 'failed'} (${source})`,
+            loggerCtx,
+          );
+          if (!settled) {
+            await this.note(
+              tx,
+              row.orderId,
+              `Refund ${found.id} (${what}, batchNo ${event.batchNo ?? '?'}) failed at the gateway: ` +
+                `${event.reason ?? 'no reason given'}. Nothing was refunded; the amount can be refunded again.`,
+            );
+          }
+          return settled ? 'settled' : 'failed';
+        }
+      }
+    });
+  }
+
+  private async chargeback(row: GatewaykitPaymentAttempt, event: ChargebackEvent, exclusive: Exclusive) {
+    await exclusive(async (tx) => {
+      const tradeNo = event.tradeNo ?? row.tradeNo ?? undefined;
+      const payments = (await this.paymentsOf(tx, row)).filter((p) => p.transactionId === tradeNo);
+      const payment = payments.find((p) => p.state === 'Settled') ?? payments[0];
+      const text = chargebackNote(event);
+      if (payment) {
+        const { metadata, added } = withChargeback(payment.metadata, event);
+        if (!added) {
+          Logger.info(
+            `Order ${row.orderCode}: chargeback ${event.batchNo ?? '?'} again, nothing changed`,
+            loggerCtx,
+          );
+          return;
+        }
+        await this.connection
+          .getRepository(tx, Payment)
+          .update({ id: payment.id }, { metadata: metadata as Payment['metadata'] });
+      } else if (await this.hasNote(tx, row.orderId, text)) {
+        return;
+      }
+      Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+      await this.note(tx, row.orderId, text);
+    });
+  }
+
+  /** The order's payments made through the method whose key verified the notice, with their refunds. */
+  private paymentsOf(tx: RequestContext, row: GatewaykitPaymentAttempt): Promise<Payment[]> {
+    return this.connection.getRepository(tx, Payment).find({
+      where: { order: { id: row.orderId }, method: row.paymentMethodCode },
+      relations: ['refunds'],
+      order: { id: 'ASC' },
+    });
+  }
+
+  private gatewayAmount(total: number, currency: string): string {
+    return vendureAmountToOrderAmount(
+      total,
+      currency,
+      this.configService.entityOptions.moneyStrategy?.precision ?? 2,
+    );
+  }
+
+  private async note(tx: RequestContext, orderId: ID, text: string): Promise<void> {
+    await this.orderService.addNoteToOrder(tx, { id: orderId, note: redactText(text), isPublic: false });
+  }
+
+  /** A note that repeats of the same notice do not add again. */
+  private async noteOnce(tx: RequestContext, orderId: ID, text: string): Promise<void> {
+    if (!(await this.hasNote(tx, orderId, text))) await this.note(tx, orderId, text);
+  }
+
+  private async hasNote(tx: RequestContext, orderId: ID, text: string): Promise<boolean> {
+    const { items } = await this.historyService.getHistoryForOrder(tx, orderId, false, { take: 1000 });
+    const wanted = redactText(text);
+    return items.some(
+      (entry) => entry.type === 'ORDER_NOTE' && (entry.data as { note?: unknown }).note === wanted,
+    );
+  }
+}

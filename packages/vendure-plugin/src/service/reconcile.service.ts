@@ -1,0 +1,263 @@
+import {
+  DEFAULT_PENDING_AFTER_MS,
+  type PaymentOutcome,
+  reconcileAttempt,
+  reconcileRefund,
+  recordOutcome,
+  redactText,
+} from '@gatewaykit/core';
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  type ID,
+  Logger,
+  OrderService,
+  Refund,
+  type RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
+import { Between, In } from 'typeorm';
+import { MethodConfigError } from '../config/method-args';
+import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
+import { type AttemptStatus, GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { ChannelContextService } from '../http/channel-context.service';
+import type { GatewaykitPluginOptions } from '../types';
+import { GatewayNoticeService } from './gateway-notice.service';
+import { MethodConfigService, type ResolvedMethod } from './method-config.service';
+import { PaymentRecorderService } from './payment-recorder.service';
+import type { RefundMetadata } from './refund-request';
+
+/** Attempts whose answer may still be owed. */
+export const RECONCILED_STATUSES: readonly AttemptStatus[] = ['started', 'redirect', 'pending', 'unknown'];
+
+export const RECONCILE_DEFAULTS = {
+  schedule: '*/10 * * * *',
+  afterMs: 15 * 60 * 1000,
+  noRecordAfterMs: DEFAULT_PENDING_AFTER_MS,
+  batchSize: 200,
+  maxAgeMs: 7 * 24 * 60 * 60 * 1000,
+};
+
+export interface ReconcileItem {
+  kind: 'attempt' | 'refund';
+  orderCode: string;
+  /** The attempt's orderNo, or the refund's batchNo (merTrackNo when it has none). */
+  reference: string;
+  before: string;
+  after: string;
+  reason: string;
+}
+
+export interface ReconcileReport {
+  checked: number;
+  changed: number;
+  items: ReconcileItem[];
+}
+
+/**
+ * The outcome a reconciliation records for an attempt. A `redirect` attempt (a gateway page) only takes
+ * a final one: a page the shopper never finished reads as pending at the gateway, and recording it
+ * would turn a releasable page into a pending payment that blocks the order.
+ */
+export function reconciledOutcome(
+  status: AttemptStatus,
+  outcome: PaymentOutcome | undefined,
+): PaymentOutcome | undefined {
+  if (!outcome) return undefined;
+  if (status === 'redirect' && outcome.status !== 'succeeded' && outcome.status !== 'failed')
+    return undefined;
+  return outcome;
+}
+
+/**
+ * Reconciliation (docs/payment-states.md, docs/safety-rules.md#unknown-outcome): payment attempts and
+ * gateway refunds left without an answer past `afterMs` are read back from the gateway (core's
+ * reconcileAttempt / reconcileRefund; nothing that moves money is sent) and recorded exactly as a
+ * callback or refund notice would be: core's recordOutcome decides (never charged twice, never
+ * backwards), and a trade the gateway never recorded ends failed and frees the order.
+ */
+@Injectable()
+export class ReconcileService {
+  private readonly settings: typeof RECONCILE_DEFAULTS;
+
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly channels: ChannelContextService,
+    private readonly methods: MethodConfigService,
+    private readonly recorder: PaymentRecorderService,
+    private readonly notices: GatewayNoticeService,
+    private readonly orderService: OrderService,
+    @Inject(GATEWAYKIT_PLUGIN_OPTIONS) options: GatewaykitPluginOptions,
+  ) {
+    this.settings = { ...RECONCILE_DEFAULTS, ...definedOnly(options.reconcile ?? {}) };
+  }
+
+  /** One run over every channel (the scheduled task), or over one channel (the Admin API mutation). */
+  async run(only?: { channelId: ID }): Promise<ReconcileReport> {
+    const report: ReconcileReport = { checked: 0, changed: 0, items: [] };
+    const contexts = new Map<string, Promise<RequestContext | undefined>>();
+    const contextOf = (channelId: string) => {
+      let ctx = contexts.get(channelId);
+      if (!ctx) {
+        ctx = this.channels.forChannelId(channelId);
+        contexts.set(channelId, ctx);
+      }
+      return ctx;
+    };
+    const now = Date.now();
+    const window = Between(new Date(now - this.settings.maxAgeMs), new Date(now - this.settings.afterMs));
+    const attempts = await this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt).find({
+      where: {
+        status: In([...RECONCILED_STATUSES]),
+        createdAt: window,
+        ...(only ? { channelId: String(only.channelId) } : {}),
+      },
+      order: { createdAt: 'ASC' },
+      take: this.settings.batchSize,
+    });
+    for (const row of attempts) {
+      report.checked++;
+      const item = await this.attempt(row, contextOf, now).catch((error: unknown) => ({
+        changed: false,
+        reason: `failed: ${describe(error)}`,
+        after: row.status,
+      }));
+      if (item.changed) report.changed++;
+      report.items.push({
+        kind: 'attempt',
+        orderCode: row.orderCode,
+        reference: row.orderNo,
+        before: row.status,
+        after: item.after,
+        reason: item.reason,
+      });
+    }
+
+    // Only the plugin's gateway refunds (manual ones wait for the admin): marked in the JSON metadata.
+    const refunds = await this.connection.rawConnection
+      .getRepository(Refund)
+      .createQueryBuilder('refund')
+      .leftJoinAndSelect('refund.payment', 'payment')
+      .where('refund.state = :state', { state: 'Pending' })
+      .andWhere('refund.metadata LIKE :mark', { mark: '%"gatewaykit":"gateway"%' })
+      .andWhere('refund.createdAt BETWEEN :from AND :to', {
+        from: new Date(now - this.settings.maxAgeMs),
+        to: new Date(now - this.settings.afterMs),
+      })
+      .orderBy('refund.createdAt', 'ASC')
+      .take(this.settings.batchSize)
+      .getMany();
+    for (const refund of refunds) {
+      const meta = (refund.metadata ?? {}) as Partial<RefundMetadata>;
+      if (meta.gatewaykit !== 'gateway') continue;
+      const orderNo = (refund.payment?.metadata as { orderNo?: unknown } | undefined)?.orderNo;
+      const row =
+        typeof orderNo === 'string'
+          ? await this.connection.rawConnection
+              .getRepository(GatewaykitPaymentAttempt)
+              .findOne({ where: { orderNo } })
+          : null;
+      if (!row || (only && row.channelId !== String(only.channelId))) continue;
+      report.checked++;
+      const batchNo = refund.transactionId || meta.batchNo;
+      const result = await this.refund(row, batchNo, meta, contextOf).catch((error: unknown) => ({
+        after: 'Pending',
+        reason: `failed: ${describe(error)}`,
+      }));
+      if (result.after !== 'Pending') report.changed++;
+      report.items.push({
+        kind: 'refund',
+        orderCode: row.orderCode,
+        reference: batchNo || meta.merTrackNo || String(refund.id),
+        before: 'Pending',
+        after: result.after,
+        reason: result.reason,
+      });
+    }
+    if (report.checked > 0) {
+      Logger.info(`Reconciliation: ${report.checked} checked, ${report.changed} changed`, loggerCtx);
+    }
+    return report;
+  }
+
+  private async attempt(
+    row: GatewaykitPaymentAttempt,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+    now: number,
+  ): Promise<{ changed: boolean; after: string; reason: string }> {
+    const resolved = await this.methodOf(row, contextOf);
+    if ('reason' in resolved) return { changed: false, after: row.status, reason: resolved.reason };
+    const { ctx, method } = resolved;
+    const result = await reconcileAttempt(
+      method.client,
+      { orderNo: row.orderNo, sentAt: row.createdAt, orderAmount: row.orderAmount, currency: row.currency },
+      { now, pendingAfterMs: this.settings.noRecordAfterMs },
+    );
+    const outcome = reconciledOutcome(row.status, result.outcome);
+    if (!outcome) return { changed: false, after: row.status, reason: result.reason };
+    const decision = await recordOutcome(this.recorder.attemptsOf(ctx, row.paymentMethodCode), outcome);
+    if (decision.kind !== 'changed') {
+      return {
+        changed: false,
+        after: row.status,
+        reason: `${result.reason}; ${decision.kind}, nothing changed`,
+      };
+    }
+    const text = `Gateway reconciliation: payment attempt ${row.orderNo} ${row.status} -> ${decision.next.status}: ${result.reason}.`;
+    Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
+    await this.orderService.addNoteToOrder(ctx, { id: row.orderId, note: redactText(text), isPublic: false });
+    return { changed: true, after: decision.next.status, reason: result.reason };
+  }
+
+  private async refund(
+    row: GatewaykitPaymentAttempt,
+    batchNo: string | undefined,
+    meta: Partial<RefundMetadata>,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+  ): Promise<{ after: string; reason: string }> {
+    if (!batchNo) {
+      return {
+        after: 'Pending',
+        reason: `the gateway's answer to refund ${meta.merTrackNo ?? '?'} was lost and no notice arrived: there is no batchNo to query; look it up in the merchant portal`,
+      };
+    }
+    const resolved = await this.methodOf(row, contextOf);
+    if ('reason' in resolved) return { after: 'Pending', reason: resolved.reason };
+    const read = await reconcileRefund(resolved.method.client, batchNo);
+    if (!read.event) return { after: 'Pending', reason: read.reason };
+    const store = this.recorder.attemptsOf(resolved.ctx, row.paymentMethodCode);
+    const applied = await this.notices.refund(
+      row,
+      { ...read.event, batchNo, merTrackNo: read.event.merTrackNo ?? meta.merTrackNo },
+      (work) => store.inTransaction(row.orderNo, work),
+      `record of refund ${batchNo}`,
+    );
+    const after = applied === 'settled' ? 'Settled' : applied === 'failed' ? 'Failed' : 'Pending';
+    return { after, reason: `${read.reason}${after === 'Pending' ? ` (${applied})` : ''}` };
+  }
+
+  private async methodOf(
+    row: GatewaykitPaymentAttempt,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+  ): Promise<{ ctx: RequestContext; method: ResolvedMethod } | { reason: string }> {
+    const ctx = await contextOf(row.channelId);
+    if (!ctx) return { reason: `channel ${row.channelId} no longer exists` };
+    try {
+      // A method disabled since still settles what was paid through it.
+      return {
+        ctx,
+        method: await this.methods.resolve(ctx, row.paymentMethodCode, { includeDisabled: true }),
+      };
+    } catch (error) {
+      if (!(error instanceof MethodConfigError)) throw error;
+      return { reason: error.message };
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  return redactText(error instanceof Error ? error.message : String(error));
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,96 @@
+import { orderAmountToMinor, type RefundEvent } from '@gatewaykit/core';
+import type { RefundMetadata } from './refund-request';
+
+/**
+ * What a verified refund notice (or the reconciliation's read of the refund) does to the Vendure refund
+ * it names (docs/callbacks-and-returns.md#refund-and-chargeback-events). Like a payment's state, a
+ * refund's only moves forward: Pending to Settled or Failed, never back, and a repeat changes nothing.
+ */
+
+/** The parts of Vendure's Refund the decision reads. */
+export interface NoticedRefund {
+  id: string | number;
+  state: string;
+  transactionId?: string | null;
+  metadata?: Partial<RefundMetadata> | Record<string, unknown> | null;
+}
+
+export type RefundNoticeDecision =
+  | { kind: 'settle' }
+  | { kind: 'fail' }
+  /** Already in the state the notice says. */
+  | { kind: 'duplicate' }
+  /** Something only a person can settle (the notice contradicts Vendure): nothing changes. */
+  | { kind: 'alert'; message: string };
+
+function metadataOf(refund: NoticedRefund): Partial<RefundMetadata> {
+  return (refund.metadata ?? {}) as Partial<RefundMetadata>;
+}
+
+/**
+ * The plugin's gateway refund the notice is about: by the gateway's batchNo (the refund's
+ * transactionId), else by the merchant's merTrackNo (a refund whose answer was lost has no batchNo yet).
+ */
+export function findNoticedRefund<R extends NoticedRefund>(
+  refunds: readonly R[],
+  event: Pick<RefundEvent, 'batchNo' | 'merTrackNo'>,
+): R | undefined {
+  const ours = refunds.filter((refund) => metadataOf(refund).gatewaykit === 'gateway');
+  const { batchNo, merTrackNo } = event;
+  return (
+    (batchNo
+      ? ours.find((r) => r.transactionId === batchNo || metadataOf(r).batchNo === batchNo)
+      : undefined) ?? (merTrackNo ? ours.find((r) => metadataOf(r).merTrackNo === merTrackNo) : undefined)
+  );
+}
+
+export interface NoticeContext {
+  /** The gateway amount of the Vendure refund, and the order's currency. */
+  refundAmount: string;
+  currency: string;
+  /** The tradeNo of the refunded payment. */
+  tradeNo?: string | null | undefined;
+}
+
+export function decideRefundNotice(
+  refund: NoticedRefund,
+  event: RefundEvent,
+  context: NoticeContext,
+): RefundNoticeDecision {
+  const meta = metadataOf(refund);
+  if (meta.batchNo && event.batchNo && meta.batchNo !== event.batchNo) {
+    return alert(`it names batchNo ${event.batchNo}, the refund has ${meta.batchNo}`);
+  }
+  if (event.tradeNo && context.tradeNo && event.tradeNo !== context.tradeNo) {
+    return alert(`it is about trade ${event.tradeNo}, the refund is of trade ${context.tradeNo}`);
+  }
+  // A success must say what it refunded, and it must be this refund's amount (as for a payment).
+  if (event.status === 'succeeded' || event.amount !== undefined) {
+    const sameCurrency = !event.currency || event.currency.toUpperCase() === context.currency.toUpperCase();
+    const sameAmount =
+      event.amount !== undefined && sameOrderAmount(event.amount, context.refundAmount, context.currency);
+    if (!sameCurrency || !sameAmount) {
+      return alert(
+        `it reports ${event.amount ?? 'no amount'} ${event.currency ?? ''}`.trimEnd() +
+          `, the refund is ${context.refundAmount} ${context.currency}`,
+      );
+    }
+  }
+  const target = event.status === 'succeeded' ? 'Settled' : 'Failed';
+  if (refund.state === target) return { kind: 'duplicate' };
+  if (refund.state === 'Pending') return event.status === 'succeeded' ? { kind: 'settle' } : { kind: 'fail' };
+  return alert(`the refund is already ${refund.state}`);
+}
+
+/** Two gateway amounts of one currency are equal ('10.5' is '10.50'); an unreadable one equals nothing. */
+function sameOrderAmount(a: string, b: string, currency: string): boolean {
+  try {
+    return orderAmountToMinor(a, currency) === orderAmountToMinor(b, currency);
+  } catch {
+    return false;
+  }
+}
+
+function alert(why: string): RefundNoticeDecision {
+  return { kind: 'alert', message: why };
+}

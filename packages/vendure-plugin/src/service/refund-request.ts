@@ -1,0 +1,100 @@
+import type { CreateRefundRequest } from '@gatewaykit/core';
+import type { RefundMode } from '../config/method-args';
+import { vendureAmountToOrderAmount } from './vendure-money';
+
+/**
+ * The gateway refund request for one Vendure refund, built from plain data so it is decided (and
+ * refused) before anything is sent (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks).
+ */
+
+/** What the plugin keeps on a Vendure Refund (`Refund.metadata`, admin only). */
+export interface RefundMetadata {
+  /** Marks the plugin's refunds and how they are made. */
+  gatewaykit: RefundMode;
+  /** The merchant's refund id sent to the gateway; its notice names it. */
+  merTrackNo?: string;
+  /** The gateway's refund number (also the Refund's transactionId once known). */
+  batchNo?: string;
+  tradeNo?: string;
+  /** Gateway amount and currency of the refund. */
+  refundAmount?: string;
+  currency?: string;
+  refundType?: '1' | '2';
+  /**
+   * `sent`: the gateway took it, its notification decides; `unknown`: the answer was lost;
+   * `refused`: the gateway (or the plugin) refused it, nothing was refunded; then the notice's result.
+   */
+  status?: 'sent' | 'unknown' | 'refused' | 'succeeded' | 'failed';
+  /** Why it was refused or failed, or what the admin should know. */
+  message?: string;
+  noticeDate?: string;
+}
+
+/** Thrown for a refund that cannot be sent; the message is shown to the admin. */
+export class RefundRequestError extends Error {
+  override name = 'RefundRequestError';
+}
+
+/** The parts of Vendure's Payment a refund request needs. */
+export interface RefundedPayment {
+  id: string | number;
+  /** Vendure minor units. */
+  amount: number;
+  /** The gateway's tradeNo of the charge. */
+  transactionId?: string | null;
+  /** Refunds already made against the payment, whatever their state. */
+  refunds?: readonly unknown[] | undefined;
+}
+
+export interface RefundInput {
+  orderCode: string;
+  currency: string;
+  /** The MoneyStrategy's precision. */
+  precision: number;
+  payment: RefundedPayment;
+  /** Vendure minor units to refund from this payment. */
+  amount: number;
+  reason?: string | null | undefined;
+}
+
+/**
+ * The merchant's refund id: the refund's number on its payment. Vendure calls createRefund before it
+ * saves the Refund (so its id does not exist yet), and a refund whose Vendure transaction rolled back
+ * after the gateway took it gets the same number again: the gateway answers the refund it already made
+ * instead of refunding twice (or refuses another amount under that id).
+ */
+export function refundTrackNo(orderCode: string, paymentId: string | number, refundNumber: number): string {
+  return `${orderCode}-P${paymentId}-R${refundNumber}`;
+}
+
+const MAX_REASON = 256;
+
+export function buildRefundRequest(input: RefundInput): CreateRefundRequest {
+  const { payment, amount } = input;
+  const tradeNo = payment.transactionId?.trim();
+  if (!tradeNo) {
+    throw new RefundRequestError('the payment has no gateway trade number (transactionId): nothing was sent');
+  }
+  if (!Number.isSafeInteger(amount) || amount <= 0 || amount > payment.amount) {
+    throw new RefundRequestError(`cannot refund ${amount} of a payment of ${payment.amount}`);
+  }
+  let refundAmount: string;
+  try {
+    refundAmount = vendureAmountToOrderAmount(amount, input.currency, input.precision);
+  } catch (error) {
+    throw new RefundRequestError(
+      `the refund amount cannot be sent in ${input.currency}: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  const number = (payment.refunds?.length ?? 0) + 1;
+  const reason = input.reason?.trim() || `Refund of order ${input.orderCode}`;
+  return {
+    merTrackNo: refundTrackNo(input.orderCode, payment.id, number),
+    refundAmount,
+    refundReason: reason.slice(0, MAX_REASON),
+    // The gateway's full refund is the whole trade; anything less (or the rest after partials) is partial.
+    refundType: amount === payment.amount ? '1' : '2',
+    remark: `Vendure order ${input.orderCode}, refund ${number} of payment ${payment.id}`,
+    tradeNo,
+  };
+}

@@ -1,0 +1,60 @@
+import type { PaymentOutcome } from '@gatewaykit/core';
+import { describe, expect, it } from 'vitest';
+import { gatewaykitRefundProcess, isGatewaykitRefund } from '../src/config/refund-process';
+import { reconciledOutcome } from '../src/service/reconcile.service';
+import { RefundFlights } from '../src/service/refund-flights';
+
+describe('the refund process step Pending -> Pending', () => {
+  const start = (refund: { metadata?: unknown }, from = 'Pending', to = 'Pending') =>
+    gatewaykitRefundProcess.onTransitionStart?.(from as never, to as never, { refund } as never);
+
+  it("is taken, and cancelled (the refund keeps Pending), only for the plugin's refunds", () => {
+    expect(isGatewaykitRefund({ metadata: { gatewaykit: 'gateway' } })).toBe(true);
+    expect(start({ metadata: { gatewaykit: 'gateway' } })).toBe(false);
+    expect(start({ metadata: { gatewaykit: 'manual' } })).toBe(false);
+    expect(start({ metadata: {} })).toBe('Cannot transition Refund from "Pending" to "Pending"');
+    expect(start({ metadata: {} }, 'Pending', 'Settled')).toBe(true);
+  });
+});
+
+describe('RefundFlights', () => {
+  it('holds a notice until the refund it answers is committed, or the wait is over', async () => {
+    const flights = new RefundFlights();
+    flights.maxWaitMs = 50;
+    let done = false;
+    flights.begin('M1');
+    const waiting = flights.settled('M1').then(() => {
+      done = true;
+    });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(done).toBe(false);
+    flights.end('M1');
+    await waiting;
+    expect(done).toBe(true);
+    flights.begin('M2');
+    await flights.settled('M2'); // ends after maxWaitMs (a rolled-back refund never commits)
+    await flights.settled('unknown');
+    await flights.settled(undefined);
+  });
+});
+
+describe('reconciledOutcome', () => {
+  const base = { orderNo: 'A-1' };
+  const pending: PaymentOutcome = { ...base, status: 'pending' };
+  const success: PaymentOutcome = { ...base, status: 'succeeded', amount: '1.00', currency: 'USD' };
+  const failed: PaymentOutcome = { ...base, status: 'failed', reason: 'no record' };
+
+  it('records what the gateway knows for attempts that may have been charged', () => {
+    for (const status of ['started', 'pending', 'unknown'] as const) {
+      expect(reconciledOutcome(status, pending)).toBe(pending);
+      expect(reconciledOutcome(status, success)).toBe(success);
+    }
+    expect(reconciledOutcome('unknown', undefined)).toBeUndefined();
+  });
+
+  it('only a final answer for a gateway page, so an unfinished page is never made a blocking pending payment', () => {
+    expect(reconciledOutcome('redirect', pending)).toBeUndefined();
+    expect(reconciledOutcome('redirect', success)).toBe(success);
+    expect(reconciledOutcome('redirect', failed)).toBe(failed);
+  });
+});
