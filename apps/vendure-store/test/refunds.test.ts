@@ -6,6 +6,7 @@
 import { GatewayClient } from '@gatewaykit/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
+import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
 import {
   asRefund,
@@ -160,6 +161,20 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     // A failed refund gives its amount back: what is really left can still be refunded.
     const rest = asRefund(await refundOrder(stack.admin, payment.id, left - 500));
     expect((await settled(order.id, rest.id)).state).toBe('Settled');
+  });
+
+  it("yen, in the second channel with its own merchant: refunded without decimals, settled by that merchant's notice", async () => {
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const { order, payment } = await paidCardOrder(stack, 'jp-gatewaykit-card', JP_CHANNEL_TOKEN);
+    const refund = asRefund(await refundOrder(jpAdmin, payment.id, 50000));
+    const [atGateway] = stack.sandbox.refunds(payment.transactionId);
+    expect(atGateway).toMatchObject({ refundAmount: '500', refundCurrency: 'JPY', refundType: '2' });
+    expect(atGateway?.gatewayNo).toBe(DEMO_MERCHANTS.jp.gatewayNo);
+    const done = await eventually(
+      () => refundById(jpAdmin, order.id, refund.id),
+      (r) => r.state === 'Settled',
+    );
+    expect(done.state).toBe('Settled');
   });
 
   it('a refund notice lost on the way, then redelivered, settles the refund', async () => {

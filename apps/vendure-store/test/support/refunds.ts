@@ -15,13 +15,17 @@ export type RefundOrderResult =
   | ({ __typename: 'Refund' } & AdminRefund)
   | { __typename: string; message: string; errorCode?: string };
 
-/** A guest order paid by card (synchronous charge) through `methodCode`; returns its Settled payment. */
-export async function paidCardOrder(stack: Stack, methodCode = 'gatewaykit-card') {
-  const shop = shopClient(stack);
+/**
+ * A guest order paid by card (synchronous charge) through `methodCode` (in `channelToken`'s channel);
+ * returns its Settled payment.
+ */
+export async function paidCardOrder(stack: Stack, methodCode = 'gatewaykit-card', channelToken?: string) {
+  const shop = shopClient(stack, channelToken);
   const order = await prepareOrder(shop);
   const paid = await startPayment(shop, { paymentMethodCode: methodCode, card: cardInput(CARDS.success) });
   if (paid.__typename !== 'GatewaykitPaymentCompleted') throw new Error(`card payment: ${paid.__typename}`);
-  const payment = (await adminOrder(stack.admin, order.id)).payments.find((p) => p.state === 'Settled');
+  const admin = stack.admin.withChannel(channelToken);
+  const payment = (await adminOrder(admin, order.id)).payments.find((p) => p.state === 'Settled');
   if (!payment?.transactionId) throw new Error('no settled payment');
   return { shop, order, payment: { ...payment, transactionId: payment.transactionId } };
 }
