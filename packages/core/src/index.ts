@@ -53,6 +53,7 @@ export {
   toOrderAmount,
 } from './money.js';
 export {
+  type ChargebackDetails,
   type ChargebackEvent,
   chargebackEventOf,
   type NoticeEvent,
@@ -109,6 +110,9 @@ export {
   gatewayAddress,
   gatewayPhone,
   type PaymentPerson,
+  type RefundOrder,
+  refundRequest,
+  refundTypeOf,
 } from './request-builders.js';
 export { newRequestId } from './request-id.js';
 export * from './schemas/callbacks.js';

@@ -45,6 +45,9 @@ export interface ChargebackEvent {
   noticeDate?: string | undefined;
 }
 
+/** What a platform keeps of a chargeback on the charged payment. */
+export type ChargebackDetails = Omit<ChargebackEvent, 'kind' | 'orderNo'>;
+
 export type NoticeEvent = RefundEvent | ChargebackEvent;
 
 function nonEmpty(value: CallbackValue | undefined): string | undefined {

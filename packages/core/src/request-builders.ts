@@ -1,13 +1,15 @@
 /**
- * Every gateway request body built from platform data: customer records, billing details, charges and
- * hosted/local payments. The gateway's field rules (required phone, name and length limits, upper-case
+ * Every gateway request body built from platform data: customer records, billing details, charges,
+ * hosted/local payments and refunds. The gateway's field rules (required phone, name and length limits, upper-case
  * country codes) are applied here once, so no adapter writes them again (docs/gateway-protocol.md).
  */
+import { sameOrderAmount } from './money.js';
 import type { PaymentAddress, PaymentItem, PaymentRequest, PaymentSource } from './payment-flow.js';
 import type { ConfirmChargeRequest } from './schemas/charges.js';
 import type { CreateCustomerRequest } from './schemas/customers.js';
 import type { CheckoutPaymentRequest } from './schemas/hosted-payments.js';
 import type { CreatePaymentMethodRequest } from './schemas/payment-methods.js';
+import type { CreateRefundRequest } from './schemas/refunds.js';
 
 /** A buyer as a platform knows them; any field may be missing. */
 export interface PaymentPerson {
@@ -209,3 +211,39 @@ export function hostedRequest(payment: PaymentRequest, paymentMethod: string): C
       : {}),
   };
 }
+
+/** A refund of (part of) one successful trade, in the merchant's own currency amounts. */
+export interface RefundOrder {
+  /** The merchant's refund id: the same id again is the same refund at the gateway. */
+  merTrackNo: string;
+  tradeNo: string;
+  /** Gateway amount strings of the refund and of the whole trade. */
+  amount: string;
+  paidAmount: string;
+  currency: string;
+  reason: string;
+  remark?: string | undefined;
+}
+
+/**
+ * `1` (full) only for the whole paid amount: the gateway refuses a full refund of anything else,
+ * including the rest after partial refunds (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks).
+ */
+export function refundTypeOf(amount: string, paidAmount: string, currency: string): '1' | '2' {
+  return sameOrderAmount(amount, paidAmount, currency.toUpperCase()) ? '1' : '2';
+}
+
+/** The createRefund body, with the gateway's refund type and field limits applied. */
+export function refundRequest(order: RefundOrder): CreateRefundRequest {
+  const remark = fit(order.remark, MAX_REFUND.remark);
+  return {
+    merTrackNo: order.merTrackNo,
+    refundAmount: order.amount,
+    refundReason: fit(order.reason, MAX_REFUND.reason) ?? 'Refund',
+    refundType: refundTypeOf(order.amount, order.paidAmount, order.currency),
+    ...(remark ? { remark } : {}),
+    tradeNo: order.tradeNo,
+  };
+}
+
+const MAX_REFUND = { reason: 256, remark: 500 } as const;

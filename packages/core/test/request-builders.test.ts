@@ -6,6 +6,7 @@ import {
   customerRequest,
   gatewayAddress,
   gatewayPhone,
+  refundRequest,
 } from '../src/index.js';
 
 const address = { line1: '1 Main Street', city: 'Austin', country: 'us', state: 'TX', postalCode: '73301' };
@@ -116,5 +117,40 @@ describe('customerRequest', () => {
       description: 'd'.repeat(500),
     });
     expect(createCustomerRequestSchema.safeParse(request).success).toBe(true);
+  });
+});
+
+describe('refundRequest', () => {
+  const order = {
+    merTrackNo: 'ref_1',
+    tradeNo: 'T1',
+    amount: '10.00',
+    paidAmount: '10.00',
+    currency: 'usd',
+    reason: '  Customer returned the goods  ',
+  };
+
+  it('is a full refund (1) only for the whole paid amount, in any notation', () => {
+    expect(refundRequest(order)).toEqual({
+      merTrackNo: 'ref_1',
+      refundAmount: '10.00',
+      refundReason: 'Customer returned the goods',
+      refundType: '1',
+      tradeNo: 'T1',
+    });
+    expect(refundRequest({ ...order, paidAmount: '10' }).refundType).toBe('1');
+    expect(refundRequest({ ...order, amount: '4.00' }).refundType).toBe('2');
+    expect(refundRequest({ ...order, amount: '1200', paidAmount: '1200', currency: 'JPY' }).refundType).toBe(
+      '1',
+    );
+    expect(refundRequest({ ...order, amount: '9.99' }).refundType).toBe('2');
+  });
+
+  it('cuts the reason and remark to the gateway limits and never sends an empty reason', () => {
+    const long = refundRequest({ ...order, reason: 'r'.repeat(300), remark: 'm'.repeat(600) });
+    expect(long.refundReason).toHaveLength(256);
+    expect(long.remark).toHaveLength(500);
+    expect(refundRequest({ ...order, reason: ' ' }).refundReason).toBe('Refund');
+    expect(refundRequest(order)).not.toHaveProperty('remark');
   });
 });

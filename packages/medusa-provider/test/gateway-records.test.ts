@@ -4,7 +4,6 @@ import {
   applyRefundEvent,
   type GatewayRefund,
   mergeRefunds,
-  refundTypeFor,
   withChargeback,
   withRefund,
 } from '../src/lib/gateway-records';
@@ -35,15 +34,6 @@ function event(overrides: Partial<RefundEvent> = {}): RefundEvent {
     ...overrides,
   };
 }
-
-describe('refundTypeFor', () => {
-  it('is full (1) only for the whole paid amount, compared by value', () => {
-    expect(refundTypeFor('60.00', '60.00', 'USD')).toBe('1');
-    expect(refundTypeFor('60', '60.00', 'USD')).toBe('1');
-    expect(refundTypeFor('59.99', '60.00', 'USD')).toBe('2');
-    expect(refundTypeFor('1200', '1200', 'JPY')).toBe('1');
-  });
-});
 
 describe('applyRefundEvent', () => {
   it('settles a pending refund found by merTrackNo, keeping the batchNo', () => {

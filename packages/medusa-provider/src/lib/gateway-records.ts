@@ -1,4 +1,9 @@
-import { type ChargebackEvent, orderAmountToMinor, type RefundEvent } from '@gatewaykit/core';
+import {
+  type ChargebackDetails,
+  type ChargebackEvent,
+  orderAmountToMinor,
+  type RefundEvent,
+} from '@gatewaykit/core';
 
 /**
  * What the payment data keeps about the payment's refunds and chargebacks (Medusa shows the payment
@@ -31,17 +36,8 @@ export interface GatewayRefund {
   alertedAt?: string | undefined;
 }
 
-export interface GatewayChargeback {
-  /** The gateway's chargeback number (the key: a repeated notice adds nothing). */
-  batchNo?: string | undefined;
-  tradeNo?: string | undefined;
-  amount?: string | undefined;
-  currency?: string | undefined;
-  reason?: string | undefined;
-  /** Last day to answer the chargeback in the gateway's portal. */
-  replyDeadline?: string | undefined;
-  cpdDate?: string | undefined;
-  noticeDate?: string | undefined;
+/** A chargeback as kept on the payment: core's details, plus when it reached this store. */
+export interface GatewayChargeback extends ChargebackDetails {
   receivedAt: string;
 }
 
@@ -49,11 +45,6 @@ const SETTLED: ReadonlySet<GatewayRefundStatus> = new Set(['succeeded', 'failed'
 
 export function isSettledRefund(refund: GatewayRefund): boolean {
   return SETTLED.has(refund.status);
-}
-
-/** `1` (full) only for the whole paid amount: the gateway refuses a `1` for anything else. */
-export function refundTypeFor(amount: string, paid: string, currency: string): '1' | '2' {
-  return orderAmountToMinor(amount, currency) === orderAmountToMinor(paid, currency) ? '1' : '2';
 }
 
 function sameAmount(a: string, b: string, currency: string): boolean {

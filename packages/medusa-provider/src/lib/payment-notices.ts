@@ -1,11 +1,10 @@
-import type { ChargebackEvent, RefundEvent } from '@gatewaykit/core';
+import { type ChargebackEvent, type RefundEvent, refundTypeOf } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { Modules } from '@medusajs/framework/utils';
 import {
   applyRefundEvent,
   type GatewayChargeback,
   type GatewayRefund,
-  refundTypeFor,
   withChargeback,
   withRefund,
 } from './gateway-records';
@@ -115,7 +114,7 @@ async function entryOfRefundRow(
     merTrackNo: row.id,
     amount,
     currency,
-    refundType: refundTypeFor(amount, data.outcome?.amount ?? data.amount ?? amount, currency),
+    refundType: refundTypeOf(amount, data.outcome?.amount ?? data.amount ?? amount, currency),
     status: 'unknown',
     requestedAt: createdAt.toISOString(),
   };

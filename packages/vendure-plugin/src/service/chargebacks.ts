@@ -1,21 +1,11 @@
-import type { ChargebackEvent } from '@gatewaykit/core';
+import type { ChargebackDetails, ChargebackEvent } from '@gatewaykit/core';
 
 /**
  * Chargebacks as the plugin keeps them: a list in the charged Payment's metadata (admin only; the
  * dashboard block and the Admin API read it there) and a private order note
  * (docs/callbacks-and-returns.md#refund-and-chargeback-events).
  */
-export interface ChargebackEntry {
-  batchNo?: string | undefined;
-  tradeNo?: string | undefined;
-  amount?: string | undefined;
-  currency?: string | undefined;
-  reason?: string | undefined;
-  /** Last day to answer the chargeback. */
-  replyDeadline?: string | undefined;
-  cpdDate?: string | undefined;
-  noticeDate?: string | undefined;
-}
+export type ChargebackEntry = ChargebackDetails;
 
 /** The chargeback's identity: its batchNo, or its fields when the gateway sent none. */
 function keyOf(entry: ChargebackEntry): string {

@@ -1,4 +1,4 @@
-import type { CreateRefundRequest } from '@gatewaykit/core';
+import { type CreateRefundRequest, refundRequest } from '@gatewaykit/core';
 import type { RefundMode } from '../config/method-args';
 import { vendureAmountToOrderAmount } from './vendure-money';
 
@@ -67,8 +67,6 @@ export function refundTrackNo(orderCode: string, paymentId: string | number, ref
   return `${orderCode}-P${paymentId}-R${refundNumber}`;
 }
 
-const MAX_REASON = 256;
-
 export function buildRefundRequest(input: RefundInput): CreateRefundRequest {
   const { payment, amount } = input;
   const tradeNo = payment.transactionId?.trim();
@@ -87,14 +85,13 @@ export function buildRefundRequest(input: RefundInput): CreateRefundRequest {
     );
   }
   const number = (payment.refunds?.length ?? 0) + 1;
-  const reason = input.reason?.trim() || `Refund of order ${input.orderCode}`;
-  return {
+  return refundRequest({
     merTrackNo: refundTrackNo(input.orderCode, payment.id, number),
-    refundAmount,
-    refundReason: reason.slice(0, MAX_REASON),
-    // The gateway's full refund is the whole trade; anything less (or the rest after partials) is partial.
-    refundType: amount === payment.amount ? '1' : '2',
-    remark: `Vendure order ${input.orderCode}, refund ${number} of payment ${payment.id}`,
     tradeNo,
-  };
+    amount: refundAmount,
+    paidAmount: vendureAmountToOrderAmount(payment.amount, input.currency, input.precision),
+    currency: input.currency,
+    reason: input.reason?.trim() || `Refund of order ${input.orderCode}`,
+    remark: `Vendure order ${input.orderCode}, refund ${number} of payment ${payment.id}`,
+  });
 }

@@ -15,6 +15,7 @@ import {
   type PaymentSource,
   reconcileAttempt,
   redact,
+  refundRequest,
   startPayment,
   UnknownOutcomeError,
   verifyCallback,
@@ -58,13 +59,7 @@ import type {
   WebhookActionResult,
 } from '@medusajs/framework/types';
 import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
-import {
-  type GatewayRefund,
-  mergeRefunds,
-  refundOfEvent,
-  refundTypeFor,
-  withRefund,
-} from '../../lib/gateway-records';
+import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from '../../lib/gateway-records';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
 import {
@@ -428,24 +423,25 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
     const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
     const amount = this.amountOf({ amount: input.amount, currency_code: currency });
-    const refundType = refundTypeFor(amount, outcome.amount ?? data.amount ?? '', currency);
+    const request = refundRequest({
+      merTrackNo: refundId,
+      tradeNo: outcome.tradeNo,
+      amount,
+      paidAmount: outcome.amount ?? data.amount ?? '',
+      currency,
+      reason: `Medusa refund ${refundId}`,
+      remark: data.orderNo ? `orderNo ${data.orderNo}` : undefined,
+    });
     let entry: GatewayRefund = {
       merTrackNo: refundId,
       amount,
       currency,
-      refundType,
+      refundType: request.refundType,
       status: 'pending',
       requestedAt: new Date().toISOString(),
     };
     try {
-      const answer = await this.client.refunds.create({
-        merTrackNo: refundId,
-        refundAmount: amount,
-        refundReason: `Medusa refund ${refundId}`,
-        refundType,
-        tradeNo: outcome.tradeNo,
-        ...(data.orderNo ? { remark: `orderNo ${data.orderNo}` } : {}),
-      });
+      const answer = await this.client.refunds.create(request);
       entry = { ...entry, batchNo: answer.batchNo, status: refundStatusOfAnswer(answer.refundStatus) };
     } catch (error) {
       if (!(error instanceof UnknownOutcomeError)) throw refundRefused(error, amount, currency);
