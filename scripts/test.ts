@@ -1,7 +1,8 @@
 /**
  * `npm test`, as CI runs it: every workspace's tests through turbo (build first, one workspace at a
  * time), each real-store suite keeping what it stored, logged and answered in its `.evidence/`
- * folder, then the card-data scan over all of it (docs/SECURITY.md).
+ * folder, then the published packages' check (scripts/check-packages.ts) and the card-data scan over
+ * all of it (docs/SECURITY.md).
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
@@ -26,5 +27,10 @@ run('npx', ['turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)]
   ...process.env,
   GATEWAYKIT_EVIDENCE_DIR: '.evidence',
 });
+if (process.argv.length <= 2) {
+  // Every package is built now; a filtered run (extra turbo arguments) may not have built all four.
+  console.log('[test] the four packages as published (scripts/check-packages.ts)');
+  run('npx', ['tsx', 'scripts/check-packages.ts']);
+}
 console.log('[test] card-data scan of the evidence');
 run('npx', ['tsx', 'scripts/scan-card-data.ts']);

@@ -1,6 +1,8 @@
 /** The published build (turbo builds before testing): CommonJS for Medusa/Vendure, ESM, and the bin. */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -36,5 +38,29 @@ describe('dist', () => {
 
   it('ships the CLI with a shebang', () => {
     expect(readFileSync(dist('cli.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
+  });
+
+  it('runs the CLI through the package bin (the committed launcher)', async () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const bin = fileURLToPath(new URL(`../${pkg.bin['gatewaykit-sandbox']}`, import.meta.url));
+    const { stdout } = await run(process.execPath, [bin, '--help']);
+    expect(stdout).toContain('Usage: gatewaykit-sandbox');
+  });
+
+  it('has the launcher name the build command when dist/ is missing', async () => {
+    const folder = mkdtempSync(join(tmpdir(), 'gatewaykit-sandbox-bin-'));
+    try {
+      mkdirSync(join(folder, 'bin'));
+      const bin = join(folder, 'bin', 'gatewaykit-sandbox.cjs');
+      copyFileSync(fileURLToPath(new URL('../bin/gatewaykit-sandbox.cjs', import.meta.url)), bin);
+      const failure = await run(process.execPath, [bin, '--help']).then(
+        () => undefined,
+        (error: { code?: number; stderr?: string }) => error,
+      );
+      expect(failure?.code).toBe(1);
+      expect(failure?.stderr).toContain('npm run build --workspace @gatewaykit/sandbox');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 });
