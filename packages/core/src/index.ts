@@ -50,6 +50,7 @@ export {
   fromOrderAmount,
   minorToOrderAmount,
   orderAmountToMinor,
+  sameOrderAmount,
   toOrderAmount,
 } from './money.js';
 export {

@@ -1,8 +1,8 @@
 import {
   type ChargebackDetails,
   type ChargebackEvent,
-  orderAmountToMinor,
   type RefundEvent,
+  sameOrderAmount,
 } from '@gatewaykit/core';
 
 /**
@@ -45,14 +45,6 @@ const SETTLED: ReadonlySet<GatewayRefundStatus> = new Set(['succeeded', 'failed'
 
 export function isSettledRefund(refund: GatewayRefund): boolean {
   return SETTLED.has(refund.status);
-}
-
-function sameAmount(a: string, b: string, currency: string): boolean {
-  try {
-    return orderAmountToMinor(a, currency) === orderAmountToMinor(b, currency);
-  } catch {
-    return false;
-  }
 }
 
 /**
@@ -120,7 +112,7 @@ export function applyRefundEvent(
     event.currency !== undefined && event.currency.toUpperCase() !== entry.currency.toUpperCase();
   if (
     currencyDiffers ||
-    (event.amount !== undefined && !sameAmount(event.amount, entry.amount, entry.currency))
+    (event.amount !== undefined && !sameOrderAmount(event.amount, entry.amount, entry.currency))
   ) {
     return {
       kind: 'mismatch',

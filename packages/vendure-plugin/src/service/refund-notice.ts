@@ -1,4 +1,4 @@
-import { orderAmountToMinor, type RefundEvent } from '@gatewaykit/core';
+import { type RefundEvent, sameOrderAmount } from '@gatewaykit/core';
 import type { RefundMetadata } from './refund-request';
 
 /**
@@ -80,15 +80,6 @@ export function decideRefundNotice(
   if (refund.state === target) return { kind: 'duplicate' };
   if (refund.state === 'Pending') return event.status === 'succeeded' ? { kind: 'settle' } : { kind: 'fail' };
   return alert(`the refund is already ${refund.state}`);
-}
-
-/** Two gateway amounts of one currency are equal ('10.5' is '10.50'); an unreadable one equals nothing. */
-function sameOrderAmount(a: string, b: string, currency: string): boolean {
-  try {
-    return orderAmountToMinor(a, currency) === orderAmountToMinor(b, currency);
-  } catch {
-    return false;
-  }
 }
 
 function alert(why: string): RefundNoticeDecision {
