@@ -1,4 +1,14 @@
 export { containsCardNumber, findCardData, passesLuhn } from './card-data.js';
+export {
+  type CardMethodDecision,
+  type CardMethodRefusal,
+  type CardShopper,
+  type CardToKeep,
+  decideCardMethod,
+  type KeptCard,
+  keepElementCard,
+  resolveCardMethod,
+} from './card-method.js';
 export type { CheckoutFlow } from './checkout-flow.js';
 export {
   type CallOptions,

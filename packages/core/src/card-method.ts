@@ -1,0 +1,126 @@
+/**
+ * Which gateway payment method a shopper may be charged with (docs/card-element.md). The storefront hands
+ * in a `customerPaymentMethodId` — made by the gateway's card element, or one of the shopper's saved
+ * cards — and both platforms ask this one rule before anything is charged: the id is hostile input, and a
+ * method attached to another customer is never charged.
+ */
+import type { GatewayClient } from './client.js';
+import { GatewayBadRequestError } from './errors.js';
+import type { PaymentOutcome } from './outcome.js';
+import type { PaymentSource } from './payment-flow.js';
+import type { PaymentMethod } from './schemas/payment-methods.js';
+
+export interface CardShopper {
+  /** The logged-in shopper's gateway customer; absent for a guest (or a customer with none yet). */
+  gatewayCustomerId?: string | undefined;
+}
+
+/** A card to attach to the shopper's gateway customer once a charge succeeded without a redirect. */
+export interface CardToKeep {
+  customerPaymentMethodId: string;
+  customerId: string;
+}
+
+export type CardMethodRefusal = {
+  ok: false;
+  code: 'CARD_NOT_FOUND' | 'CARD_NOT_YOURS' | 'SAVE_NEEDS_LOGIN';
+  /** The storefront field at fault, in the platform-neutral name. */
+  field: 'customerPaymentMethodId' | 'saveCard';
+  message: string;
+};
+
+export type CardMethodDecision =
+  | {
+      ok: true;
+      source: Extract<PaymentSource, { kind: 'saved-card' }>;
+      /** Set when the shopper asked to save a fresh element card. */
+      keep?: CardToKeep | undefined;
+      /** The card's last four digits, when the gateway's record has them. */
+      last4?: string | undefined;
+    }
+  | CardMethodRefusal;
+
+const refuse = (
+  code: CardMethodRefusal['code'],
+  field: CardMethodRefusal['field'],
+  message: string,
+): CardMethodRefusal => ({ ok: false, code, field, message });
+
+/**
+ * The rule on a method already read at the gateway (`undefined`: the gateway has no such method for this
+ * merchant — a method made under another merchant's token is one of those).
+ */
+export function decideCardMethod(
+  method: PaymentMethod | undefined,
+  shopper: CardShopper,
+  save: boolean,
+): CardMethodDecision {
+  if (!method) {
+    return refuse('CARD_NOT_FOUND', 'customerPaymentMethodId', 'no such card for this store at the gateway');
+  }
+  const id = method.customerPaymentMethodId;
+  const owner = method.customerId ? method.customerId : undefined;
+  const last4 = method.card?.last4 ?? undefined;
+  if (owner) {
+    // Attached cards are only ever charged for the customer they belong to; a guest has none.
+    if (owner !== shopper.gatewayCustomerId) {
+      return refuse('CARD_NOT_YOURS', 'customerPaymentMethodId', 'this card belongs to another customer');
+    }
+    return {
+      ok: true,
+      source: { kind: 'saved-card', customerPaymentMethodId: id, customerId: owner },
+      last4,
+    };
+  }
+  if (!save) return { ok: true, source: { kind: 'saved-card', customerPaymentMethodId: id }, last4 };
+  const customerId = shopper.gatewayCustomerId;
+  if (!customerId) return refuse('SAVE_NEEDS_LOGIN', 'saveCard', 'log in to save a card');
+  // customerId on the charge binds the card at the gateway; the attach after a direct success makes sure.
+  return {
+    ok: true,
+    source: { kind: 'saved-card', customerPaymentMethodId: id, customerId },
+    keep: { customerPaymentMethodId: id, customerId },
+    last4,
+  };
+}
+
+/**
+ * Reads the method at the gateway and decides. Throws only when the gateway could not be asked (network,
+ * credentials): nothing is charged then, and the shopper may try again.
+ */
+export async function resolveCardMethod(
+  client: GatewayClient,
+  customerPaymentMethodId: string,
+  shopper: CardShopper,
+  save: boolean,
+): Promise<CardMethodDecision> {
+  let method: PaymentMethod | undefined;
+  try {
+    method = await client.paymentMethods.retrieve(customerPaymentMethodId);
+  } catch (error) {
+    // The gateway's "does not exist" is a parameter refusal (P0002).
+    if (!(error instanceof GatewayBadRequestError)) throw error;
+  }
+  return decideCardMethod(method, shopper, save);
+}
+
+export type KeptCard = 'attached' | 'not-asked' | 'not-paid' | 'failed';
+
+/**
+ * Attaches a saved element card after its charge succeeded without a redirect (a redirect's charge carried
+ * the customerId, which binds it). A failed attach never touches the payment: the card is simply not kept.
+ */
+export async function keepElementCard(
+  client: GatewayClient,
+  decision: CardMethodDecision,
+  outcome: PaymentOutcome,
+): Promise<KeptCard> {
+  if (!decision.ok || !decision.keep) return 'not-asked';
+  if (outcome.status !== 'succeeded') return 'not-paid';
+  try {
+    await client.paymentMethods.attach(decision.keep.customerPaymentMethodId, decision.keep.customerId);
+    return 'attached';
+  } catch {
+    return 'failed';
+  }
+}

@@ -1,0 +1,149 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type CardMethodDecision,
+  decideCardMethod,
+  GatewayAuthenticationError,
+  GatewayClient,
+  keepElementCard,
+  type PaymentMethod,
+  type PaymentOutcome,
+  resolveCardMethod,
+} from '../src/index.js';
+import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
+
+const method = (customerId: string | undefined): PaymentMethod => ({
+  customerPaymentMethodId: 'pm_1526753334131306496',
+  customerId,
+  card: { brand: 'Visa', last4: '4242' },
+});
+
+const paid: PaymentOutcome = { orderNo: 'o1', status: 'succeeded' };
+
+describe('decideCardMethod', () => {
+  it('charges a fresh element card for a guest, without a customer', () => {
+    const decision = decideCardMethod(method(undefined), {}, false);
+    expect(decision).toEqual({
+      ok: true,
+      source: { kind: 'saved-card', customerPaymentMethodId: 'pm_1526753334131306496' },
+      last4: '4242',
+    });
+  });
+
+  it('charges a fresh element card for a logged-in customer who does not save it, without binding it', () => {
+    const decision = decideCardMethod(method(undefined), { gatewayCustomerId: 'cus_1' }, false);
+    expect(decision.ok && decision.source.customerId).toBeUndefined();
+    expect(decision.ok && decision.keep).toBeUndefined();
+  });
+
+  it('binds a fresh card to the shopper who saves it, and keeps it after the charge', () => {
+    const decision = decideCardMethod(method(undefined), { gatewayCustomerId: 'cus_1' }, true);
+    expect(decision).toMatchObject({
+      ok: true,
+      source: { customerPaymentMethodId: 'pm_1526753334131306496', customerId: 'cus_1' },
+      keep: { customerPaymentMethodId: 'pm_1526753334131306496', customerId: 'cus_1' },
+    });
+  });
+
+  it('charges a saved card for its owner', () => {
+    const decision = decideCardMethod(method('cus_1'), { gatewayCustomerId: 'cus_1' }, true);
+    expect(decision).toMatchObject({ ok: true, source: { customerId: 'cus_1' } });
+    expect(decision.ok && decision.keep).toBeUndefined();
+  });
+
+  it('attack: never charges a card attached to another customer, nor for a guest', () => {
+    for (const shopper of [{ gatewayCustomerId: 'cus_2' }, {}]) {
+      for (const save of [false, true]) {
+        expect(decideCardMethod(method('cus_1'), shopper, save)).toMatchObject({
+          ok: false,
+          code: 'CARD_NOT_YOURS',
+          field: 'customerPaymentMethodId',
+        });
+      }
+    }
+  });
+
+  it('attack: a guest cannot save a card (there is no customer to bind it to)', () => {
+    expect(decideCardMethod(method(undefined), {}, true)).toMatchObject({
+      ok: false,
+      code: 'SAVE_NEEDS_LOGIN',
+      field: 'saveCard',
+    });
+  });
+
+  it('refuses a method the gateway does not know for this merchant', () => {
+    expect(decideCardMethod(undefined, { gatewayCustomerId: 'cus_1' }, false)).toMatchObject({
+      ok: false,
+      code: 'CARD_NOT_FOUND',
+    });
+  });
+});
+
+describe('resolveCardMethod and keepElementCard over HTTP', () => {
+  let gateway: TestGateway;
+  let client: GatewayClient;
+
+  beforeEach(async () => {
+    gateway = await startTestGateway();
+    client = new GatewayClient({
+      gatewayNo: '12345678',
+      signKey: 'k',
+      baseUrl: gateway.url,
+      retryBaseDelayMs: 1,
+    });
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await gateway.close();
+  });
+
+  it('reads the method at the gateway and decides on what the gateway says', async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', method('cus_9')));
+    const decision = await resolveCardMethod(
+      client,
+      'pm_1526753334131306496',
+      { gatewayCustomerId: 'cus_1' },
+      false,
+    );
+    expect(decision).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+    expect(gateway.requests[0]?.method).toBe('GET');
+    expect(gateway.requests[0]?.url).toContain('/payment_methods/pm_1526753334131306496');
+  });
+
+  it("turns the gateway's does-not-exist refusal into CARD_NOT_FOUND", async () => {
+    gateway.handle((_request, response) =>
+      envelope(response, 'P0002', null, 'customerPaymentMethodId pm_1 does not exist'),
+    );
+    const decision = await resolveCardMethod(client, 'pm_1', {}, false);
+    expect(decision).toMatchObject({ ok: false, code: 'CARD_NOT_FOUND' });
+  });
+
+  it('lets credential failures through: nothing can be decided, nothing is charged', async () => {
+    gateway.handle((_request, response) => envelope(response, 'L0005', null, 'sign error'));
+    await expect(resolveCardMethod(client, 'pm_1', {}, false)).rejects.toBeInstanceOf(
+      GatewayAuthenticationError,
+    );
+  });
+
+  const saving = (): CardMethodDecision =>
+    decideCardMethod(method(undefined), { gatewayCustomerId: 'cus_1' }, true);
+
+  it('attaches a saved card after a direct success', async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', method('cus_1')));
+    expect(await keepElementCard(client, saving(), paid)).toBe('attached');
+    expect(gateway.requests[0]?.url).toContain('/payment_methods/pm_1526753334131306496/cus_1/attach');
+  });
+
+  it('does not attach when the shopper did not ask, or the charge did not succeed', async () => {
+    const unsaved = decideCardMethod(method(undefined), { gatewayCustomerId: 'cus_1' }, false);
+    expect(await keepElementCard(client, unsaved, paid)).toBe('not-asked');
+    const redirect: PaymentOutcome = { orderNo: 'o1', status: 'redirect', redirectUrl: 'https://g/3ds' };
+    expect(await keepElementCard(client, saving(), redirect)).toBe('not-paid');
+    expect(gateway.requests).toHaveLength(0);
+  });
+
+  it('a failed attach is reported, never thrown: the payment stands', async () => {
+    gateway.handle((_request, response) => envelope(response, 'S0001', null, 'system busy'));
+    expect(await keepElementCard(client, saving(), paid)).toBe('failed');
+  });
+});
