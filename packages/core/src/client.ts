@@ -1,8 +1,9 @@
 /**
- * GatewayClient: the typed, signed client for the 13 operations of API V2022-03 and the OpenAPI host's
- * refunds and record queries (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). Input is
- * validated against the gateway's constraints (docs/gateway-protocol.md#request-constraints) before
- * anything is sent; answers are parsed into typed `data`.
+ * GatewayClient: the typed, signed client for the 13 operations of API V2022-03, the card element's
+ * session token and the OpenAPI host's refunds and record queries
+ * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). Input is validated against the
+ * gateway's constraints (docs/gateway-protocol.md#request-constraints) before anything is sent; answers
+ * are parsed into typed `data`.
  */
 import { type Dispatcher, Pool } from 'undici';
 import { UnknownOutcomeError, type ValidationIssue } from './errors.js';
@@ -36,6 +37,7 @@ import type {
   UpdatePaymentMethodRequest,
 } from './schemas/payment-methods.js';
 import type { CreateRefundRequest, CreateRefundResult, RefundRecord } from './schemas/refunds.js';
+import type { SessionToken } from './schemas/session-tokens.js';
 import type {
   ChargebackList,
   ListChargebacksQuery,
@@ -47,6 +49,9 @@ import { SignedTransport } from './transport.js';
 import { invalidInput, parseRequest, parseResponse } from './validation.js';
 
 export type { GatewayEnvironment } from './gateway-config.js';
+
+/** Where the payment host serves the card element's browser SDK (docs/gateway-protocol.md#session-tokens). */
+export const ELEMENT_SCRIPT_PATH = '/static/v3/js/AsiabillPayment.min.js';
 
 interface CommonOptions {
   gatewayNo: string;
@@ -119,6 +124,11 @@ export class GatewayClient {
   readonly baseUrl: string;
   /** Base URL of the OpenAPI operations (refunds, record queries); the baseUrl itself for a sandbox. */
   readonly openApiBaseUrl: string;
+  /**
+   * The browser SDK of the card element (docs/gateway-protocol.md#session-tokens), served by the
+   * payment host: `{payment base URL}/static/v3/js/AsiabillPayment.min.js` (a sandbox serves its own).
+   */
+  readonly elementScriptUrl: string;
   private readonly transports: Record<OperationHost, SignedTransport>;
   private readonly ownedPools: Pool[] = [];
 
@@ -156,6 +166,14 @@ export class GatewayClient {
         { pathParams: { customerPaymentMethodId } },
         options,
       ),
+  };
+
+  /**
+   * Session tokens of the card element: one per checkout render, valid 30 minutes, handed to the
+   * shopper's page (never the sign key). Safe to send again: a second token harms nothing.
+   */
+  readonly sessionTokens = {
+    create: (options?: CallOptions) => this.call<SessionToken>('createSessionToken', {}, options),
   };
 
   readonly charges = {
@@ -207,6 +225,7 @@ export class GatewayClient {
     const urls = gatewayBaseUrlsOf(options);
     this.baseUrl = urls.payment;
     this.openApiBaseUrl = urls.openapi;
+    this.elementScriptUrl = `${urls.payment}${ELEMENT_SCRIPT_PATH}`;
     const transportFor = (baseUrl: string) => {
       let dispatcher = options.dispatcher;
       if (!dispatcher) {

@@ -12,6 +12,7 @@ export {
 export type { CheckoutFlow } from './checkout-flow.js';
 export {
   type CallOptions,
+  ELEMENT_SCRIPT_PATH,
   GatewayClient,
   type GatewayClientOptions,
   type GatewayEnvironment,
@@ -136,6 +137,7 @@ export * from './schemas/hosted-payments.js';
 export * from './schemas/payment-methods.js';
 export * from './schemas/refunds.js';
 export * from './schemas/returns.js';
+export * from './schemas/session-tokens.js';
 export * from './schemas/transactions.js';
 export {
   type CallbackSignInput,

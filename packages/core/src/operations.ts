@@ -1,8 +1,8 @@
 /**
- * The operations of docs/gateway-protocol.md#operations as data (the 13 of the payment API, then the
- * OpenAPI host's refunds and record queries): the client sends from this table and the sandbox routes
- * from it, so both always agree on host, method, path, path parameters, schemas, which calls move money
- * and which are plain reads.
+ * The operations of docs/gateway-protocol.md#operations as data (the 13 of the payment API and the card
+ * element's session token, then the OpenAPI host's refunds and record queries): the client sends from
+ * this table and the sandbox routes from it, so both always agree on host, method, path, path
+ * parameters, schemas, which calls move money and which are plain reads.
  */
 import { z } from 'zod';
 import { chargeResultSchema, confirmChargeRequestSchema } from './schemas/charges.js';
@@ -29,6 +29,7 @@ import {
   createRefundResultSchema,
   refundRecordSchema,
 } from './schemas/refunds.js';
+import { sessionTokenSchema } from './schemas/session-tokens.js';
 import {
   chargebackListSchema,
   listChargebacksQuerySchema,
@@ -214,6 +215,18 @@ export const OPERATIONS = [
     result: preOrderResultSchema,
     moneyMoving: true,
     read: false,
+  }),
+  op({
+    // Bodyless POST: signed over the header part only (docs/signing.md#requests). A second token
+    // harms nothing, so the call may be sent again like a read.
+    name: 'createSessionToken',
+    host: 'payment',
+    method: 'POST',
+    path: '/sessionToken',
+    pathParams: [],
+    result: sessionTokenSchema,
+    moneyMoving: false,
+    read: true,
   }),
   op({
     name: 'createRefund',

@@ -98,7 +98,7 @@ const transaction = {
 };
 
 describe('the operations table', () => {
-  it('has the OpenAPI operations on the openapi host, the 13 others on the payment host', () => {
+  it('has the OpenAPI operations on the openapi host, the 13 others and the session token on the payment host', () => {
     const byHost = (host: string) =>
       OPERATIONS.filter((operation) => operation.host === host).map((operation) => operation.name);
     expect(byHost('openapi')).toEqual([
@@ -108,7 +108,7 @@ describe('the operations table', () => {
       'retrieveTransaction',
       'listChargebacks',
     ]);
-    expect(byHost('payment')).toHaveLength(13);
+    expect(byHost('payment')).toHaveLength(14);
     const createRefund = OPERATIONS.find((operation) => operation.name === 'createRefund')!;
     expect(createRefund).toMatchObject({ method: 'POST', path: '/refund', moneyMoving: true, read: false });
   });

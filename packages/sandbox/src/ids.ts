@@ -14,6 +14,9 @@ function nineteenDigits(): string {
 export const newCustomerId = (): string => `cus_${nineteenDigits()}`;
 export const newPaymentMethodId = (): string => `pm_${nineteenDigits()}`;
 
+/** A card element session token: unguessable (24 random bytes), since it lets a browser create methods. */
+export const newSessionToken = (): string => `st_${randomBytes(24).toString('base64url')}`;
+
 /** Like the gateway's example `2022041810092544882449`: yyyyMMddHHmmss + 8 digits (22 chars). */
 let stampSecond = Number.NaN;
 let stampText = '';

@@ -43,6 +43,14 @@ export interface PaymentMethodRecord {
   created: string;
 }
 
+/** A card element session token (docs/gateway-protocol.md#session-tokens): one merchant's, for 30 minutes. */
+export interface SessionTokenRecord {
+  sessionToken: string;
+  gatewayNo: string;
+  /** Virtual-clock ms after which the token is refused. */
+  expiresAt: number;
+}
+
 export type OrderKind = 'charge' | 'checkout' | 'local';
 export type OrderStatus = 'pending' | 'success' | 'fail';
 /** Which hosted page a pending order waits on, if any. */
@@ -157,6 +165,8 @@ const REQUEST_LOG_LIMIT = 2000;
 export class SandboxStore {
   readonly customers = new Map<string, CustomerRecord>();
   readonly paymentMethods = new Map<string, PaymentMethodRecord>();
+  /** By token. */
+  readonly sessionTokens = new Map<string, SessionTokenRecord>();
   /** By tradeNo. */
   readonly orders = new Map<string, OrderRecord>();
   /**
@@ -179,6 +189,7 @@ export class SandboxStore {
   reset(): void {
     this.customers.clear();
     this.paymentMethods.clear();
+    this.sessionTokens.clear();
     this.orders.clear();
     this.paid.clear();
     this.refunds.clear();

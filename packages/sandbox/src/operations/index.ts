@@ -33,6 +33,7 @@ import {
 } from './payment-methods.js';
 import { listChargebacks, listTransactions, retrieveTransaction } from './queries.js';
 import { createRefund, retrieveRefund } from './refunds.js';
+import { createSessionToken } from './session-tokens.js';
 
 export interface OperationInput {
   gatewayNo: string;
@@ -122,6 +123,8 @@ export const HANDLERS = {
     checkoutPayment(context, input.gatewayNo, jsonBody(checkoutPaymentRequestSchema, input.rawBody)),
   localPayment: (context, input) =>
     localPayment(context, input.gatewayNo, jsonBody(localPaymentRequestSchema, input.rawBody)),
+  // Bodyless: whatever body came was signed and is ignored, like the gateway's other bodyless calls.
+  createSessionToken: (context, input) => createSessionToken(context, input.gatewayNo),
   createRefund: (context, input) =>
     createRefund(context, input.gatewayNo, jsonBody(createRefundRequestSchema, input.rawBody)),
   retrieveRefund: (context, input) => retrieveRefund(context, input.gatewayNo, param(input, 'batchNo')),
