@@ -25,7 +25,7 @@ export const cardsPage: Page = async ({ store, navigate }) => {
     }
     ${
       store.rawCards === 'no'
-        ? html`<p class="muted">This store saves cards only through the gateway's pages.</p>`
+        ? html`<p class="muted" data-testid="save-at-checkout">To save a card, tick "Save this card for next time" when you pay with a new card: the card is entered in the payment gateway's secure form.</p>`
         : html`<form id="add-card" class="card" novalidate><h2>Add a card</h2>
       ${field('cardNo', 'Card number', '', { inputmode: 'numeric', autocomplete: 'cc-number' })}
       <div class="row">${field('expMonth', 'Expiry month (MM)', '', { inputmode: 'numeric' })}

@@ -3,6 +3,7 @@ import { requestJson, StoreError } from './http';
 import {
   type Address,
   type CardChoice,
+  type CardElementSession,
   type CardInput,
   type Cart,
   type Customer,
@@ -241,6 +242,23 @@ export class MedusaStore implements StoreAdapter {
     return options;
   }
 
+  async cardElement(option: PaymentOption): Promise<CardElementSession> {
+    const cartId = this.cartId;
+    if (!cartId) throw new Error('Your cart is empty');
+    const answer = await this.api<Json>('POST', '/store/gatewaykit/card-element', {
+      cart_id: cartId,
+      provider_id: option.id,
+    });
+    if (typeof answer.session_token !== 'string' || typeof answer.script_url !== 'string')
+      throw new Error('The store did not hand over a card form');
+    return {
+      token: answer.session_token,
+      scriptUrl: answer.script_url,
+      expiresAt: String(answer.expires_at ?? ''),
+      fetchedAt: Date.now(),
+    };
+  }
+
   private async paymentCollectionId(): Promise<string> {
     const cart = await this.rawCart();
     if (!cart) throw new Error('Your cart is empty');
@@ -279,6 +297,15 @@ export class MedusaStore implements StoreAdapter {
         return { kind: 'failed', reason: session.data.error ?? 'The gateway did not open a payment page' };
       }
       if (!choice) return { kind: 'failed', reason: 'Choose a saved card or enter a card' };
+      if ('elementMethodId' in choice) {
+        // The element's payment method (docs/card-element.md): the store decides whether it may be
+        // charged; saveCard keeps it on the logged-in customer's account after the payment.
+        await this.startSession(option.id, {
+          customerPaymentMethodId: choice.elementMethodId,
+          saveCard: choice.saveCard,
+        });
+        return await this.complete(cartId);
+      }
       const savedCardId =
         'savedCardId' in choice ? choice.savedCardId : (await this.saveCard(choice.card)).id;
       await this.startSession(CARD, { customerPaymentMethodId: savedCardId });

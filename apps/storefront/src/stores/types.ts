@@ -76,7 +76,23 @@ export interface CardInput {
   cvc: string;
 }
 
-export type CardChoice = { savedCardId: string } | { card: CardInput };
+/**
+ * How the shopper pays by card: a saved card, a card typed into the storefront (only stores that opted
+ * in to raw card data), or a payment method the gateway's card element created (docs/card-element.md).
+ */
+export type CardChoice =
+  | { savedCardId: string }
+  | { card: CardInput }
+  | { elementMethodId: string; saveCard: boolean };
+
+/** A session token for the gateway's card element, as the store minted it. */
+export interface CardElementSession {
+  token: string;
+  scriptUrl: string;
+  expiresAt: string;
+  /** When the browser received it (Date.now()): tokens older than 25 minutes are renewed. */
+  fetchedAt: number;
+}
 
 export type PayResult =
   | { kind: 'redirect'; url: string }
@@ -126,6 +142,8 @@ export interface StoreAdapter {
   shippingOptions(): Promise<ShippingOption[]>;
   setShipping(optionId: string): Promise<Cart>;
   paymentOptions(): Promise<PaymentOption[]>;
+  /** A card element token for this card option (Medusa route / Vendure query), minted by the store. */
+  cardElement(option: PaymentOption): Promise<CardElementSession>;
   pay(option: PaymentOption, card: CardChoice | undefined): Promise<PayResult>;
   /** Reads the outcome after the gateway sent the shopper back (the return page's query). */
   readReturn(path: string, query: URLSearchParams): Promise<ReturnState>;

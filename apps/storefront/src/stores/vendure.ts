@@ -3,6 +3,7 @@ import { StoreError } from './http';
 import {
   type Address,
   type CardChoice,
+  type CardElementSession,
   type CardInput,
   type Cart,
   type Customer,
@@ -226,6 +227,21 @@ export class VendureStore implements StoreAdapter {
     );
   }
 
+  async cardElement(option: PaymentOption): Promise<CardElementSession> {
+    const { gatewaykitCardElement: answer } = await this.gql<{ gatewaykitCardElement: Json }>(
+      `query ($code: String!) { gatewaykitCardElement(paymentMethodCode: $code) { sessionToken scriptUrl expiresAt } }`,
+      { code: option.id },
+    );
+    if (typeof answer?.sessionToken !== 'string' || typeof answer.scriptUrl !== 'string')
+      throw new Error('The store did not hand over a card form');
+    return {
+      token: answer.sessionToken,
+      scriptUrl: answer.scriptUrl,
+      expiresAt: String(answer.expiresAt ?? ''),
+      fetchedAt: Date.now(),
+    };
+  }
+
   async pay(option: PaymentOption, choice: CardChoice | undefined): Promise<PayResult> {
     const order = await this.activeOrder();
     if (!order) return { kind: 'failed', reason: 'Your cart is empty' };
@@ -233,7 +249,11 @@ export class VendureStore implements StoreAdapter {
     if (option.kind === 'card') {
       if (!choice) return { kind: 'failed', reason: 'Choose a saved card or enter a card' };
       if ('savedCardId' in choice) input.savedCardId = choice.savedCardId;
-      else input.card = toGatewayCard(choice.card);
+      else if ('elementMethodId' in choice) {
+        // The element's payment method (docs/card-element.md); the plugin decides whether it may be charged.
+        input.elementPaymentMethodId = choice.elementMethodId;
+        input.saveCard = choice.saveCard;
+      } else input.card = toGatewayCard(choice.card);
     }
     const { gatewaykitStartPayment: result } = await this.gql<{ gatewaykitStartPayment: Json }>(
       `mutation ($input: GatewaykitStartPaymentInput!) { gatewaykitStartPayment(input: $input) {
