@@ -16,6 +16,7 @@ import { ChannelContextService } from './http/channel-context.service';
 import { GatewayEndpointService } from './http/gateway-endpoint.service';
 import { rawBodyMiddleware } from './http/raw-body.middleware';
 import { GatewaykitReturnController } from './http/return.controller';
+import { CardElementService } from './service/card-element.service';
 import { CheckoutService } from './service/checkout.service';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
@@ -49,6 +50,7 @@ import type { GatewaykitPluginOptions } from './types';
     PaymentRecorderService,
     SavedCardService,
     CheckoutService,
+    CardElementService,
     RefundNoteService,
     RefundFlights,
     GatewayRefundService,

@@ -1,4 +1,4 @@
-import type { PaymentOutcome } from '@gatewaykit/core';
+import { decideCardMethod, type PaymentMethod, type PaymentOutcome } from '@gatewaykit/core';
 import { describe, expect, it, vi } from 'vitest';
 import {
   type ChargeSourceContext,
@@ -15,11 +15,32 @@ const card = {
 };
 const owned = { id: 'pm_1', customerId: 'cus_1', maskCardNo: '411111****1111' };
 
+/** The gateway's records of this merchant's payment methods (what retrievePaymentMethod would answer). */
+const gatewayMethods: Record<string, PaymentMethod> = {
+  pm_fresh: {
+    customerPaymentMethodId: 'pm_fresh',
+    customerId: undefined,
+    card: { brand: 'Visa', last4: '4242' },
+  },
+  pm_alice: {
+    customerPaymentMethodId: 'pm_alice',
+    customerId: 'cus_alice',
+    card: { brand: undefined, last4: '1111' },
+  },
+  pm_bob: { customerPaymentMethodId: 'pm_bob', customerId: 'cus_bob' },
+};
+
 function context(overrides: Partial<ChargeSourceContext> = {}): ChargeSourceContext {
   return {
     loggedIn: true,
     allowRawCardData: false,
     findOwnedCard: vi.fn(async (id: string) => (id === owned.id ? owned : undefined)),
+    // Alice is logged in; she has a gateway customer already.
+    gatewayCustomerId: vi.fn(async (_create: boolean) => 'cus_alice'),
+    // Core's own rule over the records above.
+    resolveCardMethod: vi.fn(async (id, shopper, save) =>
+      decideCardMethod(gatewayMethods[id], shopper, save),
+    ),
     ...overrides,
   };
 }
@@ -29,7 +50,11 @@ describe('misplacedCardInput', () => {
     for (const flow of ['hosted', 'local'] as const) {
       expect(misplacedCardInput(flow, { card })).toMatchObject({ errorCode: 'INVALID_INPUT' });
       expect(misplacedCardInput(flow, { savedCardId: 'pm_1' })).toMatchObject({ errorCode: 'INVALID_INPUT' });
-      expect(misplacedCardInput(flow, { savedCardId: null, card: null })).toBeUndefined();
+      expect(misplacedCardInput(flow, { elementPaymentMethodId: 'pm_fresh' })).toMatchObject({
+        errorCode: 'INVALID_INPUT',
+      });
+      expect(misplacedCardInput(flow, { saveCard: true })).toMatchObject({ errorCode: 'INVALID_INPUT' });
+      expect(misplacedCardInput(flow, { savedCardId: null, card: null, saveCard: false })).toBeUndefined();
     }
     expect(misplacedCardInput('card', { card })).toBeUndefined();
   });
@@ -68,6 +93,7 @@ describe('chargeSourceFor', () => {
   it('refuses raw card data unless the store opted in (allowRawCardData)', async () => {
     expect(await chargeSourceFor({ mode: 'card' }, { card }, context())).toMatchObject({
       errorCode: 'RAW_CARD_NOT_ALLOWED',
+      message: expect.stringContaining('card element (elementPaymentMethodId)'),
     });
     expect(await chargeSourceFor({ mode: 'card' }, { card }, context({ allowRawCardData: true }))).toEqual({
       source: { kind: 'card-data', card },
@@ -79,6 +105,111 @@ describe('chargeSourceFor', () => {
       __typename: 'GatewaykitPaymentError',
       errorCode: 'CARD_REQUIRED',
     });
+  });
+});
+
+describe('chargeSourceFor: card element methods (core resolveCardMethod)', () => {
+  const guest = () =>
+    context({ loggedIn: false, gatewayCustomerId: vi.fn(async () => 'cus_should_not_be_asked') });
+
+  it('charges a fresh element method for a guest without any gateway customer on the charge', async () => {
+    const ctx = guest();
+    const charge = await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_fresh' }, ctx);
+    expect(charge).toMatchObject({
+      source: { kind: 'saved-card', customerPaymentMethodId: 'pm_fresh' },
+      maskCardNo: '***4242',
+    });
+    expect(charge).not.toHaveProperty('gatewayCustomerId');
+    expect(charge).not.toHaveProperty('source.customerId');
+    expect(ctx.gatewayCustomerId).not.toHaveBeenCalled();
+    expect(ctx.resolveCardMethod).toHaveBeenCalledWith('pm_fresh', { gatewayCustomerId: undefined }, false);
+  });
+
+  it('charges a fresh element method for a customer who does not save it, leaving it unbound', async () => {
+    const ctx = context();
+    const charge = await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_fresh' }, ctx);
+    expect(charge).toMatchObject({ source: { kind: 'saved-card', customerPaymentMethodId: 'pm_fresh' } });
+    expect(charge).not.toHaveProperty('gatewayCustomerId');
+    expect(charge).not.toHaveProperty('elementCard.keep');
+    // Only reading the gateway customer, never creating one, when nothing is saved.
+    expect(ctx.gatewayCustomerId).toHaveBeenCalledWith(false);
+  });
+
+  it('saving binds the charge to the customer (created first if needed) and asks to keep the card', async () => {
+    const ctx = context({
+      gatewayCustomerId: vi.fn(async (create: boolean) => (create ? 'cus_new' : undefined)),
+    });
+    const charge = await chargeSourceFor(
+      { mode: 'card' },
+      { elementPaymentMethodId: 'pm_fresh', saveCard: true },
+      ctx,
+    );
+    expect(ctx.gatewayCustomerId).toHaveBeenCalledWith(true);
+    expect(charge).toMatchObject({
+      source: { kind: 'saved-card', customerPaymentMethodId: 'pm_fresh', customerId: 'cus_new' },
+      gatewayCustomerId: 'cus_new',
+      elementCard: { keep: { customerPaymentMethodId: 'pm_fresh', customerId: 'cus_new' } },
+    });
+  });
+
+  it("charges the customer's own attached card given as an element id", async () => {
+    const charge = await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_alice' }, context());
+    expect(charge).toMatchObject({
+      source: { kind: 'saved-card', customerPaymentMethodId: 'pm_alice', customerId: 'cus_alice' },
+      gatewayCustomerId: 'cus_alice',
+      maskCardNo: '***1111',
+    });
+  });
+
+  it("refuses another customer's attached card, to a customer and to a guest", async () => {
+    expect(await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_bob' }, context())).toEqual({
+      __typename: 'GatewaykitPaymentError',
+      errorCode: 'CARD_NOT_YOURS',
+      message: 'elementPaymentMethodId: this card belongs to another customer',
+    });
+    expect(
+      await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_alice' }, guest()),
+    ).toMatchObject({
+      errorCode: 'CARD_NOT_YOURS',
+    });
+  });
+
+  it('refuses a method the gateway does not know for this merchant (another merchant, made up)', async () => {
+    expect(
+      await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_nope' }, context()),
+    ).toMatchObject({
+      errorCode: 'CARD_NOT_FOUND',
+      message: expect.stringMatching(/^elementPaymentMethodId: /),
+    });
+  });
+
+  it('refuses saveCard for a guest before asking the gateway anything', async () => {
+    const ctx = guest();
+    expect(
+      await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_fresh', saveCard: true }, ctx),
+    ).toMatchObject({ errorCode: 'SAVE_NEEDS_LOGIN', message: expect.stringMatching(/^saveCard: /) });
+    expect(ctx.resolveCardMethod).not.toHaveBeenCalled();
+    expect(ctx.gatewayCustomerId).not.toHaveBeenCalled();
+  });
+
+  it('a gateway that cannot be asked refuses the charge as retryable, without leaking the error', async () => {
+    const ctx = context({
+      resolveCardMethod: vi.fn(async () => {
+        throw new Error('connect ECONNREFUSED 10.0.0.1:443 signKey=secret');
+      }),
+    });
+    const refused = await chargeSourceFor({ mode: 'card' }, { elementPaymentMethodId: 'pm_fresh' }, ctx);
+    expect(refused).toMatchObject({ errorCode: 'GATEWAY_UNAVAILABLE' });
+    expect(JSON.stringify(refused)).not.toMatch(/ECONNREFUSED|secret/);
+  });
+
+  it('the element card is used even where raw card data is allowed', async () => {
+    const charge = await chargeSourceFor(
+      { mode: 'card' },
+      { elementPaymentMethodId: 'pm_fresh' },
+      context({ allowRawCardData: true }),
+    );
+    expect(charge).toMatchObject({ source: { kind: 'saved-card', customerPaymentMethodId: 'pm_fresh' } });
   });
 });
 

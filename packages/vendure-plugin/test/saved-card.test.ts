@@ -9,7 +9,7 @@ const card = {
 };
 
 /** The service over a fake gateway client and a customer with no gateway customer yet. */
-function serviceFor(customer: Record<string, unknown>) {
+function serviceFor(customer: Record<string, unknown>, options = { allowRawCardData: true }) {
   const client = {
     customers: { create: vi.fn(async () => ({ customerId: 'cus_9' })) },
     paymentMethods: {
@@ -24,9 +24,9 @@ function serviceFor(customer: Record<string, unknown>) {
     connection as never,
     customers as never,
     methods as never,
-    { allowRawCardData: true } as never,
+    options as never,
   );
-  return { service, client };
+  return { service, client, customers };
 }
 
 describe("SavedCardService requests built by core's builders", () => {
@@ -62,5 +62,52 @@ describe("SavedCardService requests built by core's builders", () => {
         address: { line1: '1 Main Street', city: 'Austin', country: 'US', state: 'TX' },
       },
     });
+  });
+});
+
+describe('SavedCardService for element cards', () => {
+  const resolved = (client: unknown) => ({ client }) as never;
+
+  it('a guest has no gateway customer, and none is created', async () => {
+    const { service, client, customers } = serviceFor({});
+    expect(await service.shopperGatewayCustomerId({} as never, resolved(client), true)).toBeUndefined();
+    expect(customers.findOneByUserId).not.toHaveBeenCalled();
+    expect(client.customers.create).not.toHaveBeenCalled();
+  });
+
+  it("reads a customer's gateway customer without creating one unless the card is saved", async () => {
+    const { service, client } = serviceFor({
+      emailAddress: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'L',
+    });
+    expect(
+      await service.shopperGatewayCustomerId({ activeUserId: 1 } as never, resolved(client), false),
+    ).toBe(undefined);
+    expect(client.customers.create).not.toHaveBeenCalled();
+    expect(await service.shopperGatewayCustomerId({ activeUserId: 1 } as never, resolved(client), true)).toBe(
+      'cus_9',
+    );
+    expect(client.customers.create).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps the existing gateway customer', async () => {
+    const { service, client } = serviceFor({ customFields: { gatewaykitCustomerId: 'cus_1' } });
+    expect(await service.shopperGatewayCustomerId({ activeUserId: 1 } as never, resolved(client), true)).toBe(
+      'cus_1',
+    );
+    expect(client.customers.create).not.toHaveBeenCalled();
+  });
+
+  it('without the PCI opt-in, saving raw card data points to the card element and sends nothing', async () => {
+    const { service, client } = serviceFor({}, { allowRawCardData: false });
+    await expect(
+      service.save({ activeUserId: 1 } as never, 'gateway-card', card, {
+        line1: '1 Main Street',
+        city: 'Austin',
+        countryCode: 'US',
+      }),
+    ).rejects.toThrow(/card element.*elementPaymentMethodId and saveCard: true/);
+    expect(client.paymentMethods.create).not.toHaveBeenCalled();
   });
 });

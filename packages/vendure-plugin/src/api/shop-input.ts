@@ -32,16 +32,32 @@ function text(max: number, min = 1) {
     .refine((value) => !CONTROL.test(value), 'must not contain control characters');
 }
 
+const elementPaymentMethodId = z
+  .string()
+  .regex(SAVED_CARD_ID, "must be the card element's payment method id (letters, digits, _ -)");
+
 export const startPaymentInput = z
   .strictObject({
     paymentMethodCode: methodCode,
     savedCardId: savedCardId.nullish(),
     card: card.nullish(),
+    /** The card element's `customerPaymentMethodId` (docs/card-element.md). */
+    elementPaymentMethodId: elementPaymentMethodId.nullish(),
+    saveCard: z.boolean().nullish(),
   })
-  .refine((input) => !(input.savedCardId && input.card), {
-    message: 'send either savedCardId or card, not both',
-    path: ['card'],
+  .refine(
+    (input) => [input.savedCardId, input.card, input.elementPaymentMethodId].filter(Boolean).length <= 1,
+    {
+      message: 'send one of elementPaymentMethodId, savedCardId or card, not several',
+      path: ['card'],
+    },
+  )
+  .refine((input) => !input.saveCard || input.elementPaymentMethodId, {
+    message: 'saveCard is only for a card from the card element (elementPaymentMethodId)',
+    path: ['saveCard'],
   });
+
+export const cardElementArgs = z.strictObject({ paymentMethodCode: methodCode });
 
 export const saveCardInput = z.strictObject({
   paymentMethodCode: methodCode,
@@ -61,10 +77,10 @@ export const removeSavedCardArgs = z.strictObject({ paymentMethodCode: methodCod
 export type ShopInputResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /**
- * Card data may only be where the schema expects it (a PCI merchant's card form), and saved card ids
- * are long digit strings that can pass Luhn: only the schema checks these fields.
+ * Card data may only be where the schema expects it (a PCI merchant's card form), and saved card and
+ * element method ids are long digit strings that can pass Luhn: only the schema checks these fields.
  */
-const CHECKED_BY_SCHEMA_ONLY = ['card', 'savedCardId', 'id'];
+const CHECKED_BY_SCHEMA_ONLY = ['card', 'savedCardId', 'elementPaymentMethodId', 'id'];
 
 /** Parses one Shop API argument object through core's storefront boundary; failures name every bad field. */
 export function parseShopInput<S extends z.ZodType>(schema: S, input: unknown): ShopInputResult<z.output<S>> {

@@ -1,6 +1,9 @@
 import gql from 'graphql-tag';
 
-/** Shop API extension: start a payment for the active order, and the active customer's saved cards. */
+/**
+ * Shop API extension: start a payment for the active order, the card element's session, and the active
+ * customer's saved cards.
+ */
 export const shopApiSchema = gql`
   input GatewaykitCardInput {
     cardNo: String!
@@ -15,6 +18,19 @@ export const shopApiSchema = gql`
     savedCardId: String
     "Card mode, only where the store is PCI compliant (allowRawCardData)"
     card: GatewaykitCardInput
+    "Card mode: the customerPaymentMethodId the card element (gatewaykitCardElement) created"
+    elementPaymentMethodId: String
+    "With elementPaymentMethodId: keep the card for the logged-in customer (gatewaykitSavedCards)"
+    saveCard: Boolean
+  }
+
+  "What the storefront needs to mount the gateway's card element"
+  type GatewaykitCardElement {
+    "AsiabillPay(sessionToken); valid until expiresAt"
+    sessionToken: String!
+    "The gateway's browser SDK, to load with a script tag"
+    scriptUrl: String!
+    expiresAt: DateTime!
   }
 
   "The shopper must be sent to this URL (hosted page, 3-D Secure, local method)"
@@ -65,6 +81,7 @@ export const shopApiSchema = gql`
 
   extend type Query {
     gatewaykitSavedCards(paymentMethodCode: String!): [GatewaykitSavedCard!]!
+    gatewaykitCardElement(paymentMethodCode: String!): GatewaykitCardElement!
   }
 
   extend type Mutation {

@@ -3,17 +3,33 @@ import { Args, Mutation, Query, ResolveField, Resolver } from '@nestjs/graphql';
 import { Allow, Ctx, Permission, RequestContext, UserInputError } from '@vendure/core';
 import type { z } from 'zod';
 import { MethodConfigError } from '../config/method-args';
+import { type CardElement, CardElementError, CardElementService } from '../service/card-element.service';
 import { CheckoutService } from '../service/checkout.service';
 import type { ShopStartPaymentResult } from '../service/checkout-result';
 import { type SavedCard, SavedCardService } from '../service/saved-card.service';
-import { parseShopInput, removeSavedCardArgs, saveCardInput, savedCardsArgs } from './shop-input';
+import {
+  cardElementArgs,
+  parseShopInput,
+  removeSavedCardArgs,
+  saveCardInput,
+  savedCardsArgs,
+} from './shop-input';
 
 @Resolver()
 export class GatewaykitShopResolver {
   constructor(
     private readonly checkout: CheckoutService,
     private readonly savedCards: SavedCardService,
+    private readonly cardElement: CardElementService,
   ) {}
+
+  // Owner: the token is for the session's own active order (no active order, no token).
+  @Query()
+  @Allow(Permission.Owner)
+  gatewaykitCardElement(@Ctx() ctx: RequestContext, @Args() args: unknown): Promise<CardElement> {
+    const { paymentMethodCode } = parsedOrThrow(cardElementArgs, args);
+    return shopErrors(() => this.cardElement.forActiveOrder(ctx, paymentMethodCode));
+  }
 
   // Owner: only the session's own active order can be paid. Input is parsed by the checkout (ErrorResult).
   @Mutation()
@@ -35,6 +51,7 @@ export class GatewaykitShopResolver {
   @Mutation()
   @Allow(Permission.Owner)
   gatewaykitSaveCard(@Ctx() ctx: RequestContext, @Args('input') input: unknown): Promise<SavedCard> {
+    this.savedCards.assertRawCardDataAllowed();
     const { paymentMethodCode, card, ...address } = parsedOrThrow(saveCardInput, input);
     return shopErrors(() => this.savedCards.save(ctx, paymentMethodCode, card, address));
   }
@@ -62,7 +79,7 @@ async function shopErrors<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (e) {
-    if (e instanceof MethodConfigError) throw new UserInputError(e.message);
+    if (e instanceof MethodConfigError || e instanceof CardElementError) throw new UserInputError(e.message);
     if (e instanceof GatewayValidationError) throw new UserInputError(e.message);
     if (isGatewayError(e)) throw new UserInputError(`The gateway refused the request: ${e.message}`);
     throw e;

@@ -1,8 +1,9 @@
-import { startPayment } from '@gatewaykit/core';
+import { keepElementCard, resolveCardMethod, startPayment } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ActiveOrderService,
   ConfigService,
+  Logger,
   OrderService,
   PaymentMethodService,
   RequestContext,
@@ -11,7 +12,7 @@ import {
 } from '@vendure/core';
 import { parseShopInput, startPaymentInput } from '../api/shop-input';
 import { MethodConfigError } from '../config/method-args';
-import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
+import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { closeUnsent } from './attempt-claim';
@@ -81,6 +82,8 @@ export class CheckoutService {
       loggedIn: Boolean(ctx.activeUserId),
       allowRawCardData: Boolean(this.options.allowRawCardData),
       findOwnedCard: (cardId) => this.savedCards.findOwnedCard(ctx, resolved, cardId),
+      gatewayCustomerId: (create) => this.savedCards.shopperGatewayCustomerId(ctx, resolved, create),
+      resolveCardMethod: (id, shopper, save) => resolveCardMethod(resolved.client, id, shopper, save),
     });
     if (isPaymentError(charge)) return charge;
 
@@ -150,6 +153,13 @@ export class CheckoutService {
       languageCode: ctx.languageCode,
     });
     await this.recorder.record(adminCtx, resolved.method.code, orderNo, outcome);
+    if (charge.elementCard) {
+      // A saved element card is kept only after a success without redirect; the order is paid either way.
+      const kept = await keepElementCard(resolved.client, charge.elementCard, outcome);
+      if (kept === 'failed') {
+        Logger.warn(`Order ${order.code}: paid, but the card could not be saved for the customer`, loggerCtx);
+      }
+    }
 
     return resultForOutcome(outcome, orderNo, async () => {
       const paid = await this.orderService.findOne(ctx, order.id);

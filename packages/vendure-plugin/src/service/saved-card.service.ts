@@ -6,6 +6,7 @@ import {
   ForbiddenError,
   RequestContext,
   TransactionalConnection,
+  UserInputError,
 } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
 import type { GatewaykitPluginOptions } from '../types';
@@ -59,6 +60,18 @@ export class SavedCardService {
     return (await this.cardsOf(resolved, customerId)).find((c) => c.id === cardId);
   }
 
+  /**
+   * Raw card data is a PCI opt-in; every other store saves cards through the card element
+   * (docs/card-element.md). Asked before the input is even parsed.
+   */
+  assertRawCardDataAllowed(): void {
+    if (this.options.allowRawCardData) return;
+    throw new UserInputError(
+      'This store does not accept card data directly. Save a card by paying with the card element: ' +
+        'gatewaykitCardElement, then gatewaykitStartPayment with elementPaymentMethodId and saveCard: true',
+    );
+  }
+
   /** PCI opt-in: stores a card at the gateway for the logged-in customer. Card data is never kept here. */
   async save(
     ctx: RequestContext,
@@ -66,9 +79,7 @@ export class SavedCardService {
     card: RawCard,
     address: SaveCardAddress,
   ): Promise<SavedCard> {
-    if (!this.options.allowRawCardData) {
-      throw new ForbiddenError();
-    }
+    this.assertRawCardDataAllowed();
     const resolved = await this.methods.resolve(ctx, methodCode);
     const customer = await this.activeCustomer(ctx);
     const customerId = await this.gatewayCustomerId(ctx, resolved, customer);
@@ -110,6 +121,21 @@ export class SavedCardService {
     if (!owned) return false;
     await resolved.client.paymentMethods.detach(owned.id);
     return true;
+  }
+
+  /**
+   * The active customer's gateway customer id for a charge (undefined for a guest); `create` makes one
+   * first when the customer has none yet (saving an element card).
+   */
+  async shopperGatewayCustomerId(
+    ctx: RequestContext,
+    resolved: ResolvedMethod,
+    create: boolean,
+  ): Promise<string | undefined> {
+    if (!ctx.activeUserId) return undefined;
+    const customer = await this.activeCustomer(ctx);
+    if (!create) return customer.customFields.gatewaykitCustomerId ?? undefined;
+    return this.gatewayCustomerId(ctx, resolved, customer);
   }
 
   private async cardsOf(resolved: ResolvedMethod, customerId: string): Promise<SavedCard[]> {
