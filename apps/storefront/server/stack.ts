@@ -34,6 +34,11 @@ export async function startStack(options: {
   dataDir: string;
   ports: StackPorts;
   callbackTimeScale?: number;
+  /**
+   * PCI opt-in: both stores take typed card numbers and the storefront shows its own card form. Off
+   * by default: the card step uses the gateway's card element (docs/card-element.md).
+   */
+  rawCards?: boolean;
   /** Serves Medusa's admin dashboard at /app (Vite dev middleware: the demo only, slow to start in tests). */
   medusaAdmin?: boolean;
   step?: (name: string, work: () => Promise<unknown>) => Promise<void>;
@@ -67,9 +72,9 @@ export async function startStack(options: {
             gatewayNo: MEDUSA_MERCHANT.gatewayNo,
             signKey: MEDUSA_MERCHANT.signKey,
             storefrontReturnUrl: `${storefrontUrl}/checkout/return?store=medusa`,
-            // Sandbox only: lets shoppers type test cards, which the store saves at the gateway.
             env: {
-              GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true',
+              // Only with the PCI opt-in: lets shoppers type test cards, which the store saves at the gateway.
+              ...(options.rawCards ? { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true' } : {}),
               STOREFRONT_WEBSITE: '127.0.0.1',
               ...(options.medusaAdmin ? { MEDUSA_ADMIN: 'true' } : {}),
             },
@@ -105,8 +110,8 @@ export async function startStack(options: {
         medusaUrl: medusa.url,
         vendureUrl: vendure.url,
         publishableKey: medusa.publishableKey,
-        medusaRawCards: true,
-        vendureRawCards: true,
+        medusaRawCards: options.rawCards === true,
+        vendureRawCards: options.rawCards === true,
       });
       started.push(storefront);
     });

@@ -5,18 +5,18 @@ import { CARD_METHOD, type StoreName } from './support/cards';
 import {
   CARDS,
   completeSandboxPage,
+  guestOnPaymentStep,
   placedOrderReference,
-  registeredShopperAtPayment,
   screenshot,
-  typeCard,
+  typeCardInElement,
 } from './support/shopper';
 
 const browser = useBrowser();
 
-/** Registered shopper, one product, typed card, Pay pressed. Returns the page and the shopper's email. */
-async function payWithTypedCard(store: StoreName, card: string, label: string) {
-  const shopper = await registeredShopperAtPayment(browser(), store, label);
-  await typeCard(shopper.page, card);
+/** Guest, one product, card typed into the gateway's card element, Pay pressed. */
+async function payWithElementCard(store: StoreName, card: string, label: string) {
+  const shopper = await guestOnPaymentStep(browser(), store, label);
+  await typeCardInElement(shopper.page, card);
   await shopper.page.getByTestId('pay').click();
   return shopper;
 }
@@ -28,10 +28,10 @@ async function expectPaidCardOrder(store: StoreName, reference: string, email: s
   expect(order.method).toBe(CARD_METHOD[store]);
 }
 
-// Logged in on both stores: Medusa takes typed cards only by saving them on the customer's account.
+// Cards go through the gateway's card element (docs/card-element.md): guests pay without an account.
 describe.each(['medusa', 'vendure'] as const)('%s: card that needs more than one answer', (store) => {
-  it('sends the shopper to the challenge page and places the order after it passes', async () => {
-    const { page, email } = await payWithTypedCard(store, CARDS.challenge, '3ds');
+  it('3-D Secure through the element: the challenge page, then the order is placed', async () => {
+    const { page, email } = await payWithElementCard(store, CARDS.challenge, '3ds');
     await completeSandboxPage(page, /3-D Secure challenge/);
     const reference = await placedOrderReference(page);
     await screenshot(page, `${store}-three-d-secure`);
@@ -51,7 +51,7 @@ describe.each(['medusa', 'vendure'] as const)('%s: card that needs more than one
       });
     await hold({ delayMs: 5000 });
     try {
-      const { page, email } = await payWithTypedCard(store, CARDS.pendingThenSuccess, 'pending');
+      const { page, email } = await payWithElementCard(store, CARDS.pendingThenSuccess, 'pending');
       if (store === 'vendure') {
         // Vendure adds no payment until the callback: the shopper waits on the order page.
         await page.getByText('Waiting for the gateway to confirm the payment').waitFor({ timeout: 30_000 });

@@ -23,6 +23,8 @@ export async function openStore(browser: Browser, store: StoreName): Promise<Pag
       `${inject('storefrontUrl')}/vendure-api`,
       inject('medusaUrl'),
       inject('vendureUrl'),
+      // What the gateway's card element (its iframe) was answered when it made a payment method.
+      `${inject('sandboxUrl')}/V2022-03/element/`,
     ];
     context.on('response', (response) => {
       if (!storeApis.some((url) => response.url().startsWith(url))) return;
@@ -90,13 +92,29 @@ export async function registerInBrowser(page: Page, email: string): Promise<void
   await page.getByTestId('logged-in-as').getByText(email).waitFor();
 }
 
-/** Types a card into the payment page's card fields (expiry and code are any valid future values). */
-export async function typeCard(page: Page, cardNo: string): Promise<void> {
+/**
+ * Types a card into the gateway's card element (the sandbox's iframe inside the payment page): the
+ * card option, "A new card" when saved cards are listed, then the iframe's fields.
+ */
+export async function typeCardInElement(page: Page, cardNo: string): Promise<void> {
   await page.getByTestId('pay-card').check();
-  await page.getByLabel('Card number').fill(cardNo);
-  await page.getByLabel('Expiry month (MM)').fill('12');
-  await page.getByLabel('Expiry year (YYYY)').fill(String(new Date().getFullYear() + 2));
-  await page.getByLabel('Security code').fill('123');
+  const newCard = page.getByTestId('new-card');
+  if ((await newCard.count()) > 0) await newCard.check();
+  await elementReady(page);
+  const frame = page.frameLocator('#card-element-frame');
+  await frame.getByLabel(/card number/i).fill(cardNo);
+  await frame.getByLabel(/month/i).fill('12');
+  await frame.getByLabel(/year/i).fill(String(new Date().getFullYear() + 2));
+  await frame.getByLabel(/security code|cvc|cvv/i).fill('123');
+}
+
+/** Waits until the element is mounted (token fetched, SDK loaded, iframe inserted). */
+export async function elementReady(page: Page): Promise<void> {
+  await page.locator('[data-testid="card-element"][data-ready="true"]').waitFor({ timeout: 30_000 });
+  await page
+    .frameLocator('#card-element-frame')
+    .getByLabel(/card number/i)
+    .waitFor();
 }
 
 /** A shopper with the first product in the cart, on the payment step: where most journeys start. */
