@@ -1,4 +1,4 @@
-import type { GatewayClient } from '@gatewaykit/core';
+import { GatewayBadRequestError, type GatewayClient } from '@gatewaykit/core';
 import { vi } from 'vitest';
 import { GatewaykitCardService } from '../src/providers/gatewaykit/card';
 
@@ -24,7 +24,22 @@ export const SAVED_CARDS: Record<string, string[]> = {
   cus_luhn: ['pm_1000000000000000009'],
 };
 
-/** The card service with a fake gateway client: `charges.confirm` and `paymentMethods.list`. */
+/** Payment methods the card element made and nobody saved yet (attached to no customer). */
+export const ELEMENT_CARDS = ['pm_element_1', 'pm_element_2'];
+
+/** The fake gateway's record of a payment method, as `retrievePaymentMethod` answers it. */
+function methodRecord(id: string) {
+  if (ELEMENT_CARDS.includes(id)) return { customerPaymentMethodId: id, card: { last4: '4242' } };
+  const owner = Object.keys(SAVED_CARDS).find((customerId) => SAVED_CARDS[customerId]!.includes(id));
+  // The gateway answers an unknown method as a parameter error (P0002).
+  if (!owner) throw new GatewayBadRequestError('payment method does not exist', { code: 'P0002' });
+  return { customerPaymentMethodId: id, customerId: owner, card: { last4: '4242' } };
+}
+
+/**
+ * The card service with a fake gateway client: `charges.confirm`, `paymentMethods.list`, `retrieve`
+ * (from SAVED_CARDS and ELEMENT_CARDS) and `attach`.
+ */
 export function cardServiceWith(
   confirm: (body: Record<string, unknown>) => Promise<unknown>,
   cradle: Record<string, unknown> = {},
@@ -35,6 +50,8 @@ export function cardServiceWith(
       list: vi.fn(async (customerId: string) =>
         (SAVED_CARDS[customerId] ?? []).map((id) => ({ customerPaymentMethodId: id, customerId })),
       ),
+      retrieve: vi.fn(async (id: string) => methodRecord(id)),
+      attach: vi.fn(async (id: string, customerId: string) => ({ customerPaymentMethodId: id, customerId })),
     },
   };
   class TestCardService extends GatewaykitCardService {
@@ -44,7 +61,14 @@ export function cardServiceWith(
   }
   const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
   const service = new TestCardService({ logger, ...cradle } as never, OPTIONS);
-  return { service, confirm: fake.charges.confirm, list: fake.paymentMethods.list, logger };
+  return {
+    service,
+    confirm: fake.charges.confirm,
+    list: fake.paymentMethods.list,
+    retrieve: fake.paymentMethods.retrieve,
+    attach: fake.paymentMethods.attach,
+    logger,
+  };
 }
 
 /** Session data as initiatePayment stores it for a saved card. */

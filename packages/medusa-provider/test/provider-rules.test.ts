@@ -89,9 +89,11 @@ describe('provider rules', () => {
       currency_code: 'usd',
       data: { session_id: 'payses_X', customerPaymentMethodId: 'pm_1' },
     };
-    await expect(service.initiatePayment(input)).rejects.toThrow(/only be used by its owner/);
+    await expect(service.initiatePayment(input)).rejects.toThrow(
+      /data\.customerPaymentMethodId: this card belongs to another customer/,
+    );
     await expect(service.initiatePayment({ ...input, context: loggedIn('cus_2') })).rejects.toThrow(
-      /no such saved card/,
+      /data\.customerPaymentMethodId: this card belongs to another customer/,
     );
     const owned = await service.initiatePayment({ ...input, context: loggedIn('cus_1') });
     expect(owned.data).toMatchObject({ customerPaymentMethodId: 'pm_1', gatewayCustomerId: 'cus_1' });

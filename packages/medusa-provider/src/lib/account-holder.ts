@@ -50,20 +50,3 @@ export async function accountHolderOf(
   });
   return holder;
 }
-
-/** True when `cardId` is one of the saved cards of the customer's account holder at `providerId`. */
-export async function ownsSavedCard(
-  scope: MedusaContainer,
-  customerId: string | null | undefined,
-  providerId: string,
-  cardId: string,
-): Promise<boolean> {
-  if (!customerId) return false;
-  const holder = await accountHolderOf(scope, customerId, { create: false, providerId });
-  if (!holder) return false;
-  const cards = await scope.resolve(Modules.PAYMENT).listPaymentMethods({
-    provider_id: providerId,
-    context: { account_holder: holder },
-  });
-  return cards.some((card) => card.id === cardId);
-}

@@ -31,9 +31,13 @@ export function buildPaymentRequest(input: {
       'The cart needs an email and a billing address with first and last name before a gatewaykit payment session is created',
     );
   }
-  // The owner checked when the session was created; authorize's context carries no account holder.
+  // A card charge names a gateway customer only as the card rule decided (core's resolveCardMethod):
+  // the owner of a saved card, or the shopper who asked to save the card. A customerId on the charge
+  // binds an element card to that customer, so it is never added for a card the shopper did not save.
   const gatewayCustomerId =
-    data.gatewayCustomerId ?? (context?.account_holder?.data as { id?: string } | undefined)?.id;
+    input.source.kind === 'saved-card'
+      ? input.source.customerId
+      : (data.gatewayCustomerId ?? (context?.account_holder?.data as { id?: string } | undefined)?.id);
   return {
     source: input.source,
     orderNo: data.orderNo!,

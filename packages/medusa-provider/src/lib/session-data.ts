@@ -1,4 +1,10 @@
-import type { CheckoutFlow, PaymentCustomer, PaymentOutcome, PaymentRequest } from '@gatewaykit/core';
+import type {
+  CheckoutFlow,
+  KeptCard,
+  PaymentCustomer,
+  PaymentOutcome,
+  PaymentRequest,
+} from '@gatewaykit/core';
 import type { GatewayChargeback, GatewayRefund } from './gateway-records';
 
 /**
@@ -23,9 +29,18 @@ export interface GatewaykitSessionData {
   amount: string;
   currency: string;
   localMethod?: string | undefined;
+  /** The gateway payment method the storefront chose: made by the card element, or a saved card. */
   customerPaymentMethodId?: string | undefined;
-  /** The gateway customer that owns customerPaymentMethodId, checked when the session was created. */
+  /** The shopper asked to keep the element's card as a saved card (logged-in customers only). */
+  saveCard?: boolean | undefined;
+  /**
+   * The logged-in shopper's gateway customer (their account holder) when the session was created;
+   * absent for a guest. Never the storefront's to give: the card rule (core's resolveCardMethod) reads
+   * it to decide whose card may be charged.
+   */
   gatewayCustomerId?: string | undefined;
+  /** Whether a card the shopper asked to save was attached after the payment (`attached`, `failed`, …). */
+  cardKept?: KeptCard | undefined;
   buyer?: BuyerDetails | undefined;
   /** Set once the money-moving request was sent: authorizePayment never sends a second one. */
   attemptedAt?: string | undefined;
@@ -48,7 +63,9 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'currency',
   'localMethod',
   'customerPaymentMethodId',
+  'saveCard',
   'gatewayCustomerId',
+  'cardKept',
   'buyer',
   'attemptedAt',
   'outcome',

@@ -2,6 +2,7 @@ import {
   type CheckoutFlow,
   localMethodInput,
   parseStorefrontInput,
+  passesLuhn,
   savedCardIdInput,
 } from '@gatewaykit/core';
 import { z } from 'zod';
@@ -13,19 +14,38 @@ import type { BuyerDetails } from './session-data';
  * Everything else (outcome, attemptedAt, redirectUrl, buyer, card data, …) is refused with a 400 before
  * Medusa stores the session, because Medusa stores the storefront's data as given.
  */
+/**
+ * A gateway payment-method id: made by the card element (docs/card-element.md) or one of the customer's
+ * saved cards. Gateway ids carry a prefix (`pm_…`), so a bare card number typed into it is refused here,
+ * before it is stored or sent to the gateway in a lookup.
+ */
+const paymentMethodIdInput = savedCardIdInput.refine(
+  (id) => !(/^\d{12,19}$/.test(id) && passesLuhn(id)),
+  'looks like a card number; send the customerPaymentMethodId the card element returned',
+);
+
 const STOREFRONT_INPUT = {
-  card: z.strictObject({ customerPaymentMethodId: savedCardIdInput.optional() }),
+  card: z.strictObject({
+    customerPaymentMethodId: paymentMethodIdInput.optional(),
+    /** Keep the element's card as a saved card of the logged-in customer (true or false, nothing else). */
+    saveCard: z.boolean('must be true or false').optional(),
+  }),
   hosted: z.strictObject({}),
   local: z.strictObject({ localMethod: localMethodInput.optional() }),
 } satisfies Record<CheckoutFlow, z.ZodType>;
 
 /**
  * Gateway payment-method ids are long digit strings that can pass the Luhn check; the schema's id
- * pattern checks them, and the card's owner is checked at the gateway before the id is stored or used.
+ * pattern checks them, and the gateway's record of the method decides whether it may be charged
+ * (core's resolveCardMethod, when the session is created and again right before the charge).
  */
 const ID_FIELDS = ['customerPaymentMethodId'];
 
-export type StorefrontSessionInput = { customerPaymentMethodId?: string; localMethod?: string };
+export type StorefrontSessionInput = {
+  customerPaymentMethodId?: string;
+  saveCard?: boolean;
+  localMethod?: string;
+};
 
 const PROVIDER_MODES: [prefix: string, mode: CheckoutFlow][] = [
   ['pp_gatewaykit-hosted_', 'hosted'],

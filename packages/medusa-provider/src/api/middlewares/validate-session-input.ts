@@ -1,16 +1,13 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { MedusaError } from '@medusajs/framework/utils';
-import { ownsSavedCard } from '../../lib/account-holder';
-import { cartOfPaymentCollection } from '../../lib/cart-of-collection';
 import { modeOfProvider, parseSessionInput } from '../../lib/session-input';
-import { paymentCollectionIdOf } from './payment-session-route';
 
 /**
  * The trust boundary of payment session creation (docs/SECURITY.md). Medusa writes the storefront's
  * `data` to the database before the provider sees it, so for gatewaykit providers it is parsed here,
  * against the provider's allow-list, and refused with a 400 naming the field before anything is stored.
- * A saved card id must be one of the cart customer's own cards: ids are not secret, and only an id the
- * gateway knows as such is exempt from the card-number scan (gateway ids are long digit strings).
+ * Whether a `customerPaymentMethodId` may be charged for this shopper is the card provider's question
+ * (core's resolveCardMethod, docs/card-element.md): it reads the method at the gateway, and a refusal
+ * there removes the session Medusa inserted.
  */
 export async function validateSessionInput(
   req: MedusaRequest,
@@ -22,27 +19,7 @@ export async function validateSessionInput(
   const mode = modeOfProvider(providerId);
   if (!mode) return next();
   try {
-    const input = parseSessionInput(mode, body.data);
-    if (input.customerPaymentMethodId) {
-      const owned = await ownsSavedCard(
-        req.scope,
-        (
-          await cartOfPaymentCollection<{ customer_id?: string | null }>(
-            req.scope,
-            paymentCollectionIdOf(req),
-            ['customer_id'],
-          )
-        )?.customer_id,
-        providerId,
-        input.customerPaymentMethodId,
-      );
-      if (!owned) {
-        throw new MedusaError(
-          MedusaError.Types.NOT_ALLOWED,
-          "data.customerPaymentMethodId: not a saved card of this cart's logged-in customer",
-        );
-      }
-    }
+    parseSessionInput(mode, body.data);
     next();
   } catch (error) {
     next(error);

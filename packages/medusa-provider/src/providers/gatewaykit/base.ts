@@ -1,5 +1,6 @@
 import {
   billingDetail,
+  type CardMethodDecision,
   type CheckoutFlow,
   customerRequest,
   decideInbound,
@@ -8,6 +9,7 @@ import {
   gatewayClientFor,
   isFinalOutcome,
   isGatewayError,
+  type KeptCard,
   mergeOutcome,
   normalizeLocalPaymentMethod,
   outcomeFromCallback,
@@ -42,6 +44,7 @@ import type {
   ListPaymentMethodsInput,
   ListPaymentMethodsOutput,
   Logger,
+  PaymentProviderContext,
   PaymentSessionStatus,
   ProviderWebhookPayload,
   RefundPaymentInput,
@@ -59,6 +62,7 @@ import type {
   WebhookActionResult,
 } from '@medusajs/framework/types';
 import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
+import { SAVE_WITH_THE_CARD_ELEMENT } from '../../lib/card-element';
 import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from '../../lib/gateway-records';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
@@ -111,6 +115,13 @@ function refundRefused(error: unknown, amount: string, currency: string): Medusa
   );
 }
 
+/** What a charge sends, decided right before it is sent (card: the gateway's record of the method). */
+export interface ChargePlan {
+  source: PaymentSource;
+  /** The card rule's decision (card sessions): tells afterCharge whether to keep the card. */
+  decision?: CardMethodDecision | undefined;
+}
+
 /** Charges in flight in this process, by orderNo: a concurrent authorize waits instead of charging again. */
 const inFlight = new Map<string, Promise<PaymentOutcome>>();
 
@@ -151,6 +162,28 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   /** The gateway payment source of a session, or undefined when the storefront still has to choose (card). */
   protected abstract paymentSource(data: Partial<GatewaykitSessionData>): PaymentSource | undefined;
 
+  /**
+   * Checks the storefront's choice when the session is created and returns the data to store; throwing
+   * refuses the session (Medusa deletes the row it inserted). The card service checks the payment method.
+   */
+  protected async checkChoice(
+    data: Partial<GatewaykitSessionData>,
+    _context: PaymentProviderContext | undefined,
+  ): Promise<Partial<GatewaykitSessionData>> {
+    return data;
+  }
+
+  /** What the charge sends, decided right before sending; undefined when there is nothing to charge yet. */
+  protected async chargePlan(data: Partial<GatewaykitSessionData>): Promise<ChargePlan | undefined> {
+    const source = this.paymentSource(data);
+    return source ? { source } : undefined;
+  }
+
+  /** Runs after a charge's answer (card: keeps a card the shopper asked to save); never throws. */
+  protected async afterCharge(_plan: ChargePlan, _outcome: PaymentOutcome): Promise<KeptCard | undefined> {
+    return undefined;
+  }
+
   /** Hosted and local payments start at once so the storefront can redirect; cards start on authorize. */
   protected abstract readonly startsOnInitiate: boolean;
 
@@ -168,19 +201,18 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       currency: input.currency_code.toUpperCase(),
       buyer: incoming.buyer,
       customerPaymentMethodId: incoming.customerPaymentMethodId,
+      saveCard: incoming.saveCard,
       localMethod: incoming.localMethod,
     };
-    if (data.customerPaymentMethodId) {
-      data.gatewayCustomerId = await this.ownerOfSavedCard(data.customerPaymentMethodId, input.context);
-    }
-    const source = this.paymentSource(data);
-    if (!this.startsOnInitiate || !source) {
+    data = await this.checkChoice(data, input.context);
+    const plan = this.startsOnInitiate ? await this.chargePlan(data) : undefined;
+    if (!plan) {
       return { id: orderNo, data: completeSessionData(data, stored), status: 'pending' };
     }
 
     await this.refuseWhileAnotherChargeIsOpen(orderNo);
     const outcome = await this.charge(
-      buildPaymentRequest({ options: this.options_, data, source, context: input.context }),
+      buildPaymentRequest({ options: this.options_, data, source: plan.source, context: input.context }),
       data,
     );
     if (outcome.status === 'failed') {
@@ -196,49 +228,25 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = readSessionData(input.data);
     if (isFinalOutcome(data.outcome) || data.attemptedAt) return this.statusOf(data);
-    const source = this.paymentSource(data);
-    if (!source) {
+    const plan = await this.chargePlan(data);
+    if (!plan) {
       throw new MedusaError(
         MedusaError.Types.INVALID_DATA,
-        'gatewaykit card payment: create the session with data.customerPaymentMethodId (a saved card of the logged-in customer) or use the hosted checkout provider',
+        "gatewaykit card payment: create the session with data.customerPaymentMethodId (the card element's payment method, or a saved card of the logged-in customer) or use the hosted checkout provider",
       );
     }
     await this.refuseWhileAnotherChargeIsOpen(data.orderNo);
     const charged = await this.charge(
-      buildPaymentRequest({ options: this.options_, data, source, context: input.context }),
+      buildPaymentRequest({ options: this.options_, data, source: plan.source, context: input.context }),
       data,
     );
+    const kept = await this.afterCharge(plan, charged);
     // A callback may have stored a result while the charge was in flight (e.g. after an unknown
     // outcome). Medusa saves what we return over the stored data, so merge instead of overwriting.
     const { next } = mergeOutcome(await this.storedOutcome(data.orderNo), charged);
-    return this.statusOf(withOutcome({ ...data, attemptedAt: new Date().toISOString() }, next));
-  }
-
-  /**
-   * The gateway customer owning a saved card, which must be the cart's logged-in customer: gateway
-   * payment-method ids are not secret, so an id alone never lets anyone charge a card.
-   */
-  private async ownerOfSavedCard(cardId: string, context: InitiatePaymentInput['context']): Promise<string> {
-    const customerId = (context?.account_holder?.data as { id?: unknown } | undefined)?.id;
-    if (typeof customerId !== 'string' || customerId === '') {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        'data.customerPaymentMethodId: a saved card can only be used by its owner; log in and use a cart of your account',
-      );
-    }
-    let cards: Awaited<ReturnType<GatewayClient['paymentMethods']['list']>>;
-    try {
-      cards = await this.client.paymentMethods.list(customerId);
-    } catch (error) {
-      throw toMedusaError(error, 'gatewaykit: checking the saved card failed');
-    }
-    if (!cards.some((card) => card.customerPaymentMethodId === cardId)) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        'data.customerPaymentMethodId: no such saved card for the logged-in customer',
-      );
-    }
-    return customerId;
+    return this.statusOf(
+      withOutcome({ ...data, cardKept: kept ?? data.cardKept, attemptedAt: new Date().toISOString() }, next),
+    );
   }
 
   /** Exactly once per cart: no new charge while another session's charge may have taken money. */
@@ -547,10 +555,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
   async savePaymentMethod(input: SavePaymentMethodInput): Promise<SavePaymentMethodOutput> {
     if (!this.options_.allowRawCardData) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        'Saving a card with raw card data is disabled: set allowRawCardData only if the merchant is PCI-compliant',
-      );
+      throw new MedusaError(MedusaError.Types.NOT_ALLOWED, SAVE_WITH_THE_CARD_ELEMENT);
     }
     const customerId = (input.context?.account_holder?.data as { id?: string } | undefined)?.id;
     if (!customerId)

@@ -1,6 +1,7 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { accountHolderOf, CARD_PROVIDER_ID } from '../../../../lib/account-holder';
+import { SAVE_WITH_THE_CARD_ELEMENT } from '../../../../lib/card-element';
 import { resolveGatewaykitOptions } from '../../../../lib/resolve-options';
 import { parseSaveCardInput } from '../../../../lib/save-card-input';
 
@@ -19,16 +20,14 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
 }
 
 /**
- * Saves a card for the logged-in customer. Raw card data: only when the merchant enabled
+ * Saves a card for the logged-in customer from raw card data (PCI stores). Every other store saves cards
+ * with the card element (docs/card-element.md) and gets a 400 saying so. Raw card data: only when the merchant enabled
  * allowRawCardData (PCI-compliant), checked before anything else happens; the body is allow-listed
  * (card + billingDetail), goes straight to the gateway and is never stored or logged.
  */
 export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
   if (!resolveGatewaykitOptions(req.scope).allowRawCardData) {
-    throw new MedusaError(
-      MedusaError.Types.NOT_ALLOWED,
-      'Saving a card with raw card data is disabled for this store (allowRawCardData); pay on the hosted page instead',
-    );
+    throw new MedusaError(MedusaError.Types.NOT_ALLOWED, SAVE_WITH_THE_CARD_ELEMENT);
   }
   const body = parseSaveCardInput(req.body);
   const holder = await accountHolderOf(req.scope, req.auth_context.actor_id, { create: true });
