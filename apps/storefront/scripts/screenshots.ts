@@ -1,6 +1,7 @@
 /**
  * README screenshots from a running `npm run demo`: the storefront's payment page (Vendure, guest)
- * after one hosted checkout on Medusa, and the sandbox dashboard showing that payment.
+ * after one hosted checkout on Medusa, the gateway's card element on that page (docs/card-element.md),
+ * and the sandbox dashboard showing that payment.
  * Usage: npm run screenshots -w apps/storefront (demo URLs via DEMO_STOREFRONT_URL / DEMO_SANDBOX_URL).
  */
 import { mkdirSync } from 'node:fs';
@@ -12,10 +13,12 @@ import { fillDetailsToPayment, payOnSandboxCardPage } from '../test/support/page
 const storefront = process.env['DEMO_STOREFRONT_URL'] ?? 'http://127.0.0.1:8000';
 const sandbox = process.env['DEMO_SANDBOX_URL'] ?? 'http://127.0.0.1:8600';
 const out = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+const images = fileURLToPath(new URL('../../../docs/images/', import.meta.url));
 
 const browser = await launchChromium();
 try {
   mkdirSync(out, { recursive: true });
+  mkdirSync(images, { recursive: true });
   const page = await browser.newPage({ viewport: { width: 1200, height: 820 } });
   const toPayment = async (store: StoreName) => {
     await page.goto(`${storefront}/?store=${store}`);
@@ -33,7 +36,11 @@ try {
 
   await toPayment('vendure');
   await page.getByTestId('pay-card').check();
+  // The card fields are the gateway's iframe, mounted once the store handed over a session token.
+  await page.locator('[data-testid="card-element"][data-ready="true"]').waitFor({ timeout: 30_000 });
+  await page.frameLocator('#card-element-frame').getByLabel(/card number/i).fill(CARDS.success);
   await page.screenshot({ path: `${out}storefront.png` });
+  await page.locator('#payment').screenshot({ path: `${images}card-element.png` });
   await page.goto(`${sandbox}/`);
   await page.screenshot({ path: `${out}sandbox-dashboard.png` });
   console.log(`screenshots written to ${out}`);
