@@ -20,6 +20,11 @@ export interface StoreSettings {
   persist: boolean;
   /** Reconciliation thresholds (GATEWAYKIT_RECONCILE_*), else the plugin's defaults. */
   reconcile: ReconcileOptions;
+  /**
+   * The plugin's PCI opt-in. On in the demo (raw sandbox test cards); GATEWAYKIT_ALLOW_RAW_CARD_DATA=0 (or false) runs
+   * the store as most merchants must: cards only through the card element.
+   */
+  allowRawCardData: boolean;
 }
 
 export const APP_ROOT = path.resolve(__dirname, '..', '..');
@@ -36,6 +41,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
     persist: env.DB_PERSIST !== '0',
     gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
+    allowRawCardData: !['0', 'false'].includes(env.GATEWAYKIT_ALLOW_RAW_CARD_DATA ?? ''),
     reconcile: {
       ...(env.GATEWAYKIT_RECONCILE_SCHEDULE ? { schedule: env.GATEWAYKIT_RECONCILE_SCHEDULE } : {}),
       ...(env.GATEWAYKIT_RECONCILE_AFTER_MS ? { afterMs: Number(env.GATEWAYKIT_RECONCILE_AFTER_MS) } : {}),
@@ -83,8 +89,8 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       GatewaykitPlugin.init({
         vendureHost: settings.publicUrl,
         storefrontOrderUrl: settings.storefrontOrderUrl,
-        // Demo against the sandbox: raw test cards may be saved and charged.
-        allowRawCardData: true,
+        // Demo against the sandbox: raw test cards may be saved and charged (unless turned off).
+        allowRawCardData: settings.allowRawCardData,
         ...(settings.gatewayTimeoutMs ? { gatewayTimeoutMs: settings.gatewayTimeoutMs } : {}),
         reconcile: settings.reconcile,
       }),
