@@ -13,6 +13,7 @@ export {
   createPaymentMethodRequestSchema,
   createRefundRequestSchema,
   DUPLICATE_ORDER_CODE,
+  ELEMENT_SCRIPT_PATH,
   ERROR_CODES,
   GATEWAY_API_VERSION,
   LOCAL_PAYMENT_METHODS,

@@ -18,6 +18,13 @@ export {
   type ChargebackInput,
 } from './chargebacks.js';
 export type { SandboxState } from './control.js';
+export {
+  createElementPaymentMethod,
+  type ElementBillingDetail,
+  type ElementCard,
+  type ElementPaymentMethodInput,
+  TEST_BILLING_DETAIL,
+} from './element/test-helper.js';
 export { FAULT_KINDS, type FaultInput, type FaultKind, type FaultRule } from './faults.js';
 export {
   REFUND_FAIL_REASON,

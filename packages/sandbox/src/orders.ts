@@ -6,6 +6,7 @@ import type { CallbackDelivery } from './callbacks.js';
 import { isoNow, type SandboxContext } from './context.js';
 import { type RETURN_FIELD_NAMES, signedReturnQuery } from './core.js';
 import { newTradeNo } from './ids.js';
+import { bindOnSuccess } from './operations/payment-methods.js';
 import { DUPLICATE_ORDER_CODE, GatewayReply } from './replies.js';
 import { type OrderPage, type OrderRecord, type OrderStatus, orderSummary } from './store.js';
 
@@ -99,7 +100,10 @@ export function settle(
   }
   order.orderStatus = finalStatus;
   order.orderInfo = finalInfo;
-  if (finalStatus === 'success') context.store.markPaid(order);
+  if (finalStatus === 'success') {
+    context.store.markPaid(order);
+    bindOnSuccess(context, order);
+  }
   order.page = undefined;
   order.updatedAt = isoNow(context);
   return context.callbacks.create(

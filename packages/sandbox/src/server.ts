@@ -12,6 +12,8 @@ import { isoAt, type SandboxContext } from './context.js';
 import { handleControl, moveClock, resetSandbox, type SandboxState, stateDump } from './control.js';
 import { ERROR_CODES, redactBody, redactText } from './core.js';
 import { renderDashboard } from './dashboard.js';
+import { ELEMENT_METHODS_PATH } from './element/method-endpoint.js';
+import { handleElementRequest } from './element/routes.js';
 import { FaultEffects } from './fault-effects.js';
 import { type FaultInput, FaultRegistry, type FaultRule } from './faults.js';
 import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
@@ -173,6 +175,14 @@ class SandboxServer {
     // The API path is split by hand: `new URL` per request is measurable at gateway request rates.
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    // The card element: its SDK, iframe and the iframe's own endpoint (token, not signature).
+    if (path.startsWith('/static/') || path === ELEMENT_METHODS_PATH) {
+      const started = Date.now();
+      const answered = handleElementRequest(this.context, request, response, path, rawBody, (answer) =>
+        this.log(request, path, rawBody, started, { ...answer, data: null }, 'elementPaymentMethod'),
+      );
+      if (answered) return;
+    }
     if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
       const search = queryAt === -1 ? '' : target.slice(queryAt + 1);
       return this.handleApi(request, response, path, search, rawBody);

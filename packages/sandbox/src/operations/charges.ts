@@ -18,6 +18,7 @@ import {
   startDelayedSuccess,
 } from '../orders.js';
 import { GatewayReply } from '../replies.js';
+import { findCustomer } from './customers.js';
 import { findPaymentMethod } from './payment-methods.js';
 
 type ChargeRequest = z.output<typeof confirmChargeRequestSchema>;
@@ -32,6 +33,9 @@ function chargeCard(context: SandboxContext, gatewayNo: string, body: ChargeRequ
         `customerPaymentMethodId ${method.customerPaymentMethodId} does not belong to customerId ${body.customerId}`,
       );
     }
+    // An unattached method is bound to customerId when the charge succeeds: that customer must be one of
+    // this merchant's, checked before anything is charged.
+    if (body.customerId && !method.customerId) findCustomer(context, gatewayNo, body.customerId);
     return {
       brand: method.card.brand,
       last4: method.card.last4,

@@ -29,26 +29,60 @@ export function findPaymentMethod(
   return method;
 }
 
+/** What a new payment method is made of: the card as received, looked at once and never kept. */
+export interface NewPaymentMethod {
+  card: { cardNo: string };
+  billingDetail: PaymentMethodRecord['billingDetail'];
+  customerId?: string | undefined;
+}
+
+/**
+ * Stores a payment method of `gatewayNo`: createPaymentMethod and the card element both come here. The
+ * customer, when given, must be one of this merchant's; the number is looked at here, once, and only
+ * brand, last4, mask and the test behaviour are kept.
+ */
+export function storePaymentMethod(
+  context: SandboxContext,
+  gatewayNo: string,
+  input: NewPaymentMethod,
+): PaymentMethodRecord {
+  if (input.customerId) findCustomer(context, gatewayNo, input.customerId);
+  const summary = summarizeCard(input.card.cardNo);
+  const method: PaymentMethodRecord = {
+    gatewayNo,
+    customerPaymentMethodId: newPaymentMethodId(),
+    customerId: input.customerId ?? null,
+    card: { brand: summary.brand, last4: summary.last4 },
+    maskCardNo: summary.maskCardNo,
+    behaviour: summary.behaviour,
+    billingDetail: input.billingDetail,
+    created: gatewayTimestamp(context.clock.now()),
+  };
+  context.store.paymentMethods.set(method.customerPaymentMethodId, method);
+  return method;
+}
+
 export function createPaymentMethod(
   context: SandboxContext,
   gatewayNo: string,
   body: z.output<typeof createPaymentMethodRequestSchema>,
 ) {
-  if (body.customerId) findCustomer(context, gatewayNo, body.customerId);
-  // The number is looked at here, once; only brand, last4, mask and the test behaviour are kept.
-  const summary = summarizeCard(body.card.cardNo);
-  const method: PaymentMethodRecord = {
-    gatewayNo,
-    customerPaymentMethodId: newPaymentMethodId(),
-    customerId: body.customerId ?? null,
-    card: { brand: summary.brand, last4: summary.last4 },
-    maskCardNo: summary.maskCardNo,
-    behaviour: summary.behaviour,
-    billingDetail: body.billingDetail,
-    created: gatewayTimestamp(context.clock.now()),
-  };
-  context.store.paymentMethods.set(method.customerPaymentMethodId, method);
-  return paymentMethodView(method);
+  return paymentMethodView(storePaymentMethod(context, gatewayNo, body));
+}
+
+/**
+ * A charge that succeeded with an unattached method and a customerId binds the method to that customer
+ * (docs/card-element.md): the gateway's "a non-empty customerId binds it".
+ */
+export function bindOnSuccess(
+  context: SandboxContext,
+  order: { gatewayNo: string; customerId?: string | undefined; customerPaymentMethodId?: string | undefined },
+): void {
+  if (!order.customerId || !order.customerPaymentMethodId) return;
+  const method = context.store.paymentMethods.get(order.customerPaymentMethodId);
+  if (!method || method.gatewayNo !== order.gatewayNo || method.customerId !== null) return;
+  const customer = context.store.customers.get(order.customerId);
+  if (customer?.gatewayNo === order.gatewayNo) method.customerId = order.customerId;
 }
 
 export function updatePaymentMethod(
