@@ -1,4 +1,5 @@
 export { containsCardNumber, findCardData, passesLuhn } from './card-data.js';
+export { type CardElementSession, openCardElement, SESSION_TOKEN_LIFETIME_MS } from './card-element.js';
 export {
   type CardMethodDecision,
   type CardMethodRefusal,

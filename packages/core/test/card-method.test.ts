@@ -5,6 +5,7 @@ import {
   GatewayAuthenticationError,
   GatewayClient,
   keepElementCard,
+  openCardElement,
   type PaymentMethod,
   type PaymentOutcome,
   resolveCardMethod,
@@ -145,5 +146,42 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
   it('a failed attach is reported, never thrown: the payment stands', async () => {
     gateway.handle((_request, response) => envelope(response, 'S0001', null, 'system busy'));
     expect(await keepElementCard(client, saving(), paid)).toBe('failed');
+  });
+});
+
+describe('openCardElement', () => {
+  let gateway: TestGateway;
+  let client: GatewayClient;
+
+  beforeEach(async () => {
+    gateway = await startTestGateway();
+    client = new GatewayClient({
+      gatewayNo: '12345678',
+      signKey: 'k',
+      baseUrl: gateway.url,
+      retryBaseDelayMs: 1,
+    });
+  });
+
+  afterEach(async () => {
+    await client.close();
+    await gateway.close();
+  });
+
+  it("mints the token with the client's account and dates its expiry from before the request", async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', { sessionToken: 'st_abc' }));
+    const session = await openCardElement(client, () => Date.parse('2026-01-01T00:00:00Z'));
+    expect(session).toEqual({
+      sessionToken: 'st_abc',
+      scriptUrl: `${gateway.url}/static/v3/js/AsiabillPayment.min.js`,
+      expiresAt: new Date('2026-01-01T00:30:00Z'),
+    });
+    expect(gateway.requests[0]?.method).toBe('POST');
+    expect(gateway.requests[0]?.url).toContain('/sessionToken');
+  });
+
+  it('throws when the gateway refuses: no token, nothing to show', async () => {
+    gateway.handle((_request, response) => envelope(response, 'L0001', null, 'merchant unknown'));
+    await expect(openCardElement(client)).rejects.toBeInstanceOf(GatewayAuthenticationError);
   });
 });
