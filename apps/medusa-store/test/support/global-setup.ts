@@ -31,7 +31,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'gatewaykit-medusa-test-'));
   const sandbox = await startSandbox({
     port: 0,
-    merchants: [{ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY }],
+    // The second account exists at the gateway too: card-element.test.ts makes a payment method under
+    // its token and shows the first account's provider never charges it.
+    merchants: [
+      { gatewayNo: GATEWAY_NO, signKey: SIGN_KEY },
+      { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY },
+    ],
     // The pending test card settles 10 s (real) after the charge: after the cart completion, as with a
     // real asynchronous payment. Callback retries stay compressed (default time scale 1/1000).
     pendingDelayMs: 10_000_000,
