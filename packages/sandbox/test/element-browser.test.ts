@@ -300,7 +300,7 @@ describe('the card element in Chromium', { timeout: 60_000 }, () => {
         style: {
           frameMaxHeight: 200,
           input: {
-            FontSize: '18px',
+            FontSize: '18',
             FontFamily: 'monospace',
             FontWeight: '700',
             Color: 'rgb(10, 20, 30)',

@@ -147,6 +147,8 @@ function applyLayout(layout) {
   Object.keys(STYLE_PROPERTIES).forEach(function (key) {
     var value = input[key];
     if (typeof value !== 'string' || value.length > 200) return;
+    // A bare number is a size in pixels (FontSize: '15').
+    if (key === 'FontSize' && /^\d+(\.\d+)?$/.test(value)) value = value + 'px';
     CHECKS.forEach(function (check) {
       check.input.style.setProperty(STYLE_PROPERTIES[key], value);
     });
