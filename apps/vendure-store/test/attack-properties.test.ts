@@ -71,7 +71,13 @@ describe('properties: random Shop API input never pays, never fails the server, 
     await fc.assert(
       fc.asyncProperty(
         fc.record(
-          { paymentMethodCode: methodCode, savedCardId: junk, card: cardArb },
+          {
+            paymentMethodCode: methodCode,
+            savedCardId: junk,
+            card: cardArb,
+            elementPaymentMethodId: junk,
+            saveCard: junk,
+          },
           { requiredKeys: ['paymentMethodCode'] },
         ),
         extraFields,
@@ -79,6 +85,15 @@ describe('properties: random Shop API input never pays, never fails the server, 
           const shop = shopClient(stack);
           const order = await prepareOrder(shop);
           remember(input);
+          // The card element's token: only a card method of the channel gets one, never a server error.
+          const element = await rawGraphql(
+            shop,
+            `query ($c: String!) { gatewaykitCardElement(paymentMethodCode: $c) { sessionToken } }`,
+            { c: input.paymentMethodCode },
+          );
+          expect(isServerFailure(element)).toBe(false);
+          if (!element.body.errors)
+            expect(['gatewaykit-card', 'jp-gatewaykit-card']).toContain(input.paymentMethodCode);
           const res = await rawGraphql(shop, START, { input: { ...extra, ...input } });
           expect(isServerFailure(res)).toBe(false);
           expect(JSON.stringify(res.body)).not.toMatch(/4242424242424242|4000000000009995/);

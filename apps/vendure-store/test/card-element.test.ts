@@ -348,9 +348,11 @@ describe('card element (default card path, no raw card data) through the real se
       {},
     );
     expect(extraArg.body.errors?.[0]?.message).toContain('customerId');
-    // Malformed values: refused by the allow-list, naming the field.
+    // Malformed values: refused by the allow-list, naming the field, before the gateway is asked.
+    const lookups = operations('retrievePaymentMethod');
     for (const input of [
       { elementPaymentMethodId: 'pm_1" OR 1=1' },
+      { elementPaymentMethodId: CARDS.success },
       { elementPaymentMethodId: pm, savedCardId: pm },
       { saveCard: true },
       { elementPaymentMethodId: pm, card: cardInput(CARDS.success) },
@@ -371,6 +373,7 @@ describe('card element (default card path, no raw card data) through the real se
       message: expect.stringContaining('card element'),
     });
     expect(paymentRequests(stack.sandbox, order.code)).toEqual([]);
+    expect(operations('retrievePaymentMethod')).toBe(lookups);
   });
 
   it('gatewaykitSaveCard without the PCI opt-in points to the card element and sends nothing', async () => {

@@ -36,6 +36,19 @@ describe('startPaymentInput: card element fields', () => {
     }
   });
 
+  it('refuses a card number typed as an id, without echoing it', () => {
+    for (const field of ['elementPaymentMethodId', 'savedCardId']) {
+      for (const pan of ['4242424242424242', '4242-4242-4242-4242']) {
+        const parsed = parseShopInput(startPaymentInput, {
+          paymentMethodCode: 'gatewaykit-card',
+          [field]: pan,
+        });
+        expect(parsed).toMatchObject({ ok: false, message: expect.stringContaining(field) });
+        if (!parsed.ok) expect(parsed.message.replace(/\D/g, '')).not.toContain('4242424242424242');
+      }
+    }
+  });
+
   it('refuses several card sources at once', () => {
     const parsed = parseShopInput(startPaymentInput, {
       paymentMethodCode: 'gatewaykit-card',

@@ -14,7 +14,15 @@ const SAVED_CARD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 const CONTROL = /\p{Cc}/u;
 
 const methodCode = z.string().regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)');
-const savedCardId = z.string().regex(SAVED_CARD_ID, 'must be a saved card id (letters, digits, _ -)');
+/**
+ * Gateway method ids carry a prefix (`pm_…`); a value of digits only is a card number typed into the
+ * wrong field, refused before it reaches the gateway as an id.
+ */
+const notACardNumber = (value: string) => !/^[\d\s-]+$/.test(value);
+const savedCardId = z
+  .string()
+  .regex(SAVED_CARD_ID, 'must be a saved card id (letters, digits, _ -)')
+  .refine(notACardNumber, 'must be a payment method id, not a card number');
 
 const card = z.strictObject({
   cardNo: z.string().regex(/^\d{13,19}$/, 'must be 13 to 19 digits'),
@@ -34,7 +42,8 @@ function text(max: number, min = 1) {
 
 const elementPaymentMethodId = z
   .string()
-  .regex(SAVED_CARD_ID, "must be the card element's payment method id (letters, digits, _ -)");
+  .regex(SAVED_CARD_ID, "must be the card element's payment method id (letters, digits, _ -)")
+  .refine(notACardNumber, 'must be a payment method id, not a card number');
 
 export const startPaymentInput = z
   .strictObject({
