@@ -36,6 +36,26 @@ describe('dist', () => {
     expect(JSON.parse(stdout)).toEqual({ code: 'L0001', cards: 5 });
   });
 
+  it('ships the card element: SDK, iframe page and its endpoint', async () => {
+    const { stdout } = await run(process.execPath, [
+      '-e',
+      `const sb = require(${JSON.stringify(dist('index.cjs'))});
+sb.startSandbox({ port: 0 }).then(async (s) => {
+  const sdk = await fetch(s.url + '/static/v3/js/AsiabillPayment.min.js');
+  const page = await fetch(s.url + '/static/v3/element/card.html');
+  const refused = await sb.createElementPaymentMethod(s.url, 'st_none', { card: {} }).catch((e) => e.message);
+  console.log(JSON.stringify({ sdk: (await sdk.text()).includes('AsiabillPay'), page: page.headers.get('content-type'), refused }));
+  await s.close();
+});`,
+    ]);
+    expect(JSON.parse(stdout)).toEqual({
+      sdk: true,
+      page: 'text/html; charset=utf-8',
+      refused:
+        'card element refused the payment method: param is null or incorrect: sessionToken is unknown or expired',
+    });
+  });
+
   it('ships the CLI with a shebang', () => {
     expect(readFileSync(dist('cli.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
   });
