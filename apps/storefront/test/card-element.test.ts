@@ -1,8 +1,10 @@
+import { join } from 'node:path';
 import { GatewayClient } from '@gatewaykit/core';
 import { createElementPaymentMethod } from '@gatewaykit/sandbox';
 import type { Page } from 'playwright-core';
 import { describe, expect, inject, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../../vendure-store/src/gateways';
+import { STOREFRONT_ROOT } from '../server/serve';
 import { MEDUSA_MERCHANT } from '../server/stack';
 import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
@@ -17,6 +19,7 @@ import {
 } from './support/shopper';
 
 const browser = useBrowser();
+const ARTIFACTS = join(STOREFRONT_ROOT, 'test-artifacts');
 
 // biome-ignore lint/suspicious/noExplicitAny: sandbox and store JSON, read field by field.
 type Json = Record<string, any>;
@@ -54,6 +57,8 @@ describe.each(['medusa', 'vendure'] as const)('%s: the gateway card element', (s
     const requests = storeRequests(page);
     await typeCardInElement(page, CARDS.success);
     await screenshot(page, `${store}-card-element`);
+    // The payment form alone: docs/images/card-element.png is taken from this.
+    await page.locator('#payment').screenshot({ path: join(ARTIFACTS, `${store}-card-element-form.png`) });
     await page.getByTestId('pay').click();
     const reference = await placedOrderReference(page);
 
@@ -65,6 +70,39 @@ describe.each(['medusa', 'vendure'] as const)('%s: the gateway card element', (s
     const sent = requests.join('\n');
     expect(sent).toMatch(/pm_\d+/);
     expect(sent).not.toContain(CARDS.success);
+    await page.context().close();
+  });
+
+  it('a token older than 25 minutes is renewed before the card is confirmed', async () => {
+    const { page } = await guestOnPaymentStep(browser(), store, 'renewed');
+    // The page's clock is playwright's, so 26 minutes can pass at once; the reload puts it in place.
+    await page.clock.install();
+    await page.reload();
+    const minted: string[] = [];
+    page.on('response', (response) => {
+      if (!/\/store\/gatewaykit\/card-element|\/vendure-api\/shop-api/.test(response.url())) return;
+      response.json().then(
+        (body: Json) => {
+          const token = body.session_token ?? body.data?.gatewaykitCardElement?.sessionToken;
+          if (typeof token === 'string') minted.push(token);
+        },
+        () => undefined,
+      );
+    });
+    const used: string[] = [];
+    page.context().on('request', (request) => {
+      if (request.url().includes('/V2022-03/element/payment_methods'))
+        used.push(String((JSON.parse(request.postData() ?? '{}') as Json).sessionToken));
+    });
+    await typeCardInElement(page, CARDS.success);
+    await expect.poll(() => minted.length).toBe(1);
+    await page.clock.fastForward('26:00');
+    await page.getByTestId('pay').click();
+    const order = await adminOrder(store, await placedOrderReference(page));
+    expect(order.paid).toBe(true);
+    // A second token was asked for and the element made the method with it, not with the old one.
+    expect(minted).toHaveLength(2);
+    expect(used).toEqual([minted[1]]);
     await page.context().close();
   });
 

@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'vite';
@@ -19,8 +19,16 @@ declare module 'vitest' {
   }
 }
 
-/** One sandbox, both stores and the storefront for the whole run, on free ports with throwaway data. */
-export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+export interface TestStackUrls {
+  storefrontUrl: string;
+  sandboxUrl: string;
+  medusaUrl: string;
+  vendureUrl: string;
+  publishableKey: string;
+}
+
+/** One sandbox, both stores and the storefront on free ports with throwaway data. */
+export async function bootTestStack(): Promise<{ urls: TestStackUrls; close(): Promise<void> }> {
   ensureChromium();
   if (!existsSync(join(STOREFRONT_ROOT, 'dist', 'index.html'))) {
     await build({ root: STOREFRONT_ROOT, logLevel: 'warn' });
@@ -41,15 +49,35 @@ export default async function setup(project: TestProject): Promise<() => Promise
     // Callback retries compressed: a failed first delivery must not hold a journey for 15 s.
     callbackTimeScale: 1 / 100,
   });
-  keepVitestExitCode();
   console.log(`[storefront tests] stack ready in ${Date.now() - started} ms (data in ${dataDir})`);
-  project.provide('storefrontUrl', stack.storefront.url);
-  project.provide('sandboxUrl', stack.sandbox.url);
-  project.provide('medusaUrl', stack.medusa.url);
-  project.provide('vendureUrl', stack.vendure.url);
-  project.provide('publishableKey', stack.medusa.publishableKey);
+  return {
+    urls: {
+      storefrontUrl: stack.storefront.url,
+      sandboxUrl: stack.sandbox.url,
+      medusaUrl: stack.medusa.url,
+      vendureUrl: stack.vendure.url,
+      publishableKey: stack.medusa.publishableKey,
+    },
+    close: async () => {
+      await stack.close();
+      if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The stack for the whole run, booted here; or, with STOREFRONT_TEST_STACK naming the URL file of a
+ * stack kept running by test/support/keep-stack.ts, that one (for repeated runs while working).
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const reused = process.env.STOREFRONT_TEST_STACK;
+  const booted = reused ? undefined : await bootTestStack();
+  const urls: TestStackUrls = booted
+    ? booted.urls
+    : (JSON.parse(readFileSync(reused!, 'utf8')) as TestStackUrls);
+  keepVitestExitCode();
+  for (const key of Object.keys(urls) as (keyof TestStackUrls)[]) project.provide(key, urls[key]);
   return async () => {
-    await stack.close();
-    if (!process.env.KEEP_TEST_DATA) rmSync(dataDir, { recursive: true, force: true });
+    await booted?.close();
   };
 }

@@ -103,9 +103,8 @@ export async function typeCardInElement(page: Page, cardNo: string): Promise<voi
   await elementReady(page);
   const frame = page.frameLocator('#card-element-frame');
   await frame.getByLabel(/card number/i).fill(cardNo);
-  await frame.getByLabel(/month/i).fill('12');
-  await frame.getByLabel(/year/i).fill(String(new Date().getFullYear() + 2));
-  await frame.getByLabel(/security code|cvc|cvv/i).fill('123');
+  await frame.getByLabel(/expiry/i).fill(`12/${String(new Date().getFullYear() + 2).slice(-2)}`);
+  await frame.getByLabel(/cvc/i).fill('123');
 }
 
 /** Waits until the element is mounted (token fetched, SDK loaded, iframe inserted). */
