@@ -31,6 +31,7 @@ export {
   redact,
   redactBody,
   redactText,
+  SESSION_TOKEN_LIFETIME_MS,
   safeEqualHex,
   safeParseFast,
   signRequest,

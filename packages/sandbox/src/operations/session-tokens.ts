@@ -3,10 +3,9 @@
  * the merchant that asked for it and valid 30 minutes on the sandbox clock.
  */
 import type { SandboxContext } from '../context.js';
+import { SESSION_TOKEN_LIFETIME_MS } from '../core.js';
 import { newSessionToken } from '../ids.js';
 import type { SessionTokenRecord } from '../store.js';
-
-export const SESSION_TOKEN_LIFETIME_MS = 30 * 60_000;
 
 export function createSessionToken(context: SandboxContext, gatewayNo: string) {
   const now = context.clock.now();
