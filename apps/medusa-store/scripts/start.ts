@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const sandbox = process.env.GATEWAYKIT_BASE_URL
     ? undefined
     : await startSandbox({
-        port: Number(process.env.SANDBOX_PORT || 4010),
+        port: Number(process.env.SANDBOX_PORT || 8600), // the sandbox CLI's port (README: one port everywhere)
         merchants: [{ gatewayNo, signKey }],
         callbackTimeScale: 1,
       });

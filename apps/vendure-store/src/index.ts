@@ -17,7 +17,7 @@ async function main(): Promise<void> {
   if (!gateways) {
     const { startSandbox } = await import('@gatewaykit/sandbox');
     const sandbox = await startSandbox({
-      port: Number(process.env.SANDBOX_PORT ?? 4100),
+      port: Number(process.env.SANDBOX_PORT ?? 8600), // the sandbox CLI's port (README: one port everywhere)
       merchants: [DEMO_MERCHANTS.main, DEMO_MERCHANTS.jp],
     });
     console.log(`Gateway sandbox on ${sandbox.url}`);
