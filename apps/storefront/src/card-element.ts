@@ -166,26 +166,13 @@ export class CardElement {
       session = await this.fetchSession();
       this.session = session;
     }
-    const address = billing.address;
+    const billingDetail = gatewayBilling(billing);
     let answer: ConfirmAnswer | undefined;
     try {
       answer = await this.sdk!.confirmPaymentMethod({
         apikey: session.token,
         trnxDetail: {
-          billingDetail: {
-            address: {
-              city: address.city,
-              country: address.countryCode.toUpperCase(),
-              line1: address.line1,
-              line2: '',
-              postalCode: address.postalCode,
-              state: address.province.replace(/^[a-z]{2}-/i, '').toUpperCase(),
-            },
-            email: billing.email,
-            firstName: address.firstName,
-            lastName: address.lastName,
-            phone: address.phone,
-          },
+          billingDetail,
           // Placeholders only: the gateway's iframe fills in the card.
           card: {
             cardNo: '',
@@ -214,4 +201,28 @@ export class CardElement {
         : 'The card could not be checked; check the card fields',
     );
   }
+}
+
+/**
+ * The cart's address in the gateway's billingDetail shape. The gateway needs a phone of at least two
+ * characters and both names; the checkout leaves the phone optional, so the same stand-ins as the
+ * plugins' own requests are used (packages/core/src/request-builders.ts). Empty optional fields are left out.
+ */
+function gatewayBilling(billing: ElementBilling): Record<string, unknown> {
+  const address = billing.address;
+  const state = address.province.replace(/^[a-z]{2}-/i, '').toUpperCase();
+  const phone = address.phone.trim();
+  return {
+    address: {
+      city: address.city,
+      country: address.countryCode.toUpperCase(),
+      line1: address.line1,
+      ...(address.postalCode ? { postalCode: address.postalCode } : {}),
+      ...(state ? { state } : {}),
+    },
+    email: billing.email,
+    firstName: address.firstName.trim() || 'Customer',
+    lastName: address.lastName.trim() || 'Customer',
+    phone: phone.length >= 2 ? phone : '00',
+  };
 }
