@@ -2,11 +2,7 @@ import { type GatewayClient, GatewayConnectionError } from '@gatewaykit/core';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { describe, expect, it, vi } from 'vitest';
 import { POST as saveCardRoute } from '../src/api/store/gatewaykit/payment-methods/route';
-import {
-  CARD_ELEMENT_TOKEN_TTL_MS,
-  CardElementUnavailableError,
-  issueCardElement,
-} from '../src/lib/card-element';
+import { CardElementUnavailableError, issueCardElement } from '../src/lib/card-element';
 import type { GatewaykitAccount } from '../src/lib/resolve-options';
 import { BUYER, cardServiceWith, loggedIn, OPTIONS } from './fake-provider';
 
@@ -263,7 +259,7 @@ describe('POST /store/gatewaykit/card-element', () => {
     expect(first).toEqual({
       session_token: 'st_11111111',
       script_url: 'http://gateway.test/11111111/static/v3/js/AsiabillPayment.min.js',
-      expires_at: new Date(now() + CARD_ELEMENT_TOKEN_TTL_MS).toISOString(),
+      expires_at: new Date(now() + 30 * 60_000).toISOString(),
     });
     expect(first.expires_at).toBe('2026-11-24T12:30:00.000Z');
     const second = await issueCardElement(

@@ -1,4 +1,11 @@
-import { type GatewayClient, gatewayClientFor, parseStorefrontInput, redact } from '@gatewaykit/core';
+import {
+  type CardElementSession,
+  type GatewayClient,
+  gatewayClientFor,
+  openCardElement,
+  parseStorefrontInput,
+  redact,
+} from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
 import { z } from 'zod';
@@ -8,9 +15,6 @@ import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-opt
 /** What a store without raw card data is told when it tries to save a card from card numbers. */
 export const SAVE_WITH_THE_CARD_ELEMENT =
   'Saving a card with raw card data is disabled for this store (allowRawCardData is off: only a PCI-compliant merchant may send card numbers). Save the card with the card element instead: POST /store/gatewaykit/card-element for the form, then create the card payment session with data.customerPaymentMethodId and data.saveCard: true; the card is saved when that payment succeeds';
-
-/** A session token lives 30 minutes at the gateway (docs/card-element.md). */
-export const CARD_ELEMENT_TOKEN_TTL_MS = 30 * 60 * 1000;
 
 /** The body of POST /store/gatewaykit/card-element: these two keys, nothing else (docs/SECURITY.md). */
 const CARD_ELEMENT_INPUT = z.strictObject({
@@ -26,7 +30,7 @@ export type CardElementInput = z.output<typeof CARD_ELEMENT_INPUT>;
 export interface CardElementAnswer {
   session_token: string;
   script_url: string;
-  /** When the token stops working, counted from before it was asked for (so never later than the gateway's). */
+  /** When the token stops working (core's openCardElement: dated from before it was asked for). */
   expires_at: string;
 }
 
@@ -103,18 +107,17 @@ export async function issueCardElement(
   }
 
   const client = (deps.clientOf ?? ((entry) => gatewayClientFor(entry.options)))(account);
-  const issuedAt = (deps.now ?? Date.now)();
-  let sessionToken: string;
+  let opened: CardElementSession;
   try {
-    ({ sessionToken } = await client.sessionTokens.create());
+    opened = await openCardElement(client, deps.now);
   } catch (error) {
     throw new CardElementUnavailableError(
       `the gateway did not issue a card form token: ${String(redact(error instanceof Error ? error.message : String(error)))}`,
     );
   }
   return {
-    session_token: sessionToken,
-    script_url: client.elementScriptUrl,
-    expires_at: new Date(issuedAt + CARD_ELEMENT_TOKEN_TTL_MS).toISOString(),
+    session_token: opened.sessionToken,
+    script_url: opened.scriptUrl,
+    expires_at: opened.expiresAt.toISOString(),
   };
 }
