@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
+import { STOREFRONT_ROOT } from '../server/serve';
 import { adminOrder } from './support/admin';
 import { useBrowser } from './support/browser';
 import { CARD_METHOD } from './support/cards';
@@ -30,6 +32,10 @@ describe.each(['medusa', 'vendure'] as const)(
       await checkoutToPayment(page);
       await typeCardInElement(page, CARDS.success);
       await page.getByTestId('save-card').check();
+      // The payment form with the element and "Save this card": docs/images/card-element.png comes from this.
+      await page
+        .locator('#payment')
+        .screenshot({ path: join(STOREFRONT_ROOT, 'test-artifacts', `${store}-card-element-save.png`) });
       await page.getByTestId('pay').click();
       const first = await placedOrderReference(page);
 
