@@ -1,5 +1,6 @@
+import { SESSION_TOKEN_LIFETIME_MS } from '@gatewaykit/core';
 import { describe, expect, it, vi } from 'vitest';
-import { CardElementService, SESSION_TOKEN_LIFETIME_MS } from '../src/service/card-element.service';
+import { CardElementService } from '../src/service/card-element.service';
 
 const ctx = {} as never;
 

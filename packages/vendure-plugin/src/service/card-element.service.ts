@@ -1,17 +1,11 @@
+import { type CardElementSession, openCardElement } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import { ActiveOrderService, OrderService, PaymentMethodService, RequestContext } from '@vendure/core';
 import { MethodConfigService } from './method-config.service';
 import { ineligibility, PAYABLE_ORDER_RELATIONS } from './order-readiness';
 
 /** What the storefront needs to mount the gateway's card element (docs/card-element.md). */
-export interface CardElement {
-  sessionToken: string;
-  scriptUrl: string;
-  expiresAt: Date;
-}
-
-/** The gateway documents a session token as valid for 30 minutes (docs/card-element.md). */
-export const SESSION_TOKEN_LIFETIME_MS = 30 * 60_000;
+export type CardElement = CardElementSession;
 
 /** Why the element cannot be shown; the resolver answers it as a UserInputError. */
 export class CardElementError extends Error {}
@@ -44,12 +38,6 @@ export class CardElementService {
     if (!order) throw new CardElementError('There is no active order: the card element is shown at checkout');
     const ineligible = await ineligibility(this.paymentMethodService, ctx, order, resolved.method);
     if (ineligible) throw new CardElementError(ineligible);
-    const issuedAt = now();
-    const { sessionToken } = await resolved.client.sessionTokens.create();
-    return {
-      sessionToken,
-      scriptUrl: resolved.client.elementScriptUrl,
-      expiresAt: new Date(issuedAt + SESSION_TOKEN_LIFETIME_MS),
-    };
+    return openCardElement(resolved.client, now);
   }
 }
