@@ -26,7 +26,7 @@ import { decideRefundNotice, findNoticedRefund } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 import { vendureAmountToOrderAmount } from './vendure-money';
 
-/** Runs `work` in the attempt store's exclusive section (per-order lock and one transaction). */
+/** Runs `work` in the attempt store's exclusive section (one transaction holding the attempt's and order's row locks). */
 export type Exclusive = <T>(work: (tx: RequestContext) => Promise<T>) => Promise<T>;
 
 /**

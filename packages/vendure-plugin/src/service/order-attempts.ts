@@ -9,8 +9,8 @@ import {
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { lockedTransaction } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
-import type { KeyedLock } from './keyed-lock';
 
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
 export interface OrderAttempt extends StoredAttempt {
@@ -35,8 +35,9 @@ export interface OrderEffects {
 /**
  * Core's AttemptStore over the attempt rows of one channel and one payment method (docs/inbound.md):
  * an attempt made in another channel or through another method (other keys) is never found. Each
- * recording runs in one transaction, serialised per order in this process; across instances the
- * versioned conditional update decides which writer moves an attempt.
+ * recording runs in one transaction holding the database's row locks on the attempt and its order
+ * (attempt-lock.ts), so writers on every instance take turns; the versioned conditional update
+ * stays the last guard of which writer moves an attempt.
  */
 export class OrderAttempts implements AttemptStore<OrderAttempt> {
   /** The transaction's context while `exclusive` runs. */
@@ -46,24 +47,18 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
     private readonly ctx: RequestContext,
     private readonly methodCode: string,
     private readonly connection: TransactionalConnection,
-    private readonly lock: KeyedLock,
     private readonly effects: OrderEffects,
   ) {}
 
   async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
-    // sql.js/SQLite share one connection: serialise all recordings there, per order elsewhere.
-    const dbType = this.connection.rawConnection.options.type;
-    const key = dbType === 'sqljs' || dbType === 'better-sqlite3' || dbType === 'sqlite' ? '*' : orderNo;
-    return this.lock.run(key, () =>
-      this.connection.withTransaction(this.ctx, async (tx) => {
-        this.tx = tx;
-        try {
-          return await work();
-        } finally {
-          this.tx = undefined;
-        }
-      }),
-    );
+    return lockedTransaction(this.connection, this.ctx, orderNo, async (tx) => {
+      this.tx = tx;
+      try {
+        return await work();
+      } finally {
+        this.tx = undefined;
+      }
+    });
   }
 
   /** `work` with the transaction's context, in the exclusive section of `orderNo`. */

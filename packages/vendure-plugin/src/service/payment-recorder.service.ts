@@ -5,7 +5,6 @@ import { discardTicket, issueTicket } from '../config/payment-tickets';
 import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { GatewayNoticeService } from './gateway-notice.service';
-import { KeyedLock } from './keyed-lock';
 import { type OrderAttempt, OrderAttempts } from './order-attempts';
 import { paymentStateFor } from './payment-state';
 
@@ -19,8 +18,6 @@ const PAYABLE_STATES = ['ArrangingPayment', 'ArrangingAdditionalPayment'];
  */
 @Injectable()
 export class PaymentRecorderService {
-  private readonly lock = new KeyedLock();
-
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly orderService: OrderService,
@@ -32,7 +29,7 @@ export class PaymentRecorderService {
    * through another method (other keys, perhaps known to someone else) is unknown to it.
    */
   attemptsOf(ctx: RequestContext, methodCode: string): OrderAttempts {
-    return new OrderAttempts(ctx, methodCode, this.connection, this.lock, {
+    return new OrderAttempts(ctx, methodCode, this.connection, {
       applyToOrder: (tx, row, next) => this.applyToOrder(tx, row, next),
       note: (noteCtx, row, text) => this.note(noteCtx, row, text),
       notice: (row, event, exclusive) => this.notices.handle(row, event, exclusive),

@@ -1,0 +1,78 @@
+import { Order, type RequestContext, type TransactionalConnection } from '@vendure/core';
+import type { DataSource } from 'typeorm';
+import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+
+/**
+ * The exclusive section of one payment attempt (core's AttemptStore.exclusive), held by the database
+ * so that it works across server instances (docs/safety-rules.md, "Dedupe and locking": never process
+ * memory).
+ *
+ * - Server databases (PostgreSQL, MySQL/MariaDB): one transaction that first takes row locks,
+ *   `SELECT … FOR UPDATE` on the attempt row (by orderNo) and then on its order row. Every writer of
+ *   that attempt or order, on any instance, waits for the commit and then reads the committed row.
+ *   The lock order is always attempt, then order; Vendure's own transactions never lock attempt rows,
+ *   so they cannot close a cycle. An orderNo without a row has nothing to lock (nothing gets written).
+ * - sql.js / SQLite: the database lives in this process (sql.js) or in one file behind one connection,
+ *   so there is exactly one writer process by construction, and TypeORM runs every transaction on that
+ *   one connection: two transactions at once would interleave their statements. There the sections
+ *   queue one after another per database. That queue is part of how the embedded database works, not a
+ *   lock between instances (there cannot be a second instance).
+ *
+ * Inside the section the versioned conditional update of the attempt row (order-attempts.ts) stays the
+ * last guard: a writer that read an older version changes nothing.
+ */
+export async function lockedTransaction<T>(
+  connection: TransactionalConnection,
+  ctx: RequestContext,
+  orderNo: string,
+  work: (tx: RequestContext) => Promise<T>,
+): Promise<T> {
+  const run = () =>
+    connection.withTransaction(ctx, async (tx) => {
+      if (!singleConnection(connection.rawConnection)) await lockAttemptAndOrder(connection, tx, orderNo);
+      return work(tx);
+    });
+  return singleConnection(connection.rawConnection) ? queued(connection.rawConnection, run) : run();
+}
+
+/** `SELECT … FOR UPDATE` on the attempt row, then on its order row (in the transaction of `tx`). */
+async function lockAttemptAndOrder(
+  connection: TransactionalConnection,
+  tx: RequestContext,
+  orderNo: string,
+): Promise<void> {
+  const attempt = await connection
+    .getRepository(tx, GatewaykitPaymentAttempt)
+    .createQueryBuilder('attempt')
+    .select(['attempt.id', 'attempt.orderId'])
+    .where('attempt.orderNo = :orderNo', { orderNo })
+    .setLock('pessimistic_write')
+    .getOne();
+  if (!attempt) return;
+  await connection
+    .getRepository(tx, Order)
+    .createQueryBuilder('order')
+    .select('order.id')
+    .where('order.id = :id', { id: attempt.orderId })
+    .setLock('pessimistic_write')
+    .getOne();
+}
+
+const EMBEDDED = new Set(['sqljs', 'sqlite', 'better-sqlite3', 'capacitor', 'cordova', 'expo', 'nativescript']);
+
+function singleConnection(dataSource: DataSource): boolean {
+  return EMBEDDED.has(dataSource.options.type);
+}
+
+/** Tail of the queue per embedded database (see above: one process, one connection). */
+const tails = new WeakMap<DataSource, Promise<unknown>>();
+
+async function queued<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
+  const previous = tails.get(dataSource) ?? Promise.resolve();
+  const current = previous.then(work, work);
+  tails.set(
+    dataSource,
+    current.catch(() => undefined),
+  );
+  return current;
+}
