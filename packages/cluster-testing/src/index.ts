@@ -1,0 +1,4 @@
+export { ensureDebianPackage } from './debian-package.js';
+export { freePort } from './free-port.js';
+export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
+export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
