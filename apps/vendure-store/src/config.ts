@@ -1,6 +1,13 @@
 import path from 'node:path';
 import { GatewaykitPlugin, type ReconcileOptions } from '@gatewaykit/vendure-plugin';
-import { DefaultLogger, DefaultSchedulerPlugin, LogLevel, type VendureConfig } from '@vendure/core';
+import {
+  DefaultLogger,
+  DefaultSchedulerPlugin,
+  LogLevel,
+  RedisCachePlugin,
+  type VendureConfig,
+} from '@vendure/core';
+import { BullMQJobQueuePlugin } from '@vendure/job-queue-plugin/package/bullmq';
 import { maxOrderTotalChecker } from './eligibility-checker';
 import { noopPaymentHandler } from './noop-payment-handler';
 
@@ -25,6 +32,21 @@ export interface StoreSettings {
    * the store as most merchants must: cards only through the card element.
    */
   allowRawCardData: boolean;
+  /**
+   * `demo` (default): one process on sql.js with `synchronize`. `production`: PostgreSQL with the
+   * committed migrations, BullMQ job queue and cache on Redis, several server instances plus a worker
+   * (GATEWAYKIT_TOPOLOGY=production, or DATABASE_URL set). See src/topology/.
+   */
+  topology: 'demo' | 'production';
+  /** PostgreSQL connection URL (production). */
+  databaseUrl: string | undefined;
+  /** Redis of the job queue and cache (production): REDIS_URL, default redis://127.0.0.1:6379. */
+  redisUrl: string;
+  /**
+   * Where scheduled tasks (the plugin's reconciliation) run in production: the worker only (default),
+   * or every process (GATEWAYKIT_TASKS_EVERYWHERE=1, to prove the scheduler's lock across instances).
+   */
+  tasksInWorkerOnly: boolean;
 }
 
 export const APP_ROOT = path.resolve(__dirname, '..', '..');
@@ -49,13 +71,17 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
         ? { noRecordAfterMs: Number(env.GATEWAYKIT_RECONCILE_NO_RECORD_MS) }
         : {}),
     },
+    topology: env.GATEWAYKIT_TOPOLOGY === 'production' || env.DATABASE_URL ? 'production' : 'demo',
+    databaseUrl: env.DATABASE_URL,
+    redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    tasksInWorkerOnly: env.GATEWAYKIT_TASKS_EVERYWHERE !== '1',
     logLevel:
       env.LOG_LEVEL === 'debug' ? LogLevel.Debug : env.LOG_LEVEL === 'info' ? LogLevel.Info : LogLevel.Warn,
   };
 }
 
 export function buildConfig(settings: StoreSettings): VendureConfig {
-  return {
+  const config: VendureConfig = {
     apiOptions: {
       port: settings.port,
       hostname: '127.0.0.1',
@@ -68,32 +94,95 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       superadminCredentials: { identifier: 'superadmin', password: 'superadmin' },
       cookieOptions: { secret: 'gatewaykit-demo-cookie-secret' },
     },
-    dbConnectionOptions: {
-      type: 'sqljs',
-      location: settings.dbPath,
-      autoSave: settings.persist,
-      // Demo store: the schema follows the code (plugin entity + custom field). Use migrations in production.
-      synchronize: true,
-      logging: false,
-    },
+    dbConnectionOptions:
+      settings.topology === 'production' ? postgresOptions(settings) : sqljsOptions(settings),
     paymentOptions: {
       paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [],
       paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
     },
     logger: new DefaultLogger({ level: settings.logLevel }),
-    // One process serves the APIs and the job queue, so it also runs the scheduled tasks (the
-    // plugin's reconciliation); the scheduler plugin's database lock runs each once per interval.
+    ...platformParts(settings),
+  };
+  config.plugins = [
+    ...(config.plugins ?? []),
+    GatewaykitPlugin.init({
+      vendureHost: settings.publicUrl,
+      storefrontOrderUrl: settings.storefrontOrderUrl,
+      // Demo against the sandbox: raw test cards may be saved and charged (unless turned off).
+      allowRawCardData: settings.allowRawCardData,
+      ...(settings.gatewayTimeoutMs ? { gatewayTimeoutMs: settings.gatewayTimeoutMs } : {}),
+      reconcile: settings.reconcile,
+    }),
+  ];
+  return config;
+}
+
+type PlatformParts = Pick<VendureConfig, 'schedulerOptions' | 'plugins'>;
+
+function platformParts(settings: StoreSettings): PlatformParts {
+  return settings.topology === 'production' ? productionParts(settings) : demoParts();
+}
+
+function sqljsOptions(settings: StoreSettings): VendureConfig['dbConnectionOptions'] {
+  return {
+    type: 'sqljs',
+    location: settings.dbPath,
+    autoSave: settings.persist,
+    // Demo store: the schema follows the code (plugin entity + custom field). Production uses migrations.
+    synchronize: true,
+    logging: false,
+  };
+}
+
+/** The committed migrations (sources); built to dist/migrations/*.js, which is what the servers load. */
+export const MIGRATIONS_DIR = path.join(APP_ROOT, 'migrations');
+
+function postgresOptions(settings: StoreSettings): VendureConfig['dbConnectionOptions'] {
+  if (!settings.databaseUrl) throw new Error('production topology: DATABASE_URL is not set');
+  return {
+    type: 'postgres',
+    url: settings.databaseUrl,
+    // The schema only changes through the committed migrations (npm run migration -w @gatewaykit/vendure-store).
+    synchronize: false,
+    migrationsRun: false,
+    migrations: [path.join(APP_ROOT, 'dist', 'migrations', '*.js')],
+    logging: false,
+    // Each instance keeps a small pool: several instances and a worker share one PostgreSQL.
+    extra: { max: 10 },
+  };
+}
+
+/** One process serves the APIs and the job queue, so it also runs the scheduled tasks. */
+function demoParts(): PlatformParts {
+  return {
+    // The scheduler plugin's database lock runs each task once per interval.
     schedulerOptions: { runTasksInWorkerOnly: false },
+    plugins: [DefaultSchedulerPlugin.init({ manualTriggerCheckInterval: 2000 })],
+  };
+}
+
+/**
+ * Several server instances and one worker: jobs go through BullMQ on the shared Redis (a job runs
+ * once, in the worker), the cache (sessions, active orders) lives in Redis so every instance sees the
+ * same sessions, and the scheduler runs the plugin's reconciliation once per interval for the whole
+ * cluster (its task row in PostgreSQL is the lock), in the worker unless told otherwise.
+ */
+function productionParts(settings: StoreSettings): PlatformParts {
+  const redis = new URL(settings.redisUrl);
+  const connection = {
+    host: redis.hostname,
+    port: Number(redis.port || 6379),
+    ...(redis.password ? { password: decodeURIComponent(redis.password) } : {}),
+  };
+  return {
+    schedulerOptions: { runTasksInWorkerOnly: settings.tasksInWorkerOnly },
     plugins: [
-      DefaultSchedulerPlugin.init({ manualTriggerCheckInterval: 2000 }),
-      GatewaykitPlugin.init({
-        vendureHost: settings.publicUrl,
-        storefrontOrderUrl: settings.storefrontOrderUrl,
-        // Demo against the sandbox: raw test cards may be saved and charged (unless turned off).
-        allowRawCardData: settings.allowRawCardData,
-        ...(settings.gatewayTimeoutMs ? { gatewayTimeoutMs: settings.gatewayTimeoutMs } : {}),
-        reconcile: settings.reconcile,
+      BullMQJobQueuePlugin.init({
+        connection: { ...connection, maxRetriesPerRequest: null },
+        workerOptions: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
       }),
+      RedisCachePlugin.init({ redisOptions: connection, namespace: 'gatewaykit-vendure-store' }),
+      DefaultSchedulerPlugin.init({ manualTriggerCheckInterval: 2000 }),
     ],
   };
 }

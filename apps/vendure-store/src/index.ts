@@ -26,7 +26,7 @@ async function main(): Promise<void> {
       jp: { ...DEMO_MERCHANTS.jp, baseUrl: sandbox.url },
     };
   }
-  await startStore(settings, gateways);
+  await startStore(settings, gateways, { setup: process.env.STORE_SETUP !== '0' });
   // The test helper waits for this line.
   console.log(`VENDURE_READY ${settings.publicUrl}`);
 }
