@@ -14,7 +14,12 @@ import { type RunningRedis, startRedis, stopChild } from './redis';
  * the store's public URL (the gateway's callbacks and returns go through it too).
  */
 
-const DIST = path.join(APP_ROOT, 'dist', 'src');
+/** The built entry points (this file also runs from source, under the tests). */
+const DIST = path.join(
+  __dirname.split(path.sep).includes('dist') ? APP_ROOT : path.resolve(__dirname, '..', '..'),
+  'dist',
+  'src',
+);
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -1,0 +1,176 @@
+import type { Sandbox } from '@gatewaykit/sandbox';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GraphqlClient } from '../src/graphql-client';
+import { type ClusterStack, startClusterStack } from './support/cluster';
+import {
+  adminOrder,
+  CARDS,
+  cardInput,
+  completeRedirect,
+  eventually,
+  prepareOrder,
+  type StartResult,
+  startPayment,
+} from './support/shop';
+
+/**
+ * The production topology with real processes (issue 15): two server instances and one worker on one
+ * PostgreSQL and one Redis, behind the round-robin proxy that is also the gateway's callback URL.
+ * Exactly once must hold across instances, with nothing in any process's memory deciding it.
+ */
+
+const RECONCILE_EVERY_S = 4;
+
+/** The sandbox's requests of one operation about one order (its orderNos are `<code>-<n>`). */
+function gatewayRequests(sandbox: Sandbox, orderCode: string, operation: string) {
+  return sandbox
+    .requests()
+    .filter((r) => r.operation === operation && `${r.path} ${r.body ?? ''}`.includes(`${orderCode}-`));
+}
+
+describe('production topology: two instances + worker, exactly once', () => {
+  let stack: ClusterStack;
+  beforeAll(async () => {
+    stack = await startClusterStack({
+      // The reconciliation runs in every process here (not only the worker), every few seconds, so the
+      // test sees the scheduler's database lock pick one process per interval.
+      GATEWAYKIT_TASKS_EVERYWHERE: '1',
+      GATEWAYKIT_RECONCILE_SCHEDULE: `*/${RECONCILE_EVERY_S} * * * * *`,
+      GATEWAYKIT_RECONCILE_AFTER_MS: '1000',
+      GATEWAYKIT_RECONCILE_NO_RECORD_MS: String(60 * 60 * 1000),
+    });
+  }, 300_000);
+  afterEach(() => {
+    stack.sandbox.setChaos({});
+    stack.sandbox.clearFaults();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  }, 60_000);
+
+  async function settledOnce(orderId: string) {
+    const order = await eventually(
+      () => adminOrder(stack.admin, orderId),
+      (o) => o.state === 'PaymentSettled',
+      20_000,
+    );
+    expect(order.state).toBe('PaymentSettled');
+    expect(order.payments.map((p) => p.state)).toEqual(['Settled']);
+    return order;
+  }
+
+  it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    stack.sandbox.setChaos({ copies: 50, outOfOrder: true, noReturn: 'always' });
+    const before = stack.cluster.proxy.counts();
+    await completeRedirect(started.url, 'success');
+    const deliveries = await stack.sandbox.waitForCallbacks(
+      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 51,
+      30_000,
+    );
+    const mine = deliveries.filter((c) => c.orderNo === started.orderNo);
+    expect(mine.length).toBeGreaterThanOrEqual(51); // 50 copies of the success + the stale fail
+    // Every delivery answered `success` at its first attempt: no 500 and no retry on either instance.
+    const answers = mine.flatMap((c) => c.attempts.map((a) => a.response));
+    expect(answers.filter((a) => a !== 'success')).toEqual([]);
+    expect(answers).toHaveLength(mine.length);
+    const spread = stack.cluster.proxy.counts().map((n, i) => n - (before[i] ?? 0));
+    expect(Math.min(...spread)).toBeGreaterThanOrEqual(20);
+    const paid = await settledOnce(order.id);
+    expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);
+  });
+
+  it('the same checkout submitted twice at once, one request per instance: one gateway charge', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    // The first charge is still at the gateway when the second instance gets its request.
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: 'latency', ms: 1500, times: 1 });
+    const pay = (client: GraphqlClient) =>
+      startPayment(client, { paymentMethodCode: 'gatewaykit-card', card: cardInput(CARDS.success) });
+    const results: StartResult[] = await Promise.all([
+      pay(stack.shopOf(0, shop)),
+      pay(stack.shopOf(1, shop)),
+    ]);
+    const kinds = results.map((r) => r.__typename).sort();
+    expect(kinds).toContain('GatewaykitPaymentCompleted');
+    expect(kinds.filter((k) => k === 'GatewaykitPaymentCompleted')).toHaveLength(1);
+    expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
+    await settledOnce(order.id);
+    const attempts = await stack.sql(
+      'SELECT "orderNo", status FROM gatewaykit_payment_attempt WHERE "orderCode" = $1',
+      [order.code],
+    );
+    expect(attempts.filter((a) => a.status === 'succeeded')).toHaveLength(1);
+  });
+
+  it('reconciliation runs once per interval across the cluster (three processes run the scheduler)', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    // The charge's answer is a 5xx: outcome unknown, nothing recorded at the gateway. The attempt stays
+    // open and every reconciliation run asks the gateway about it once.
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: '5xx', times: 1 });
+    const started = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(started.__typename).toBe('GatewaykitPaymentPending');
+    const orderNo = `${order.code}-1`;
+    const reads = () =>
+      stack.sandbox.requests().filter((r) => r.method === 'GET' && r.path.includes(orderNo));
+    const windowS = RECONCILE_EVERY_S * 5;
+    await eventually(
+      async () => reads().length,
+      (n) => n >= 1,
+      15_000,
+    );
+    const from = Date.now();
+    await new Promise((r) => setTimeout(r, windowS * 1000));
+    const inWindow = reads().filter((r) => Date.parse(r.at) >= from);
+    // One read per tick: 5 ticks (±1 at the window's edges), never one per process (15).
+    expect(inWindow.length).toBeGreaterThanOrEqual(4);
+    expect(inWindow.length).toBeLessThanOrEqual(6);
+    const ticks = inWindow.map((r) => Math.floor(Date.parse(r.at) / (RECONCILE_EVERY_S * 1000)));
+    expect(new Set(ticks).size).toBe(ticks.length);
+    expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
+  });
+
+  it('an instance killed (SIGKILL) right after it sent a charge: the other instance and the callback finish the order once', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    // The gateway holds the charge's answer for 4 s; server-1 dies while waiting for it.
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: 'latency', ms: 4000, times: 1 });
+    const onFirst = stack.shopOf(0, shop);
+    const pending = startPayment(onFirst, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    }).catch((error: unknown) => error);
+    await eventually(
+      () => stack.sql('SELECT status FROM gatewaykit_payment_attempt WHERE "orderCode" = $1', [order.code]),
+      (rows) => rows.some((r) => r.status === 'started'),
+      10_000,
+    );
+    await new Promise((r) => setTimeout(r, 1000)); // the request is on its way to the gateway
+    await stack.cluster.servers[0]?.kill();
+    expect(await pending).toBeInstanceOf(Error); // the shopper's request died with the instance
+    // The shopper tries again (the proxy sends it to the live instance): the open attempt blocks a
+    // second charge.
+    const again = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(['GatewaykitPaymentPending', 'GatewaykitPaymentError']).toContain(again.__typename);
+    // The gateway carries the charge out and calls back through the proxy: the live instance records it.
+    const paid = await settledOnce(order.id);
+    expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
+    expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(`${order.code}-1`)?.tradeNo);
+    const after = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(after.__typename).not.toBe('GatewaykitPaymentCompleted');
+    expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
+  });
+});
