@@ -90,6 +90,7 @@ export async function startStack(options: {
           gatewayBaseUrl: sandbox.url,
           storefrontOrderUrl: `${storefrontUrl}/order/{code}?store=vendure`,
           logFile: join(options.dataDir, 'vendure', 'vendure.log'),
+          allowRawCardData: options.rawCards === true,
         });
         started.push({
           close: async () => {

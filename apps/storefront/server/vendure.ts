@@ -23,6 +23,8 @@ export async function startVendure(options: {
   gatewayBaseUrl: string;
   storefrontOrderUrl: string;
   logFile: string;
+  /** The plugin's PCI opt-in (raw card numbers); off: cards only through the card element. */
+  allowRawCardData?: boolean;
 }): Promise<RunningVendure> {
   mkdirSync(dirname(options.dbPath), { recursive: true });
   mkdirSync(dirname(options.logFile), { recursive: true });
@@ -36,6 +38,7 @@ export async function startVendure(options: {
       DB_PATH: options.dbPath,
       GATEWAY_BASE_URL: options.gatewayBaseUrl,
       STOREFRONT_ORDER_URL: options.storefrontOrderUrl,
+      GATEWAYKIT_ALLOW_RAW_CARD_DATA: options.allowRawCardData ? 'true' : 'false',
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
