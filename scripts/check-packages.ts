@@ -8,6 +8,11 @@
  *    (a `*` pattern must match at least one); siblings are depended on with a caret range their
  *    current version satisfies (never `*`); every source map, external or inline, names only sources
  *    that are packed too (the packages ship `src/` for that).
+ * 3. Platform peers (`@medusajs/*`, `@vendure/*`) are ranges (`~x.y.z` or `^x.y.z`, never one exact
+ *    version) that the version this workspace develops against (devDependencies) satisfies; the
+ *    lowest and highest registry versions inside them are what `INSTALL_TEST_PLATFORMS=lowest|highest
+ *    npm run test:install` installs. Every optional peer (peerDependenciesMeta) is a peer. `engines.node`
+ *    is the root's (the supported Node lines, README "Node lines").
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -31,6 +36,9 @@ type Manifest = {
   exports?: unknown;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  devDependencies?: Record<string, string>;
+  engines?: { node?: string };
 };
 
 const problems: string[] = [];
@@ -73,6 +81,17 @@ function caretSatisfies(range: string, version: string): boolean {
   if (rMajor === 0 && vMinor !== rMinor) return false;
   return vMinor > rMinor || (vMinor === rMinor && vPatch >= rPatch);
 }
+
+/** npm's tilde rule for `~x.y.z`: the same major and minor, at least that patch. */
+function tildeSatisfies(range: string, version: string): boolean {
+  const r = /^~(\d+)\.(\d+)\.(\d+)$/.exec(range);
+  const v = /^(\d+)\.(\d+)\.(\d+)$/.exec(version);
+  if (!r || !v) return false;
+  return r[1] === v[1] && r[2] === v[2] && Number(v[3]) >= Number(r[3]);
+}
+
+const PLATFORM_PEER = /^@(medusajs|vendure)\//;
+const rootEngines = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as Manifest).engines?.node;
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -132,6 +151,24 @@ for (const [name, { folder, manifest }] of manifests) {
         fail(`depends on ${dep}@"${range}"; expected ^x.y.z satisfied by ${sibling.manifest.version}`);
       }
     }
+  }
+
+  // Platform peers: ranges the developed-against version satisfies; optional peers are peers.
+  for (const [dep, range] of Object.entries(manifest.peerDependencies ?? {})) {
+    if (!PLATFORM_PEER.test(dep)) continue;
+    const developed = manifest.devDependencies?.[dep];
+    const ok = range.startsWith('~') ? tildeSatisfies : caretSatisfies;
+    if (!/^[~^]\d+\.\d+\.\d+$/.test(range)) {
+      fail(`peer ${dep}@"${range}" must be a range ~x.y.z or ^x.y.z (as wide as the install test proves)`);
+    } else if (developed && !ok(range, developed)) {
+      fail(`peer ${dep}@"${range}" does not include the version developed against (${developed})`);
+    }
+  }
+  for (const dep of Object.keys(manifest.peerDependenciesMeta ?? {})) {
+    if (!manifest.peerDependencies?.[dep]) fail(`peerDependenciesMeta names ${dep}, which is not a peer`);
+  }
+  if (manifest.engines?.node !== rootEngines) {
+    fail(`engines.node is "${manifest.engines?.node}", expected the root's "${rootEngines}"`);
   }
 
   // Source maps name only packed sources.

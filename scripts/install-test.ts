@@ -13,7 +13,9 @@
  *
  * Platform versions: `INSTALL_TEST_PLATFORMS=installed` (default: the versions this workspace
  * installs), `lowest` or `highest` (the lowest / highest registry versions inside the packages' peer
- * ranges). `INSTALL_TEST_ONLY=medusa|vendure` runs one platform; `INSTALL_TEST_KEEP=1` keeps the
+ * ranges). Node: the stores, npm and the sandbox run on a supported line (README "Node lines"): this
+ * process's Node when it is one, else the newest of scripts/node-binary.ts's NODE_LINES from the
+ * registry; `INSTALL_TEST_NODE=22.15.0` chooses one. `INSTALL_TEST_ONLY=medusa|vendure` runs one platform; `INSTALL_TEST_KEEP=1` keeps the
  * temporary folder (kept anyway when a step fails). Needs the build (`npm run build`), the npm registry
  * (reusing npm's cache) and nothing else from the internet. Postgres is the repository's embedded one
  * (apps/medusa-store/scripts/postgres.ts), shared by both platforms.
@@ -25,15 +27,15 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
-  rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import { freePort } from '../apps/medusa-store/scripts/free-port';
 import { type RunningPostgres, startEmbeddedPostgres } from '../apps/medusa-store/scripts/postgres';
 import { GraphqlClient, loginAdmin } from '../apps/vendure-store/src/graphql-client';
+import { NODE_LINES, nodeBinary } from './node-binary';
 
 const ROOT = join(import.meta.dirname, '..');
 const PACKAGES = ['core', 'sandbox', 'medusa-provider', 'vendure-plugin'];
@@ -58,6 +60,17 @@ const platforms = process.env['INSTALL_TEST_PLATFORMS'] ?? 'installed';
 if (!['installed', 'lowest', 'highest'].includes(platforms)) {
   fail(`INSTALL_TEST_PLATFORMS must be installed, lowest or highest (got ${platforms})`);
 }
+/** Node 22 from 22.15, or 24 and later: the packages' engines. */
+function supported(version: string): boolean {
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map(Number);
+  return (major === 22 && minor >= 15) || major >= 24;
+}
+const nodeVersion =
+  process.env['INSTALL_TEST_NODE'] ?? (supported(process.version) ? undefined : NODE_LINES.at(-1));
+/** PATH with the chosen Node first, for every command this test runs. */
+const PATH = nodeVersion
+  ? `${dirname(nodeBinary(nodeVersion))}${delimiter}${process.env.PATH ?? ''}`
+  : (process.env.PATH ?? '');
 const started = Date.now();
 const WORK = mkdtempSync(join(tmpdir(), 'gatewaykit-install-test-'));
 const children = new Map<string, ChildProcess>();
@@ -144,7 +157,7 @@ function run(command: string, cwd: string, logName: string, env: NodeJS.ProcessE
   const out = createWriteStream(logFile, { flags: 'a' });
   out.write(`$ ${command}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', command], { cwd, env: { ...process.env, ...env } });
+    const child = spawn('bash', ['-c', command], { cwd, env: { ...process.env, PATH, ...env } });
     let tail = '';
     const keep = (chunk: Buffer) => {
       out.write(chunk);
@@ -175,7 +188,7 @@ async function serve(
   out.write(`$ ${command}\n`);
   const child = spawn('bash', ['-c', `exec ${command}`], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...process.env, PATH, ...env },
     detached: true,
   });
   children.set(logName, child);
@@ -269,13 +282,27 @@ function peerRange(folder: string, name: string): string {
 function platformVersion(folder: string, name: string): string {
   if (platforms === 'installed') return workspaceVersion(name);
   const range = peerRange(folder, name);
-  const view = spawnSync('npm', ['view', `${name}@${range}`, 'version', '--json'], { encoding: 'utf8' });
+  const view = spawnSync('npm', ['view', `${name}@${range}`, 'version', '--json'], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH },
+  });
   if (view.status !== 0) fail(`npm view ${name}@${range} failed: ${view.stderr}`);
   const parsed = JSON.parse(view.stdout) as string | string[];
   const versions = (Array.isArray(parsed) ? parsed : [parsed]).filter((v) => !v.includes('-'));
   if (versions.length === 0) fail(`no release of ${name} in ${range}`);
   const [first] = versions;
   return platforms === 'lowest' ? first! : versions[versions.length - 1]!;
+}
+
+/** The @medusajs/ui version a Medusa release's dashboard depends on. */
+function medusaUi(medusaVersion: string): string {
+  const view = spawnSync(
+    'npm',
+    ['view', `@medusajs/dashboard@${medusaVersion}`, 'dependencies.@medusajs/ui', '--json'],
+    { encoding: 'utf8', env: { ...process.env, PATH } },
+  );
+  if (view.status !== 0) fail(`npm view @medusajs/dashboard@${medusaVersion} failed: ${view.stderr}`);
+  return JSON.parse(view.stdout) as string;
 }
 
 // ------------------------------------------------------------------------------------------------ steps
@@ -293,7 +320,7 @@ async function pack(): Promise<Map<string, string>> {
       into,
       ...PACKAGES.flatMap((name) => ['--workspace', `packages/${name}`]),
     ],
-    { cwd: ROOT, encoding: 'utf8' },
+    { cwd: ROOT, encoding: 'utf8', env: { ...process.env, PATH } },
   );
   if (packed.status !== 0) fail(`npm pack failed: ${packed.stderr}`);
   const tarballs = new Map<string, string>();
@@ -357,7 +384,9 @@ async function medusaSetup(snippets: Map<SnippetName, string>, tarballs: Map<str
   const dir = join(WORK, 'medusa-app');
   mkdirSync(join(dir, 'src', 'scripts'), { recursive: true });
   const version = platformVersion('medusa-provider', '@medusajs/framework');
-  const ui = platformVersion('medusa-provider', '@medusajs/ui');
+  // @medusajs/ui is whatever this Medusa pins (its dashboard and draft-order plugin take one exact
+  // version): 4.2.4 for 2.21.0, 4.2.6 for 2.21.2. Any other fails Medusa's own plugins, not ours.
+  const ui = platforms === 'installed' ? workspaceVersion('@medusajs/ui') : medusaUi(version);
   log(`medusa: @medusajs/* ${version}, @medusajs/ui ${ui}`);
   const dependencies: Record<string, string> = {};
   for (const name of ['admin-sdk', 'cli', 'framework', 'medusa', 'icons']) {
@@ -766,31 +795,41 @@ async function vendureOrder(url: string, createMethod: string, sandbox: Sandbox)
 // ------------------------------------------------------------------------------------------------- main
 
 async function main(): Promise<void> {
-  log(`work folder ${WORK} (node ${process.version}, platforms: ${platforms})`);
+  const node = spawnSync('node', ['--version'], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH },
+  }).stdout.trim();
+  log(`work folder ${WORK} (stores on node ${node}, platforms: ${platforms})`);
   const snippets = await step('README snippets', () => readSnippets());
   const tarballs = await step('npm pack (four packages)', () => pack());
   log([...tarballs.values()].map((file) => file.slice(WORK.length + 1)).join(', '));
   postgres = await step('embedded Postgres', async () =>
     startEmbeddedPostgres({ dataDir: join(WORK, 'pg'), port: await freePort() }),
   );
-  // Both installs at once (mostly waiting on the disk), then one platform after the other.
-  const [sandbox, medusaDir, vendureDir] = await Promise.all([
-    startSandbox(snippets, tarballs),
-    only === 'vendure' ? undefined : medusaSetup(snippets, tarballs),
-    only === 'medusa' ? undefined : vendureSetup(snippets, tarballs),
+  // Both platforms at once, each from its install to its order (much of it waits on npm, the disk
+  // and Postgres), each in its own folder, database and log.
+  const sandbox = startSandbox(snippets, tarballs);
+  await Promise.all([
+    sandbox,
+    only !== 'vendure' &&
+      medusaSetup(snippets, tarballs)
+        .then(async (dir) => medusaRun(dir, snippets, await sandbox))
+        .then(() => stopServer('medusa')),
+    only !== 'medusa' &&
+      vendureSetup(snippets, tarballs)
+        .then(async (dir) => vendureRun(dir, snippets, await sandbox))
+        .then(() => stopServer('vendure')),
   ]);
-  if (medusaDir) {
-    await medusaRun(medusaDir, snippets, sandbox);
-    await stopServer('medusa');
-  }
-  if (vendureDir) await vendureRun(vendureDir, snippets, sandbox);
 }
 
 main().then(
   async () => {
     await stopChildren();
     await postgres?.stop();
-    if (process.env['INSTALL_TEST_KEEP'] !== '1') rmSync(WORK, { recursive: true, force: true });
+    if (process.env['INSTALL_TEST_KEEP'] !== '1') {
+      // Half a gigabyte of node_modules: removed in the background, so the result is not kept waiting.
+      spawn('rm', ['-rf', WORK], { detached: true, stdio: 'ignore' }).unref();
+    }
     log(`ok in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     process.exit(0);
   },

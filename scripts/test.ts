@@ -2,9 +2,10 @@
  * `npm test`, as CI runs it: every workspace's tests through turbo (build first, one workspace at a
  * time), each real-store suite keeping what it stored, logged and answered in its `.evidence/`
  * folder, then the published packages' check (scripts/check-packages.ts), the install test of the
- * READMEs (scripts/install-test.ts) and the card-data scan over all of it (docs/SECURITY.md).
+ * READMEs (scripts/install-test.ts), the packages' suites on the other Node lines (scripts/node-lines.ts)
+ * and the card-data scan over all of it (docs/SECURITY.md).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -27,14 +28,38 @@ run('npx', ['turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)]
   ...process.env,
   GATEWAYKIT_EVIDENCE_DIR: '.evidence',
 });
-if (process.argv.length <= 2) {
+/** Runs the scripts at once (each prefixes its own lines); resolves to the first failure's exit code, or 0. */
+function together(scripts: string[]): Promise<number> {
+  const exits = scripts.map(
+    (script) =>
+      new Promise<number>((resolve) => {
+        const child = spawn('npx', ['tsx', script], { cwd: ROOT, stdio: 'inherit' });
+        child.on('exit', (code) => resolve(code ?? 1));
+        child.on('error', () => resolve(1));
+      }),
+  );
+  return Promise.all(exits).then((codes) => codes.find((code) => code !== 0) ?? 0);
+}
+
+function scanEvidence(): void {
+  console.log('[test] card-data scan of the evidence');
+  run('npx', ['tsx', 'scripts/scan-card-data.ts']);
+}
+
+if (process.argv.length > 2) {
+  scanEvidence();
+} else {
   // Every package is built now; a filtered run (extra turbo arguments) may not have built all four.
   console.log('[test] the four packages as published (scripts/check-packages.ts)');
   run('npx', ['tsx', 'scripts/check-packages.ts']);
-  // The READMEs as a store builder follows them: packed packages in a fresh Medusa app and a fresh
-  // Vendure server outside the workspace, one order each (scripts/install-test.ts).
-  console.log('[test] install test: the READMEs in a fresh Medusa app and Vendure server');
-  run('npx', ['tsx', 'scripts/install-test.ts']);
+  // At once, as they load the machine differently (the install test mostly waits on npm, the disk and
+  // Postgres; the other lines' suites are CPU work):
+  // - the READMEs as a store builder follows them: packed packages in a fresh Medusa app and a fresh
+  //   Vendure server outside the workspace, one order each (scripts/install-test.ts);
+  // - the packages' unit and contract suites on the other supported Node lines (scripts/node-lines.ts).
+  console.log('[test] install test (the READMEs in a fresh Medusa app and Vendure server) and node lines');
+  void together(['scripts/install-test.ts', 'scripts/node-lines.ts']).then((code) => {
+    if (code !== 0) process.exit(code);
+    scanEvidence();
+  });
 }
-console.log('[test] card-data scan of the evidence');
-run('npx', ['tsx', 'scripts/scan-card-data.ts']);

@@ -68,14 +68,28 @@ describe('authorizePayment maps the gateway outcome to a Medusa session status (
     expect(confirm).not.toHaveBeenCalled();
   });
 
-  it('concurrent authorizes of one session share one charge', async () => {
-    const { service, confirm } = cardServiceWith(result({ orderStatus: 'success' }));
-    const [a, b] = await Promise.all([
-      service.authorizePayment({ data: cardSession('payses_SAME') }),
-      service.authorizePayment({ data: cardSession('payses_SAME') }),
-    ]);
-    expect([a.status, b.status]).toEqual(['captured', 'captured']);
-    expect(confirm).toHaveBeenCalledTimes(1);
+  it('a session another instance already marked sent is never charged again (the mark is in the database)', async () => {
+    // The payment module's session rows, shared by two provider instances (two servers, one database).
+    const rows = new Map<string, Record<string, unknown>>([['payses_SAME', cardSession('payses_SAME')]]);
+    const sessions = {
+      retrieve: async (id: string) => ({ data: rows.get(id) ?? null, payment_collection_id: 'pay_col_1' }),
+      list: async () =>
+        [...rows].map(([id, data]) => ({ id, provider_id: 'pp_gatewaykit_gatewaykit', data })),
+      update: async ({ id, data }: { id: string; data: Record<string, unknown> }) => {
+        rows.set(id, data);
+      },
+    };
+    const first = cardServiceWith(result({ orderStatus: 'success' }), { paymentSessionService: sessions });
+    const second = cardServiceWith(result({ orderStatus: 'success' }), { paymentSessionService: sessions });
+    expect((await first.service.authorizePayment({ data: cardSession('payses_SAME') })).status).toBe(
+      'captured',
+    );
+    // The second instance read the session before the first marked it: its copy says "not sent".
+    const late = await second.service.authorizePayment({ data: cardSession('payses_SAME') });
+    expect(late.status).toBe('pending');
+    expect(late.data).toMatchObject({ attemptedAt: expect.any(String) });
+    expect(first.confirm).toHaveBeenCalledTimes(1);
+    expect(second.confirm).not.toHaveBeenCalled();
   });
 });
 

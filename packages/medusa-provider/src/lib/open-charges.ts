@@ -45,20 +45,3 @@ export function firstOpenCharge(
       chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'open',
   )?.id;
 }
-
-/**
- * Another gatewaykit session of the same cart whose charge is open, or undefined. A second charge must
- * not start while one is open: Medusa keeps a session whose deletion we refused beside the new one.
- */
-export async function openSiblingCharge(
-  sessions: StoredSessions,
-  orderNo: string,
-): Promise<string | undefined> {
-  const self = await sessions.retrieve(orderNo, { select: ['payment_collection_id'] });
-  if (!self.payment_collection_id) return undefined;
-  const siblings = await sessions.list(
-    { payment_collection_id: self.payment_collection_id },
-    { select: ['id', 'provider_id', 'data'] },
-  );
-  return firstOpenCharge(siblings, orderNo);
-}

@@ -63,9 +63,15 @@ import type {
 } from '@medusajs/framework/types';
 import { AbstractPaymentProvider, MedusaError } from '@medusajs/framework/utils';
 import { SAVE_WITH_THE_CARD_ELEMENT } from '../../lib/card-element';
+import {
+  type ChargeClaims,
+  PostgresChargeClaims,
+  SessionServiceChargeClaims,
+  type SqlDatabase,
+} from '../../lib/charge-claim';
 import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from '../../lib/gateway-records';
 import { toMedusaError } from '../../lib/medusa-errors';
-import { chargeStateOf, openSiblingCharge, type StoredSessions } from '../../lib/open-charges';
+import { chargeStateOf, type StoredSessions } from '../../lib/open-charges';
 import {
   DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
   type GatewaykitOptions,
@@ -91,6 +97,8 @@ interface StoredRows<T> {
 
 type Cradle = {
   logger: Logger;
+  /** Medusa's Postgres connection (knex), given to every module and its providers. */
+  __pg_connection__?: SqlDatabase;
   paymentSessionService?: StoredSessions;
   paymentService?: StoredRows<{ id: string; data?: Record<string, unknown> | null }>;
   refundService?: StoredRows<{ id: string; payment_id?: string | null }>;
@@ -122,9 +130,6 @@ export interface ChargePlan {
   decision?: CardMethodDecision | undefined;
 }
 
-/** Charges in flight in this process, by orderNo: a concurrent authorize waits instead of charging again. */
-const inFlight = new Map<string, Promise<PaymentOutcome>>();
-
 /**
  * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no capture
  * or void, and reports results by signed callback/return; so the outcome lives in the session data and
@@ -140,6 +145,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   private readonly sessions_: StoredSessions | undefined;
   private readonly payments_: Cradle['paymentService'];
   private readonly refunds_: Cradle['refundService'];
+  private readonly claims_: ChargeClaims | undefined;
 
   static override validateOptions(options: Record<string, unknown>): void {
     parseOptions(options);
@@ -152,6 +158,21 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     this.sessions_ = cradle.paymentSessionService;
     this.payments_ = cradle.paymentService;
     this.refunds_ = cradle.refundService;
+    this.claims_ = this.chargeClaims(cradle);
+  }
+
+  /** Where the right to send a session's charge is decided: the database (see charge-claim.ts). */
+  protected chargeClaims(cradle: Cradle): ChargeClaims | undefined {
+    let db: SqlDatabase | undefined;
+    try {
+      db = cradle.__pg_connection__;
+    } catch {
+      db = undefined; // a container without a database (unit tests)
+    }
+    if (db) return new PostgresChargeClaims(db);
+    return cradle.paymentSessionService
+      ? new SessionServiceChargeClaims(cradle.paymentSessionService)
+      : undefined;
   }
 
   /** Overridable in unit tests to inject a fake client. */
@@ -210,7 +231,12 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       return { id: orderNo, data: completeSessionData(data, stored), status: 'pending' };
     }
 
-    await this.refuseWhileAnotherChargeIsOpen(orderNo);
+    const attemptedAt = new Date().toISOString();
+    const claimed = await this.claim(orderNo, attemptedAt);
+    // A session Medusa has just inserted is never sent yet; refuse rather than answer with another's state.
+    if (claimed !== true) {
+      throw new MedusaError(MedusaError.Types.CONFLICT, `gatewaykit: session ${orderNo} was already started`);
+    }
     const outcome = await this.charge(
       buildPaymentRequest({ options: this.options_, data, source: plan.source, context: input.context }),
       data,
@@ -221,7 +247,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         `The gateway refused the payment: ${outcome.reason}`,
       );
     }
-    data = withOutcome({ ...data, attemptedAt: new Date().toISOString() }, outcome);
+    data = withOutcome({ ...data, attemptedAt }, outcome);
     return { id: orderNo, data: completeSessionData(data, stored), status: sessionStatusFor(outcome) };
   }
 
@@ -235,7 +261,10 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         "gatewaykit card payment: create the session with data.customerPaymentMethodId (the card element's payment method, or a saved card of the logged-in customer) or use the hosted checkout provider",
       );
     }
-    await this.refuseWhileAnotherChargeIsOpen(data.orderNo);
+    const attemptedAt = new Date().toISOString();
+    const claimed = await this.claim(data.orderNo, attemptedAt);
+    // Sent (or decided) by another request, on this instance or another: never a second charge.
+    if (claimed !== true) return this.statusOf(claimed);
     const charged = await this.charge(
       buildPaymentRequest({ options: this.options_, data, source: plan.source, context: input.context }),
       data,
@@ -244,21 +273,27 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     // A callback may have stored a result while the charge was in flight (e.g. after an unknown
     // outcome). Medusa saves what we return over the stored data, so merge instead of overwriting.
     const { next } = mergeOutcome(await this.storedOutcome(data.orderNo), charged);
-    return this.statusOf(
-      withOutcome({ ...data, cardKept: kept ?? data.cardKept, attemptedAt: new Date().toISOString() }, next),
-    );
+    return this.statusOf(withOutcome({ ...data, cardKept: kept ?? data.cardKept, attemptedAt }, next));
   }
 
-  /** Exactly once per cart: no new charge while another session's charge may have taken money. */
-  private async refuseWhileAnotherChargeIsOpen(orderNo: string | undefined): Promise<void> {
-    if (!orderNo || !this.sessions_) return;
-    const open = await openSiblingCharge(this.sessions_, orderNo);
-    if (open) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; no second payment is started until its result arrives`,
-      );
-    }
+  /**
+   * Exactly once (docs/safety-rules.md#dedupe-and-locking): the session is marked "sent" in the
+   * database unless it already is (then its stored data is returned) or another session of the cart
+   * may have taken money (refused). From the mark on, on every instance, the session is not deleted,
+   * not sent again, and no other charge starts for the cart, even if this process dies before the answer.
+   */
+  private async claim(
+    orderNo: string | undefined,
+    attemptedAt: string,
+  ): Promise<true | Partial<GatewaykitSessionData>> {
+    if (!orderNo || !this.claims_) return true;
+    const claim = await this.claims_.claim(orderNo, attemptedAt);
+    if (claim.kind === 'claimed') return true;
+    if (claim.kind === 'taken') return readSessionData(claim.data as Record<string, unknown>);
+    throw new MedusaError(
+      MedusaError.Types.NOT_ALLOWED,
+      `A payment for this cart (gateway orderNo ${claim.orderNo}) is still being confirmed by the gateway; no second payment is started until its result arrives`,
+    );
   }
 
   /** The outcome currently stored for a session (written by the callback/return routes). */
@@ -272,37 +307,19 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     }
   }
 
-  /** Sends the one money-moving request of an attempt, sharing it with concurrent callers. */
+  /**
+   * Sends the one money-moving request of an attempt whose claim this caller holds (the session row
+   * already says "sent"). The mark is taken back only when the request provably never left (refused
+   * by validation).
+   */
   protected async charge(
     attempt: ReturnType<typeof buildPaymentRequest>,
     data: Partial<GatewaykitSessionData>,
   ): Promise<PaymentOutcome> {
-    const running = inFlight.get(attempt.orderNo);
-    if (running) return running;
-    const promise = this.sendMarked(attempt, data);
-    inFlight.set(attempt.orderNo, promise);
     try {
-      const outcome = await promise;
+      const outcome = await startPayment(this.client, attempt);
       this.logger_.info(`gatewaykit: ${attempt.source.kind} payment ${attempt.orderNo} -> ${outcome.status}`);
       return outcome;
-    } finally {
-      inFlight.delete(attempt.orderNo);
-    }
-  }
-
-  /**
-   * The session row says "sent" before the request leaves (docs/SECURITY.md, exactly once): from then
-   * on, on every instance, the session is not deleted, no other charge starts for the cart and the cart
-   * cannot change, even if this process dies before the answer. The mark is taken back only when the
-   * request provably never left (refused by validation).
-   */
-  private async sendMarked(
-    attempt: ReturnType<typeof buildPaymentRequest>,
-    data: Partial<GatewaykitSessionData>,
-  ): Promise<PaymentOutcome> {
-    await this.writeSessionData({ ...data, attemptedAt: new Date().toISOString() });
-    try {
-      return await startPayment(this.client, attempt);
     } catch (error) {
       if (error instanceof GatewayValidationError) await this.writeSessionData(data);
       throw toMedusaError(error, 'gatewaykit payment');
