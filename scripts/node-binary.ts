@@ -45,3 +45,9 @@ export function nodeBinary(version: string): string {
   if (found !== `v${version}`) throw new Error(`${binary} answers ${found}, expected v${version}`);
   return binary;
 }
+
+// `npx tsx scripts/node-binary.ts`: installs every line's binary now. npm test does this before it runs
+// the install test and the node lines at once, so the two never install the same binary concurrently.
+if (process.argv[1]?.endsWith('node-binary.ts')) {
+  for (const version of NODE_LINES) console.log(`[node-binary] ${nodeBinary(version)}`);
+}

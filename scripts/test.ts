@@ -57,6 +57,8 @@ if (process.argv.length > 2) {
   // - the READMEs as a store builder follows them: packed packages in a fresh Medusa app and a fresh
   //   Vendure server outside the workspace, one order each (scripts/install-test.ts);
   // - the packages' unit and contract suites on the other supported Node lines (scripts/node-lines.ts).
+  console.log('[test] Node binaries of the supported lines (scripts/node-binary.ts)');
+  run('npx', ['tsx', 'scripts/node-binary.ts']);
   console.log('[test] install test (the READMEs in a fresh Medusa app and Vendure server) and node lines');
   void together(['scripts/install-test.ts', 'scripts/node-lines.ts']).then((code) => {
     if (code !== 0) process.exit(code);
