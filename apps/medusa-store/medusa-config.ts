@@ -36,9 +36,52 @@ const secondAccount = process.env.GATEWAYKIT_SECOND_GATEWAY_NO
     ]
   : [];
 
+// Production modules (packages/medusa-provider/README.md, "Run it in production"): with REDIS_URL set,
+// locks, events, workflows and the cache are shared by every instance through Redis, so several servers
+// and a worker behave as one store. Without it, Medusa's in-memory defaults (one process: the demo).
+const redisUrl = process.env.REDIS_URL || undefined;
+const productionModules = redisUrl
+  ? [
+      {
+        resolve: '@medusajs/medusa/locking',
+        options: {
+          providers: [
+            {
+              resolve: '@medusajs/medusa/locking-redis',
+              id: 'locking-redis',
+              is_default: true,
+              options: { redisUrl },
+            },
+          ],
+        },
+      },
+      { resolve: '@medusajs/medusa/event-bus-redis', options: { redisUrl } },
+      { resolve: '@medusajs/medusa/workflow-engine-redis', options: { redis: { redisUrl } } },
+      {
+        resolve: '@medusajs/medusa/caching',
+        options: {
+          providers: [
+            {
+              resolve: '@medusajs/medusa/caching-redis',
+              id: 'caching-redis',
+              is_default: true,
+              options: { redisUrl },
+            },
+          ],
+        },
+      },
+    ]
+  : [];
+
+const workerMode = process.env.MEDUSA_WORKER_MODE as 'shared' | 'worker' | 'server' | undefined;
+
 module.exports = defineConfig({
   projectConfig: {
     databaseUrl: process.env.DATABASE_URL,
+    // Sessions of the admin and of logged-in customers live in Redis too, so any instance serves them.
+    ...(redisUrl ? { redisUrl } : {}),
+    // server: API routes only; worker: subscribers and scheduled jobs only; shared (default): both.
+    workerMode: workerMode || 'shared',
     http: {
       storeCors: env('STORE_CORS', 'http://localhost:8000'),
       adminCors: env('ADMIN_CORS', 'http://localhost:9000'),
@@ -47,7 +90,9 @@ module.exports = defineConfig({
       cookieSecret: env('COOKIE_SECRET', 'supersecret'),
     },
   },
-  admin: { disable: process.env.MEDUSA_ADMIN !== 'true' },
+  // The caching module is behind a feature flag in Medusa 2.21; it is turned on with the Redis provider.
+  ...(redisUrl ? { featureFlags: { caching: true } } : {}),
+  admin: { disable: process.env.MEDUSA_ADMIN !== 'true' || workerMode === 'worker' },
   plugins: [{ resolve: '@gatewaykit/medusa-provider', options: {} }],
   modules: [
     {
@@ -63,5 +108,6 @@ module.exports = defineConfig({
         ],
       },
     },
+    ...productionModules,
   ],
 });

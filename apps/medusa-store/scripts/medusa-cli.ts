@@ -33,7 +33,10 @@ export function runMedusa(args: string[], env: NodeJS.ProcessEnv, logFile: strin
 
 export interface RunningMedusa {
   url: string;
+  pid: number | undefined;
   stop(): Promise<void>;
+  /** Ends the process at once with `signal` (SIGKILL: a crash, nothing cleaned up) and waits for its exit. */
+  kill(signal: NodeJS.Signals): Promise<void>;
 }
 
 /**
@@ -71,8 +74,14 @@ export async function startMedusa(
     if (healthy) {
       return {
         url,
+        pid: child.pid,
         async stop() {
           if (alive) child.kill('SIGTERM');
+          await exited;
+          log.end();
+        },
+        async kill(signal) {
+          if (alive) child.kill(signal);
           await exited;
           log.end();
         },
