@@ -52,6 +52,8 @@ const SNIPPETS = {
   'vendure-migration-script': 'ts: migration.ts',
   'vendure-migrate': 'sh: the migration commands',
   'vendure-payment-method': 'graphql: the Admin API mutation that creates a gatewaykit payment method',
+  'vendure-payment-method-variables':
+    'json: its variables (a hosted method on the sandbox; the test puts in the running sandbox)',
 } as const;
 type SnippetName = keyof typeof SNIPPETS;
 
@@ -695,29 +697,33 @@ async function vendureRun(dir: string, snippets: Map<SnippetName, string>, sandb
     ),
   );
   await step('vendure: hosted checkout order against the sandbox', () =>
-    vendureOrder(url, snippets.get('vendure-payment-method')!, sandbox),
+    vendureOrder(
+      url,
+      snippets.get('vendure-payment-method')!,
+      snippets.get('vendure-payment-method-variables')!,
+      sandbox,
+    ),
   );
 }
 
-async function vendureOrder(url: string, createMethod: string, sandbox: Sandbox): Promise<void> {
+async function vendureOrder(url: string, createMethod: string, variables: string, sandbox: Sandbox) {
   const admin = await loginAdmin(`${url}/admin-api`);
-  // The README's mutation, with the sandbox as the gateway (environment custom + baseUrl).
+  // The README's mutation and variables, with the running sandbox's URL and merchant put in.
+  const { input } = JSON.parse(variables) as {
+    input: { code: string; handler: { arguments: { name: string; value: string }[] } };
+  };
+  const args = new Map(input.handler.arguments.map((arg) => [arg.name, arg.value]));
+  if (args.get('environment') !== 'custom' || args.get('mode') !== 'hosted') {
+    fail(`the README's payment method must be a hosted one on the sandbox (environment custom, mode hosted)`);
+  }
+  const own: Record<string, string> = {
+    gatewayNo: sandbox.gatewayNo,
+    signKey: sandbox.signKey,
+    baseUrl: sandbox.url,
+  };
+  for (const arg of input.handler.arguments) arg.value = own[arg.name] ?? arg.value;
   const created = await admin.query<{ createPaymentMethod: { id: string; code: string } }>(createMethod, {
-    input: {
-      code: 'gatewaykit-hosted',
-      enabled: true,
-      translations: [{ languageCode: 'en', name: 'Card (hosted page)', description: '' }],
-      handler: {
-        code: 'gatewaykit',
-        arguments: [
-          { name: 'gatewayNo', value: sandbox.gatewayNo },
-          { name: 'signKey', value: sandbox.signKey },
-          { name: 'environment', value: 'custom' },
-          { name: 'baseUrl', value: sandbox.url },
-          { name: 'mode', value: 'hosted' },
-        ],
-      },
-    },
+    input,
   });
   log(`vendure: payment method ${created.createPaymentMethod.code} created`);
   const shop = new GraphqlClient(`${url}/shop-api`);
@@ -759,11 +765,12 @@ async function vendureOrder(url: string, createMethod: string, sandbox: Sandbox)
   const { gatewaykitStartPayment: started } = await shop.query<{
     gatewaykitStartPayment: { __typename: string; url?: string; orderNo?: string; message?: string };
   }>(
-    `mutation { gatewaykitStartPayment(input: { paymentMethodCode: "gatewaykit-hosted" }) {
+    `mutation ($code: String!) { gatewaykitStartPayment(input: { paymentMethodCode: $code }) {
       __typename
       ... on GatewaykitPaymentRedirect { url orderNo }
       ... on GatewaykitPaymentError { errorCode message }
     } }`,
+    { code: created.createPaymentMethod.code },
   );
   if (started.__typename !== 'GatewaykitPaymentRedirect' || !started.url || !started.orderNo) {
     fail(`gatewaykitStartPayment: ${JSON.stringify(started)}`);
