@@ -38,7 +38,10 @@ try {
   await page.getByTestId('pay-card').check();
   // The card fields are the gateway's iframe, mounted once the store handed over a session token.
   await page.locator('[data-testid="card-element"][data-ready="true"]').waitFor({ timeout: 30_000 });
-  await page.frameLocator('#card-element-frame').getByLabel(/card number/i).fill(CARDS.success);
+  const frame = page.frameLocator('#card-element-frame');
+  await frame.getByLabel(/card number/i).fill(CARDS.success);
+  await frame.getByLabel(/expiry/i).fill(`12/${String(new Date().getFullYear() + 2).slice(-2)}`);
+  await frame.getByLabel(/cvc/i).fill('123');
   await page.screenshot({ path: `${out}storefront.png` });
   await page.locator('#payment').screenshot({ path: `${images}card-element.png` });
   await page.goto(`${sandbox}/`);
