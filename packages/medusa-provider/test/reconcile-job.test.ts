@@ -1,5 +1,9 @@
 import { describe, expect, it, vi } from 'vitest';
-import job, { config, RECONCILE_INTERVAL_LOCK } from '../src/jobs/reconcile-gateway-payments';
+import job, {
+  config,
+  RECONCILE_INTERVAL_LOCK,
+  reconcileIntervalSeconds,
+} from '../src/jobs/reconcile-gateway-payments';
 import { isOpenCharge } from '../src/lib/reconcile-run';
 
 // vi.mock is hoisted above the imports: the job runs this instead of a real reconciliation.
@@ -65,5 +69,15 @@ describe('isOpenCharge', () => {
     for (const status of ['succeeded', 'failed', 'redirect']) {
       expect(isOpenCharge({ ...sent, outcome: outcome(status) })).toBe(false);
     }
+  });
+});
+
+describe('reconciliation interval', () => {
+  it('is five minutes unless GATEWAYKIT_RECONCILE_INTERVAL_SECONDS says otherwise', () => {
+    expect(reconcileIntervalSeconds({})).toBe(300);
+    expect(reconcileIntervalSeconds({ GATEWAYKIT_RECONCILE_INTERVAL_SECONDS: '20' })).toBe(20);
+    expect(() => reconcileIntervalSeconds({ GATEWAYKIT_RECONCILE_INTERVAL_SECONDS: '0.5' })).toThrow(
+      /whole number/,
+    );
   });
 });
