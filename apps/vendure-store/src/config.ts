@@ -35,10 +35,10 @@ export interface StoreSettings {
   /**
    * `demo` (default): one process on sql.js with `synchronize`. `production`: PostgreSQL with the
    * committed migrations, BullMQ job queue and cache on Redis, several server instances plus a worker
-   * (GATEWAYKIT_TOPOLOGY=production, or DATABASE_URL set). See src/topology/.
+   * (GATEWAYKIT_TOPOLOGY=production, with DATABASE_URL). See src/topology/.
    */
   topology: 'demo' | 'production';
-  /** PostgreSQL connection URL (production). */
+  /** PostgreSQL connection URL (production only; the demo ignores it). */
   databaseUrl: string | undefined;
   /** Redis of the job queue and cache (production): REDIS_URL, default redis://127.0.0.1:6379. */
   redisUrl: string;
@@ -71,7 +71,8 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
         ? { noRecordAfterMs: Number(env.GATEWAYKIT_RECONCILE_NO_RECORD_MS) }
         : {}),
     },
-    topology: env.GATEWAYKIT_TOPOLOGY === 'production' || env.DATABASE_URL ? 'production' : 'demo',
+    // Only the explicit switch: DATABASE_URL alone may be Medusa's, in the same shell as `npm run demo`.
+    topology: env.GATEWAYKIT_TOPOLOGY === 'production' ? 'production' : 'demo',
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     tasksInWorkerOnly: env.GATEWAYKIT_TASKS_EVERYWHERE !== '1',

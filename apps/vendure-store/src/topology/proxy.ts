@@ -51,7 +51,6 @@ export async function startRoundRobinProxy(upstreams: string[], port = 0): Promi
       attempt(0);
     });
   });
-  server.keepAliveTimeout = 1000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '127.0.0.1', () => resolve());
