@@ -58,7 +58,15 @@ async function lockAttemptAndOrder(
     .getOne();
 }
 
-const EMBEDDED = new Set(['sqljs', 'sqlite', 'better-sqlite3', 'capacitor', 'cordova', 'expo', 'nativescript']);
+const EMBEDDED = new Set([
+  'sqljs',
+  'sqlite',
+  'better-sqlite3',
+  'capacitor',
+  'cordova',
+  'expo',
+  'nativescript',
+]);
 
 function singleConnection(dataSource: DataSource): boolean {
   return EMBEDDED.has(dataSource.options.type);
