@@ -222,6 +222,11 @@ describe('the card element in Chromium', { timeout: 60_000 }, () => {
         }
       }, FRAME_ID);
       expect(peek).toBe('no access');
+      // The frame is as tall as its form: no gap under the fields, nothing cut off.
+      const formHeight = await frame.locator('body').evaluate((body) => body.getBoundingClientRect().height);
+      await expect
+        .poll(() => iframe.evaluate((element) => element.getBoundingClientRect().height))
+        .toBe(Math.ceil(formHeight));
 
       const result = await confirm(page);
       expect(result.data).toEqual({

@@ -156,7 +156,8 @@ function applyLayout(layout) {
 }
 
 function reportHeight() {
-  send({ type: 'resize', height: document.documentElement.scrollHeight });
+  // The body's own height: the document's scrollHeight never drops below the frame's current height.
+  send({ type: 'resize', height: Math.ceil(document.body.getBoundingClientRect().height) });
 }
 
 function cleanAnswer(answer) {
@@ -217,6 +218,8 @@ function onMessage(event) {
 }
 
 function start() {
+  // Error lines come and go: the frame follows its content's height.
+  if (typeof ResizeObserver === 'function') new ResizeObserver(reportHeight).observe(document.body);
   number.addEventListener('input', function () {
     formatNumber();
     if (touched.number) validate(false);
