@@ -204,11 +204,21 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
 
     // Medusa 2.21 creates the order before it authorizes the payment (the last step of its cart
     // completion), so A left an order awaiting payment and its cart lock in Redis. The gateway answers
-    // the charge (to nobody) and sends its callback to the store's URL: the proxy passes it to B (A's
-    // turns answer 502 and are retried). Once the dead instance's cart lock expires (Medusa's 120 s TTL),
-    // B records the success and authorizes the session: the order is paid.
+    // the charge (to nobody) and sends its callback to the store's URL; the proxy passes it to A (502)
+    // and B in turn. B records it once the dead instance's cart lock expires (Medusa's 120 s TTL) and
+    // authorizes the session: the order is paid. The gateway retries a callback for hours; here its
+    // retries are the sandbox's redeliveries, every 10 s, so the test does not wait for its schedule.
+    const [delivery] = await waitFor(async () => {
+      const list = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.orderNo === session.id);
+      return list.length > 0 && list;
+    }, 'the gateway to answer the held charge and send its callback');
+    let nextRetry = 0;
     const orders = await waitFor(
       async () => {
+        if (Date.now() > nextRetry) {
+          nextRetry = Date.now() + 10_000;
+          await sandboxControl(`callbacks/${delivery.id}/redeliver`, {});
+        }
         const found = await ordersOf(email);
         return found.some((order) => order.payment_status === 'captured') && found;
       },
