@@ -65,7 +65,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
     if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
     stack.sandbox.setChaos({ copies: 50, outOfOrder: true, noReturn: 'always' });
-    const before = stack.cluster.proxy.counts();
+    const before = [...stack.cluster.proxy.counts];
     await completeRedirect(started.url, 'success');
     const deliveries = await stack.sandbox.waitForCallbacks(
       (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 51,
@@ -77,7 +77,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     const answers = mine.flatMap((c) => c.attempts.map((a) => a.response));
     expect(answers.filter((a) => a !== 'success')).toEqual([]);
     expect(answers).toHaveLength(mine.length);
-    const spread = stack.cluster.proxy.counts().map((n, i) => n - (before[i] ?? 0));
+    const spread = stack.cluster.proxy.counts.map((n, i) => n - (before[i] ?? 0));
     expect(Math.min(...spread)).toBeGreaterThanOrEqual(20);
     const paid = await settledOnce(order.id);
     expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);

@@ -1,4 +1,5 @@
 export { ensureDebianPackage } from './debian-package.js';
 export { freePort } from './free-port.js';
+export { stopProcess } from './processes.js';
 export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';

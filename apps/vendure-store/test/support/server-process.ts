@@ -1,19 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import net from 'node:net';
+import { freePort } from '@gatewaykit/cluster-testing';
 import { keepServerEvidence } from './evidence';
 import { SERVER_ENTRY } from './paths';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+export { freePort };
 
 export interface ServerProcess {
   port: number;
