@@ -6,8 +6,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { launchChromium } from '@gatewaykit/cluster-testing';
 import { CARDS, type StoreName } from '../test/support/cards';
-import { launchChromium } from '../test/support/chromium';
 import { fillDetailsToPayment, payOnSandboxCardPage } from '../test/support/page-steps';
 
 const storefront = process.env['DEMO_STOREFRONT_URL'] ?? 'http://127.0.0.1:8000';

@@ -1,3 +1,4 @@
+export { CHROMIUM, ensureChromium, launchChromium } from './chromium.js';
 export { ensureDebianPackage } from './debian-package.js';
 export { freePort } from './free-port.js';
 export { stopProcess } from './processes.js';

@@ -7,12 +7,12 @@
 /// <reference lib="dom" />
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { launchChromium } from '@gatewaykit/cluster-testing';
 import { GatewayClient } from '@gatewaykit/core';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../src/index.js';
 import { billingDetail, orderNo } from './helpers.js';
-import { launchChromium } from './support/chromium.js';
 
 let sb: Sandbox;
 let client: GatewayClient;

@@ -1,6 +1,6 @@
+import { launchChromium } from '@gatewaykit/cluster-testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { launchChromium } from './chromium';
 
 /** One Chromium per test file; each journey opens its own context (fresh storage, no shared login). */
 export function useBrowser(): () => Browser {
