@@ -20,6 +20,25 @@ const method = (customerId: string | undefined): PaymentMethod => ({
 
 const paid: PaymentOutcome = { orderNo: 'o1', status: 'succeeded' };
 
+// A real HTTP server standing in for the gateway, for the parts that ask it.
+let gateway: TestGateway;
+let client: GatewayClient;
+
+beforeEach(async () => {
+  gateway = await startTestGateway();
+  client = new GatewayClient({
+    gatewayNo: '12345678',
+    signKey: 'k',
+    baseUrl: gateway.url,
+    retryBaseDelayMs: 1,
+  });
+});
+
+afterEach(async () => {
+  await client.close();
+  await gateway.close();
+});
+
 describe('decideCardMethod', () => {
   it('charges a fresh element card for a guest, without a customer', () => {
     const decision = decideCardMethod(method(undefined), {}, false);
@@ -80,24 +99,6 @@ describe('decideCardMethod', () => {
 });
 
 describe('resolveCardMethod and keepElementCard over HTTP', () => {
-  let gateway: TestGateway;
-  let client: GatewayClient;
-
-  beforeEach(async () => {
-    gateway = await startTestGateway();
-    client = new GatewayClient({
-      gatewayNo: '12345678',
-      signKey: 'k',
-      baseUrl: gateway.url,
-      retryBaseDelayMs: 1,
-    });
-  });
-
-  afterEach(async () => {
-    await client.close();
-    await gateway.close();
-  });
-
   it('reads the method at the gateway and decides on what the gateway says', async () => {
     gateway.handle((_request, response) => envelope(response, '00000', method('cus_9')));
     const decision = await resolveCardMethod(
@@ -150,24 +151,6 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
 });
 
 describe('openCardElement', () => {
-  let gateway: TestGateway;
-  let client: GatewayClient;
-
-  beforeEach(async () => {
-    gateway = await startTestGateway();
-    client = new GatewayClient({
-      gatewayNo: '12345678',
-      signKey: 'k',
-      baseUrl: gateway.url,
-      retryBaseDelayMs: 1,
-    });
-  });
-
-  afterEach(async () => {
-    await client.close();
-    await gateway.close();
-  });
-
   it("mints the token with the client's account and dates its expiry from before the request", async () => {
     gateway.handle((_request, response) => envelope(response, '00000', { sessionToken: 'st_abc' }));
     const session = await openCardElement(client, () => Date.parse('2026-01-01T00:00:00Z'));

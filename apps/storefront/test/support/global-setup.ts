@@ -1,13 +1,12 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureChromium } from '@gatewaykit/cluster-testing';
+import { ensureChromium, freePort } from '@gatewaykit/cluster-testing';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
 import { keepVitestExitCode } from '../../../medusa-store/scripts/keep-exit-code';
 import { STOREFRONT_ROOT } from '../../server/serve';
 import { startStack } from '../../server/stack';
-import { freePort } from './ports';
 
 declare module 'vitest' {
   export interface ProvidedContext {
