@@ -3,7 +3,7 @@
  * worker on one Postgres and one Redis (scripts/topology.ts), real processes over real HTTP. Requests go
  * to a chosen server directly or through the round-robin proxy (the store's URL); the gateway's
  * callbacks come back through the proxy. The instance-killing test runs last: afterwards one server is
- * gone and the proxy answers 502 for it.
+ * gone and only the other one answers.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -204,9 +204,9 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
 
     // Medusa 2.21 creates the order before it authorizes the payment (the last step of its cart
     // completion), so A left an order awaiting payment and its cart lock in Redis. The gateway answers
-    // the charge (to nobody) and sends its callback to the store's URL; the proxy passes it to A (502)
-    // and B in turn. B records it once the dead instance's cart lock expires (Medusa's 120 s TTL) and
-    // authorizes the session: the order is paid. The gateway retries a callback for hours; here its
+    // the charge (to nobody) and sends its callback to the store's URL; the proxy passes it to B (it
+    // skips an instance that refuses connections). B records it once the dead instance's cart lock
+    // expires (Medusa's 120 s TTL) and authorizes the session: the order is paid. The gateway retries a callback for hours; here its
     // retries are the sandbox's redeliveries, every 10 s, so the test does not wait for its schedule.
     const [delivery] = await waitFor(async () => {
       const list = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.orderNo === session.id);
