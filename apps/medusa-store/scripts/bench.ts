@@ -89,7 +89,8 @@ async function main(): Promise<void> {
           if (kind === 'gatewaykit') {
             for (const request of sandbox.requests().slice(logged)) {
               const name = request.operation ?? request.path;
-              (gatewayMs[name] ??= []).push(request.durationMs);
+              gatewayMs[name] ??= [];
+              gatewayMs[name].push(request.durationMs);
             }
           }
         }
