@@ -18,7 +18,7 @@
  * registry; `INSTALL_TEST_NODE=22.15.0` chooses one. `INSTALL_TEST_ONLY=medusa|vendure` runs one platform; `INSTALL_TEST_KEEP=1` keeps the
  * temporary folder (kept anyway when a step fails). Needs the build (`npm run build`), the npm registry
  * (reusing npm's cache) and nothing else from the internet. Postgres is the repository's embedded one
- * (apps/medusa-store/scripts/postgres.ts), shared by both platforms.
+ * (`startEmbeddedPostgres` of packages/cluster-testing), shared by both platforms.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
@@ -31,9 +31,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
+import { freePort, type RunningPostgres, startEmbeddedPostgres } from '@gatewaykit/cluster-testing';
 import { submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
-import { freePort } from '../apps/medusa-store/scripts/free-port';
-import { type RunningPostgres, startEmbeddedPostgres } from '../apps/medusa-store/scripts/postgres';
 import { GraphqlClient, loginAdmin } from '../apps/vendure-store/src/graphql-client';
 import { NODE_LINES, nodeBinary } from './node-binary';
 

