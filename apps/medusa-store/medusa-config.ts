@@ -73,6 +73,13 @@ const productionModules = redisUrl
     ]
   : [];
 
+// Only for `npm run bench` (scripts/bench.ts): a no-network provider that captures at once, the baseline
+// of Medusa's own cost of a captured payment. Never registered otherwise, never in a region by default.
+const benchBaselines =
+  process.env.GATEWAYKIT_BENCH_BASELINES === 'true'
+    ? [{ resolve: './src/modules/instant-capture', id: 'bench', options: {} }]
+    : [];
+
 const workerMode = process.env.MEDUSA_WORKER_MODE as 'shared' | 'worker' | 'server' | undefined;
 
 module.exports = defineConfig({
@@ -105,6 +112,7 @@ module.exports = defineConfig({
             options: gatewaykitOptions,
           },
           ...secondAccount,
+          ...benchBaselines,
         ],
       },
     },

@@ -10,9 +10,11 @@ import { bootStore } from './boot';
 
 /**
  * `npm run bench -w apps/medusa-store`: cart-completion latency (POST /store/carts/:id/complete) with
- * the gatewaykit stored-card provider vs Medusa's pp_system_default, same store, same run, interleaved.
- * Prints p50/p95, their ratio (goal: at most 1.2x) and the gateway requests inside the gatewaykit
- * completion (the sandbox's handling time). Figures, never assertions.
+ * the gatewaykit stored-card provider against two baselines, same store, same run, interleaved:
+ * Medusa's pp_system_default (authorizes only) and a no-network provider that captures at once
+ * (src/modules/instant-capture: what Medusa itself adds for a captured payment). Prints p50/p95, the
+ * ratios (goal: at most 1.2x) and the gateway requests inside the gatewaykit completion (the sandbox's
+ * handling time). Figures, never assertions (docs/performance.md).
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 20);
 const WARMUP = 3;
@@ -31,11 +33,14 @@ async function timedComplete(cartId: string, token: string): Promise<number> {
   return elapsed;
 }
 
+const BASELINES = { system: 'pp_system_default', instant: 'pp_instant-capture_bench' } as const;
+type Kind = 'gatewaykit' | keyof typeof BASELINES;
+
 /**
- * The baseline needs Medusa's system provider, which the demo region does not offer (it would let
- * anyone order without paying): enabled here, in the bench's own throwaway database only.
+ * The baselines let anyone order without paying, so the demo region never offers them: enabled here,
+ * in the bench's own throwaway database only.
  */
-async function enableSystemProvider(): Promise<void> {
+async function enableBaselineProviders(): Promise<void> {
   const token = await adminTokenFor();
   const { regions } = await expectOk(
     api('GET', '/admin/regions?fields=id,name,*payment_providers', { token }),
@@ -45,7 +50,7 @@ async function enableSystemProvider(): Promise<void> {
   await expectOk(
     api('POST', `/admin/regions/${region.id}`, {
       token,
-      body: { payment_providers: [...providers, 'pp_system_default'] },
+      body: { payment_providers: [...providers, ...Object.values(BASELINES)] },
     }),
   );
 }
@@ -62,26 +67,29 @@ async function main(): Promise<void> {
     gatewayBaseUrl: sandbox.url,
     gatewayNo,
     signKey,
-    env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true' },
+    env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true', GATEWAYKIT_BENCH_BASELINES: 'true' },
     log: () => {},
   });
   try {
     useStore(store.url, store.publishableKey);
-    await enableSystemProvider();
+    await enableBaselineProviders();
     const { token, email } = await registerCustomer();
     const card = await saveCard(token, TEST_CARD_NUMBERS.success);
-    const samples: Record<'gatewaykit' | 'system', number[]> = { gatewaykit: [], system: [] };
+    const samples: Record<Kind, number[]> = { gatewaykit: [], system: [], instant: [] };
+    const orders: Kind[][] = [
+      ['gatewaykit', 'system', 'instant'],
+      ['instant', 'gatewaykit', 'system'],
+      ['system', 'instant', 'gatewaykit'],
+    ];
     // Where the gatewaykit completion's extra time goes: the gateway requests each measured completion
     // made (the sandbox's own handling time, from its request log) against the whole difference.
     const gatewayMs: Record<string, number[]> = {};
     for (let round = 0; round < ROUNDS + WARMUP; round++) {
-      for (const kind of round % 2 === 0
-        ? (['gatewaykit', 'system'] as const)
-        : (['system', 'gatewaykit'] as const)) {
+      for (const kind of orders[round % orders.length]!) {
         const { cartId, collectionId } = await readyCart({ token, email });
         if (kind === 'gatewaykit')
           await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
-        else await startSession(collectionId, 'pp_system_default', {}, token);
+        else await startSession(collectionId, BASELINES[kind], {}, token);
         const logged = sandbox.requests().length;
         const elapsed = await timedComplete(cartId, token);
         if (round >= WARMUP) {
@@ -102,14 +110,22 @@ async function main(): Promise<void> {
     };
     const g = stats(samples.gatewaykit);
     const s = stats(samples.system);
+    const i = stats(samples.instant);
+    const line = (label: string, x: { p50: number; p95: number }) =>
+      console.log(`  ${label.padEnd(34)}: p50 ${x.p50.toFixed(1)} ms  p95 ${x.p95.toFixed(1)} ms`);
+    const ratio = (label: string, x: { p50: number; p95: number }, y: { p50: number; p95: number }) =>
+      console.log(
+        `  ${label.padEnd(34)}: p50 ${(x.p50 / y.p50).toFixed(2)}x  p95 ${(x.p95 / y.p95).toFixed(2)}x (goal <= 1.2x)`,
+      );
     console.log(`cart completion latency, ${ROUNDS} carts each (after ${WARMUP} warm-up rounds), one run:`);
-    console.log(`  gatewaykit stored card : p50 ${g.p50.toFixed(1)} ms  p95 ${g.p95.toFixed(1)} ms`);
-    console.log(`  pp_system_default      : p50 ${s.p50.toFixed(1)} ms  p95 ${s.p95.toFixed(1)} ms`);
+    line('gatewaykit stored card', g);
+    line('pp_system_default (authorizes)', s);
+    line('instant-capture (captures, no I/O)', i);
+    ratio('gatewaykit / pp_system_default', g, s);
+    ratio('gatewaykit / instant-capture', g, i);
+    ratio("Medusa's capture: instant / system", i, s);
     console.log(
-      `  ratio                  : p50 ${(g.p50 / s.p50).toFixed(2)}x  p95 ${(g.p95 / s.p95).toFixed(2)}x (goal <= 1.2x)`,
-    );
-    console.log(
-      `  extra at p50           : ${(g.p50 - s.p50).toFixed(1)} ms per completion, of which at the gateway:`,
+      `  extra over instant-capture at p50 : ${(g.p50 - i.p50).toFixed(1)} ms per completion, of which at the gateway:`,
     );
     for (const [operation, durations] of Object.entries(gatewayMs)) {
       const perCompletion = durations.reduce((sum, ms) => sum + ms, 0) / ROUNDS;
