@@ -69,6 +69,19 @@ describe('attack: a paid order without paying', () => {
     expect(await chargesMentioning(email)).toEqual([]);
   });
 
+  it("the providers that take no money (Medusa's system provider, the bench's instant capture) cannot be chosen", async () => {
+    const email = `freeloader-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    for (const provider of ['pp_system_default', 'pp_instant-capture_bench']) {
+      const response = await createSession(collectionId, provider, {});
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.status).toBeLessThan(500);
+    }
+    expect(await sessionRowsOf(collectionId)).toEqual([]);
+    expect((await complete(cartId)).body.type).not.toBe('order');
+    expect(await ordersOf(email)).toEqual([]);
+  });
+
   it('provider-owned keys beside an honest one are refused too (no partial acceptance)', async () => {
     const { token, email } = await registerCustomer();
     const card = await saveCard(token, CARDS.decline);
