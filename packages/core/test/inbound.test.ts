@@ -6,6 +6,7 @@ import {
   handleReturn,
   type MerchantAlert,
   type PaymentOutcome,
+  recordOutcome,
   type StoredAttempt,
 } from '../src/index.js';
 import { signedCallback, signedReturnQuery } from '../src/testing.js';
@@ -27,7 +28,10 @@ class MemoryStore implements AttemptStore {
     this.attempts.set(orderNo, { orderNo, orderAmount: '10.00', currency: 'USD', outcome });
     return this;
   }
-  exclusive<T>(_orderNo: string, work: () => Promise<T>): Promise<T> {
+  /** orderNos whose exclusive section was entered, in order. */
+  readonly exclusives: string[] = [];
+  exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
+    this.exclusives.push(orderNo);
     return work();
   }
   async find(orderNo: string) {
@@ -236,6 +240,49 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
     expect(handled.answer).toEqual({ status: 200, body: 'success' });
     expect(main.notices).toEqual(['refund.success:o-1']);
     expect(main.statusOf('o-1')).toBe('succeeded');
+  });
+});
+
+describe('recordOutcome: a final attempt is answered from a plain read', () => {
+  const success: PaymentOutcome = {
+    status: 'succeeded',
+    orderNo: 'o-1',
+    tradeNo: 'T1',
+    amount: '10.00',
+    currency: 'USD',
+  };
+  const failure: PaymentOutcome = { status: 'failed', orderNo: 'o-1', reason: 'Declined' };
+
+  it('a duplicate or a stale outcome for a settled attempt never waits for the exclusive section', async () => {
+    const store = new MemoryStore().add('o-1', success);
+    expect((await recordOutcome(store, success)).kind).toBe('duplicate');
+    expect((await recordOutcome(store, failure)).kind).toBe('stale');
+    expect(store.exclusives).toEqual([]);
+    expect(store.statusOf('o-1')).toBe('succeeded');
+    expect(store.changes).toEqual([]);
+  });
+
+  it('an attempt still open is decided under the exclusive section, even for a repeated outcome', async () => {
+    const pending: PaymentOutcome = { status: 'pending', orderNo: 'o-1' };
+    const store = new MemoryStore().add('o-1', pending);
+    expect((await recordOutcome(store, pending)).kind).toBe('duplicate');
+    expect((await recordOutcome(store, success)).kind).toBe('changed');
+    expect(store.exclusives).toEqual(['o-1', 'o-1']);
+    expect(store.changes).toEqual(['o-1:succeeded']);
+  });
+
+  it('a settled attempt with an outcome about another amount is still decided and alerted under the section', async () => {
+    const store = new MemoryStore().add('o-1', success);
+    expect((await recordOutcome(store, { ...success, amount: '11.00' })).kind).toBe('mismatch');
+    expect(store.exclusives).toEqual(['o-1']);
+    expect(store.alerts.map((alert) => alert.kind)).toEqual(['amount-mismatch']);
+  });
+
+  it('an unknown orderNo goes through the section and is reported as paid but not applied', async () => {
+    const store = new MemoryStore();
+    expect((await recordOutcome(store, success)).kind).toBe('unknown-attempt');
+    expect(store.exclusives).toEqual(['o-1']);
+    expect(store.alerts.map((alert) => alert.kind)).toEqual(['paid-not-applied']);
   });
 });
 

@@ -3,7 +3,7 @@
  * and tell the merchant what needs a person. Core decides; the adapter only stores and translates
  * (docs/inbound.md).
  */
-import type { PaymentOutcome } from '../outcome.js';
+import { isFinalOutcome, type PaymentOutcome } from '../outcome.js';
 import type { CallbackEvent } from '../schemas/callbacks.js';
 import { decideInbound, type InboundDecision, type StoredAttempt } from './decision.js';
 
@@ -48,6 +48,8 @@ export async function recordOutcome<A extends StoredAttempt>(
   store: AttemptStore<A>,
   incoming: PaymentOutcome,
 ): Promise<InboundDecision<A>> {
+  const settled = await unchangedFinalAttempt(store, incoming);
+  if (settled) return settled;
   const decision = await store.exclusive(incoming.orderNo, async () => {
     for (let tries = 1; ; tries++) {
       const decided = decideInbound(await store.find(incoming.orderNo), incoming);
@@ -77,4 +79,21 @@ export async function recordOutcome<A extends StoredAttempt>(
     });
   }
   return decision;
+}
+
+/**
+ * A final attempt never changes again (docs/payment-states.md#monotonic-merge), so an outcome that
+ * changes nothing for it is decided from a plain read, without waiting for the exclusive section:
+ * the gateway's duplicate callbacks, and the return or charge answer that arrives after the callback
+ * settled the payment, cost one read. Anything else (a change, a mismatch, no attempt) is decided
+ * again under the exclusive section.
+ */
+async function unchangedFinalAttempt<A extends StoredAttempt>(
+  store: AttemptStore<A>,
+  incoming: PaymentOutcome,
+): Promise<InboundDecision<A> | undefined> {
+  const seen = await store.find(incoming.orderNo);
+  if (!seen || !isFinalOutcome(seen.outcome)) return undefined;
+  const decided = decideInbound(seen, incoming);
+  return decided.kind === 'duplicate' || decided.kind === 'stale' ? decided : undefined;
 }
