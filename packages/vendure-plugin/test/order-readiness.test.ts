@@ -41,7 +41,11 @@ describe('arrangePayment', () => {
     expect(result).toBeInstanceOf(Order);
     expect((result as Order).state).toBe('ArrangingPayment');
     expect(orders.transitionToState).toHaveBeenCalledWith(tx, 7, 'ArrangingPayment');
-    expect(orders.findOne).toHaveBeenLastCalledWith(tx, 7, PAYABLE_ORDER_RELATIONS);
+    // The state is read without relations; the order with its lines once, after the transition.
+    expect(orders.findOne.mock.calls).toEqual([
+      [tx, 7, []],
+      [tx, 7, PAYABLE_ORDER_RELATIONS],
+    ]);
   });
 
   it('takes an order already arranging payment as it is (a redirect may be open)', async () => {

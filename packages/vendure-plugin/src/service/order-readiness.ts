@@ -34,12 +34,16 @@ export async function arrangePayment(
   orderId: Order['id'],
 ): Promise<Order | string> {
   return connection.withTransaction(ctx, async (tx) => {
-    const order = await orders.findOne(tx, orderId, PAYABLE_ORDER_RELATIONS);
+    // The state alone first (no relations: Vendure's default set is the heaviest read), the order with
+    // its lines once, after any transition.
+    const order = await orders.findOne(tx, orderId, []);
     if (!order) return 'There is no active order';
-    if (order.state === 'ArrangingPayment') return order;
-    if (order.state !== 'AddingItems') return `The order cannot be paid in state ${order.state}`;
-    const moved = await orders.transitionToState(tx, order.id, 'ArrangingPayment');
-    if (!(moved instanceof Order)) return moved.transitionError ?? moved.message;
+    if (order.state === 'AddingItems') {
+      const moved = await orders.transitionToState(tx, order.id, 'ArrangingPayment');
+      if (!(moved instanceof Order)) return moved.transitionError ?? moved.message;
+    } else if (order.state !== 'ArrangingPayment') {
+      return `The order cannot be paid in state ${order.state}`;
+    }
     return (await orders.findOne(tx, orderId, PAYABLE_ORDER_RELATIONS)) ?? 'Order not found';
   });
 }
