@@ -22,6 +22,7 @@ class MemoryStore implements AttemptStore {
   readonly notices: string[] = [];
   /** Saves that lose to a concurrent writer before succeeding. */
   conflicts = 0;
+  finalOutcomesStay = true;
   failWith: Error | undefined;
 
   add(orderNo: string, outcome?: PaymentOutcome): this {
@@ -253,13 +254,20 @@ describe('recordOutcome: a final attempt is answered from a plain read', () => {
   };
   const failure: PaymentOutcome = { status: 'failed', orderNo: 'o-1', reason: 'Declined' };
 
-  it('a duplicate or a stale outcome for a settled attempt never waits for the exclusive section', async () => {
+  it('where final outcomes stay, a duplicate or a stale outcome for a settled attempt never waits for the exclusive section', async () => {
     const store = new MemoryStore().add('o-1', success);
     expect((await recordOutcome(store, success)).kind).toBe('duplicate');
     expect((await recordOutcome(store, failure)).kind).toBe('stale');
     expect(store.exclusives).toEqual([]);
     expect(store.statusOf('o-1')).toBe('succeeded');
     expect(store.changes).toEqual([]);
+  });
+
+  it('a store that may write over a final outcome has every outcome decided under the section', async () => {
+    const store = new MemoryStore().add('o-1', success);
+    store.finalOutcomesStay = false;
+    expect((await recordOutcome(store, success)).kind).toBe('duplicate');
+    expect(store.exclusives).toEqual(['o-1']);
   });
 
   it('an attempt still open is decided under the exclusive section, even for a repeated outcome', async () => {

@@ -26,6 +26,11 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
    * Returns false when another writer changed the attempt since `find`: core then decides again.
    */
   save(attempt: A, next: PaymentOutcome): Promise<boolean>;
+  /**
+   * True when a final outcome, once stored, is never overwritten (e.g. versioned rows). Core may then
+   * decide an outcome that changes nothing for a final attempt from a plain read, without `exclusive`.
+   */
+  readonly finalOutcomesStay?: boolean;
   /** Runs after `exclusive` when the attempt changed (work that takes the platform's own locks). */
   afterChange?(attempt: A, next: PaymentOutcome): Promise<void>;
   alert(alert: MerchantAlert): Promise<void>;
@@ -82,16 +87,17 @@ export async function recordOutcome<A extends StoredAttempt>(
 }
 
 /**
- * A final attempt never changes again (docs/payment-states.md#monotonic-merge), so an outcome that
- * changes nothing for it is decided from a plain read, without waiting for the exclusive section:
- * the gateway's duplicate callbacks, and the return or charge answer that arrives after the callback
- * settled the payment, cost one read. Anything else (a change, a mismatch, no attempt) is decided
- * again under the exclusive section.
+ * A final attempt never changes again (docs/payment-states.md#monotonic-merge), so where the store
+ * keeps it that way, an outcome that changes nothing for it is decided from a plain read, without
+ * waiting for the exclusive section: the gateway's duplicate callbacks, and the return or charge answer
+ * that arrives after the callback settled the payment, cost one read. Anything else (a change, a
+ * mismatch, no attempt) is decided again under the exclusive section.
  */
 async function unchangedFinalAttempt<A extends StoredAttempt>(
   store: AttemptStore<A>,
   incoming: PaymentOutcome,
 ): Promise<InboundDecision<A> | undefined> {
+  if (!store.finalOutcomesStay) return undefined;
   const seen = await store.find(incoming.orderNo);
   if (!seen || !isFinalOutcome(seen.outcome)) return undefined;
   const decided = decideInbound(seen, incoming);

@@ -43,6 +43,8 @@ const REAUTHORIZE_TRIES = 2;
  */
 export class SessionAttempts implements AttemptStore<SessionAttempt> {
   private reauthorizations = 0;
+  // Not `finalOutcomesStay`: an authorize can save a session's older data over a stored success
+  // (afterChange stores it again), so even duplicates are decided under the cart's lock.
 
   constructor(
     private readonly scope: MedusaContainer,

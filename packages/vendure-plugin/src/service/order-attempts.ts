@@ -42,6 +42,8 @@ export interface OrderEffects {
 export class OrderAttempts implements AttemptStore<OrderAttempt> {
   /** The transaction's context while `exclusive` runs. */
   private tx: RequestContext | undefined;
+  /** Versioned rows: a final status is never written over (docs/performance.md). */
+  readonly finalOutcomesStay = true;
 
   constructor(
     private readonly ctx: RequestContext,
