@@ -1,0 +1,330 @@
+/**
+ * `npm run bench` (second part): the production topology (scripts/topology.ts: two `medusa start`
+ * servers and a worker on one Postgres and one Redis, a round-robin proxy) with one instance vs two.
+ * - Callbacks handled exactly once per second: each hosted payment's signed `transaction.success`
+ *   callback several times, shuffled, 20 in flight, to server-a alone, then (fresh carts) through the
+ *   proxy to both; afterwards every cart must have one order and one captured payment (printed).
+ * - Cart completion with a saved card under concurrent shoppers: p50/p95 of
+ *   POST /store/carts/:id/complete on server-a alone and through the proxy.
+ * Prints figures and ratios two/one, never asserts a time.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { stripVTControlCharacters } from 'node:util';
+import { signedCallback } from '@gatewaykit/core/testing';
+import { startSandbox, submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
+import pg from 'pg';
+import { startTopology, type Topology } from '../scripts/topology';
+import { CARD, complete, HOSTED, readyCart, startSession } from '../test/support/checkout';
+import { registerCustomer, saveCard } from '../test/support/customer';
+import { useStore } from '../test/support/store-api';
+import { waitFor } from '../test/support/wait';
+
+const ORDERS = Number(process.env.BENCH_CALLBACK_ORDERS || 40);
+const COPIES = Number(process.env.BENCH_CALLBACK_COPIES || 4);
+const SHOPPERS = Number(process.env.BENCH_SHOPPERS || 20);
+const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH || 3);
+const IN_FLIGHT = 20;
+const GATEWAY_NO = '12345678';
+const SIGN_KEY = 'medusa-store-cluster-bench-sign-key';
+
+const say = (line: string) => console.log(`[bench] ${line}`);
+
+/** Runs `work` over `items` with at most `width` at a time. */
+async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>) {
+  const queue = [...items];
+  const lane = async () => {
+    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(width, queue.length) }, lane));
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j]!, items[i]!];
+  }
+  return items;
+}
+
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+
+interface WaitingPayment {
+  cartId: string;
+  sessionId: string;
+  /** The gateway's success callback as the sandbox recorded (and dropped) it. */
+  callbackBody: string;
+}
+
+/**
+ * A guest cart paid on the sandbox's hosted page; the sandbox keeps its callback (chaos `drop`) and
+ * never returns the shopper, so the payment waits for the callback the bench sends.
+ */
+async function waitingPayment(sandbox: Awaited<ReturnType<typeof startSandbox>>): Promise<WaitingPayment> {
+  const { cartId, collectionId } = await readyCart({ email: `bench-callback-${randomUUID()}@example.com` });
+  const session = await startSession(collectionId, HOSTED);
+  const page = await submitSandboxPage(
+    String(session.data.redirectUrl),
+    'success',
+    TEST_CARD_NUMBERS.success,
+  );
+  if (page.status !== 200) throw new Error(`hosted page answered ${page.status}`);
+  const delivery = await waitFor(
+    async () => sandbox.callbacks().find((d) => d.orderNo === session.id && d.type === 'transaction.success'),
+    `the recorded success callback of ${session.id}`,
+  );
+  return { cartId, sessionId: session.id, callbackBody: delivery.body };
+}
+
+/** One signed callback; its latency, or NaN when the answer is not `success` (the gateway resends). */
+async function sendCallback(url: string, body: string): Promise<number> {
+  const signed = signedCallback({ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY, body });
+  const started = performance.now();
+  try {
+    const response = await fetch(url, { method: 'POST', headers: signed.headers, body: signed.body });
+    const answer = (await response.text()).trim();
+    return response.status === 200 && answer === 'success' ? performance.now() - started : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Orders per cart and payments per session, straight from the shared database. */
+async function settledOnce(
+  db: pg.Client,
+  payments: WaitingPayment[],
+): Promise<{ captured: number; payments: number; orders: number; settled: boolean; exactlyOnce: boolean }> {
+  const { rows: bySession } = await db.query<{ all: string; captured: string }>(
+    `SELECT count(p.id) AS all, count(p.captured_at) AS captured FROM payment_session s
+       LEFT JOIN payment p ON p.payment_session_id = s.id AND p.deleted_at IS NULL
+     WHERE s.id = ANY($1) GROUP BY s.id`,
+    [payments.map((p) => p.sessionId)],
+  );
+  const { rows: byCart } = await db.query<{ n: string }>(
+    'SELECT count(*) AS n FROM order_cart WHERE cart_id = ANY($1) AND deleted_at IS NULL GROUP BY cart_id',
+    [payments.map((p) => p.cartId)],
+  );
+  const sum = (values: string[]) => values.reduce((total, value) => total + Number(value), 0);
+  const captured = sum(bySession.map((row) => row.captured));
+  const all = sum(bySession.map((row) => row.all));
+  const orders = sum(byCart.map((row) => row.n));
+  // Every cart has its order and its captured payment: nothing is still on its way.
+  const settled = byCart.length === payments.length && bySession.every((row) => Number(row.captured) >= 1);
+  const exactlyOnce =
+    bySession.length === payments.length &&
+    bySession.every((row) => row.all === '1' && row.captured === '1') &&
+    byCart.length === payments.length &&
+    byCart.every((row) => row.n === '1');
+  return { captured, payments: all, orders, settled, exactlyOnce };
+}
+
+/** The servers' log lines (LOG_LEVEL=error, so each is an error), colours removed. */
+function serverErrors(topology: Topology): string[] {
+  return topology.servers.flatMap((server) =>
+    stripVTControlCharacters(readFileSync(server.logFile, 'utf8'))
+      .split('\n')
+      .filter((line) => line.trim() !== ''),
+  );
+}
+
+async function callbacksSide(
+  name: string,
+  callbackUrl: string,
+  topology: Topology,
+  sandbox: Awaited<ReturnType<typeof startSandbox>>,
+  db: pg.Client,
+): Promise<number> {
+  say(`callbacks, ${name}: preparing ${ORDERS} hosted payments waiting for their callback …`);
+  useStore(topology.url, topology.publishableKey);
+  const waiting: WaitingPayment[] = [];
+  await inParallel(
+    Array.from({ length: ORDERS }, (_, i) => i),
+    8,
+    async () => {
+      waiting.push(await waitingPayment(sandbox));
+    },
+  );
+  // Without contention first (this order's payment is made here; its copies below are duplicates).
+  const errorsBefore = serverErrors(topology).length;
+  const alone = await sendCallback(callbackUrl, waiting[0]!.callbackBody);
+  // The gateway's copies and retries of one payment arrive together, mixed with other payments'.
+  const bodies = shuffle(waiting.flatMap((w) => Array.from({ length: COPIES }, () => w.callbackBody)));
+  const latencies: number[] = [];
+  let refused = 0;
+  say(`callbacks, ${name}: sending ${bodies.length} …`);
+  const started = performance.now();
+  await inParallel(bodies, IN_FLIGHT, async (body) => {
+    const latency = await sendCallback(callbackUrl, body);
+    if (Number.isNaN(latency)) refused++;
+    else latencies.push(latency);
+  });
+  const seconds = (performance.now() - started) / 1000;
+  // The order can follow the last `success` answer by a moment (Medusa finishes the cart completion
+  // after the capture): counted once every cart is settled, or after a bounded wait.
+  const answered = performance.now();
+  await waitFor(async () => (await settledOnce(db, waiting)).settled, 'every cart settled').catch(
+    () => undefined,
+  );
+  const settledAfter = (performance.now() - answered) / 1000;
+  const result = await settledOnce(db, waiting);
+  const rate = bodies.length / seconds;
+  console.log(
+    `Callbacks, ${name}: ${bodies.length} (${waiting.length} payments × ${COPIES}, ${IN_FLIGHT} in flight) in ` +
+      `${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; answered other than success: ${refused}; ` +
+      `orders ${result.orders}, payments ${result.payments} (captured ${result.captured}) for ${waiting.length} carts ` +
+      `(exactly once: ${result.exactlyOnce}; all settled ${settledAfter.toFixed(1)} s after the last answer${result.settled ? '' : ': NOT all settled'}); latency p50 ${ms(percentile(latencies, 50))}, ` +
+      `p95 ${ms(percentile(latencies, 95))}; one callback alone ${ms(alone)}`,
+  );
+  // What the servers logged meanwhile says why a cart was left without its order.
+  const errors = serverErrors(topology).slice(errorsBefore);
+  if (!result.exactlyOnce)
+    for (const line of errors.slice(0, 6)) console.log(`  server error: ${line.trim().slice(0, 240)}`);
+  return rate;
+}
+
+interface Shopper {
+  token: string;
+  email: string;
+  cardId: string;
+}
+
+/** One cart filled and paid with the shopper's saved card; the completion's latency, or an error. */
+async function timedCheckout(shopper: Shopper): Promise<number> {
+  const { cartId, collectionId } = await readyCart({ token: shopper.token, email: shopper.email });
+  await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
+  const started = performance.now();
+  const response = await complete(cartId, shopper.token);
+  const elapsed = performance.now() - started;
+  if (response.status !== 200 || response.body.type !== 'order')
+    throw new Error(`complete answered ${response.status} ${JSON.stringify(response.body).slice(0, 200)}`);
+  return elapsed;
+}
+
+async function checkoutSide(name: string, url: string, topology: Topology, shoppers: Shopper[]) {
+  useStore(url, topology.publishableKey);
+  say(`checkout, ${name}: ${shoppers.length} shoppers × ${CHECKOUTS_EACH} …`);
+  const samples: number[] = [];
+  const errors: string[] = [];
+  await Promise.all(
+    shoppers.map(async (shopper) => {
+      for (let i = 0; i < CHECKOUTS_EACH; i++) {
+        try {
+          samples.push(await timedCheckout(shopper));
+        } catch (error) {
+          errors.push(String(error));
+        }
+      }
+    }),
+  );
+  console.log(
+    `Checkout, ${name}, ${shoppers.length} concurrent shoppers × ${CHECKOUTS_EACH}: ` +
+      `p50 ${ms(percentile(samples, 50))}, p95 ${ms(percentile(samples, 95))} ` +
+      `(not completed: ${errors.length}${errors[0] ? `; first: ${errors[0]}` : ''})`,
+  );
+  return samples;
+}
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'gatewaykit-medusa-bench-cluster-'));
+  const cleanups: (() => Promise<unknown>)[] = [
+    async () => rmSync(dataDir, { recursive: true, force: true }),
+  ];
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  // A topology still starting has no stop yet: a signal waits for it, then stops everything.
+  let starting: Promise<unknown> = Promise.resolve();
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      say(`${signal}: stopping everything …`);
+      void starting
+        .catch(() => undefined)
+        .then(cleanUp)
+        .then(() => process.exit(130));
+    });
+  try {
+    say('gateway sandbox …');
+    const sandbox = await startSandbox({
+      port: 0,
+      merchants: [{ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY }],
+    });
+    cleanups.push(() => sandbox.close());
+    const startingTopology = startTopology({
+      dataDir,
+      gatewayBaseUrl: sandbox.url,
+      gatewayNo: GATEWAY_NO,
+      signKey: SIGN_KEY,
+      env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true', LOG_LEVEL: 'error' },
+      log: (line) => say(line.replace(/^\[topology\] /, '')),
+    });
+    starting = startingTopology;
+    const topology = await startingTopology;
+    cleanups.push(async () => {
+      say('stopping the topology …');
+      await topology.stop();
+    });
+    const db = new pg.Client({ connectionString: topology.databaseUrl });
+    await db.connect();
+    cleanups.push(() => db.end());
+    const serverA = topology.servers[0].url;
+    const sides = [
+      { name: 'one instance (server-a)', url: serverA },
+      { name: 'two instances (proxy)', url: topology.url },
+    ];
+
+    // Every callback stays with the sandbox: the bench sends them, to the instance(s) measured. Card
+    // charges are answered at once; their callbacks through the proxy would make server-b work in the
+    // one-instance runs.
+    sandbox.setChaos({ drop: true, noReturn: 'always' });
+    const rates: number[] = [];
+    for (const side of sides)
+      rates.push(
+        await callbacksSide(side.name, `${side.url}/hooks/gatewaykit/callback`, topology, sandbox, db),
+      );
+
+    say(`checkout: registering ${SHOPPERS} customers with a saved card …`);
+    useStore(topology.url, topology.publishableKey);
+    const shoppers: Shopper[] = [];
+    await inParallel(
+      Array.from({ length: SHOPPERS }, (_, i) => i),
+      8,
+      async () => {
+        const customer = await registerCustomer();
+        const card = await saveCard(customer.token, TEST_CARD_NUMBERS.success);
+        shoppers.push({ token: customer.token, email: customer.email, cardId: card.id });
+      },
+    );
+    // One completion on each server first: neither side measures a cold server's first requests.
+    for (const server of topology.servers) {
+      useStore(server.url, topology.publishableKey);
+      await timedCheckout(shoppers[0]!);
+    }
+    const latencies: number[][] = [];
+    for (const side of sides) latencies.push(await checkoutSide(side.name, side.url, topology, shoppers));
+
+    const [one, two] = rates as [number, number];
+    const [l1, l2] = latencies as [number[], number[]];
+    console.log(`Ratios two / one instance (the machine's cores are shared by all processes):`);
+    console.log(`  callbacks/s   ${(two / one).toFixed(2)}x (goal >= 1.7x; >= 200/s per instance)`);
+    console.log(
+      `  checkout p50  ${(percentile(l2, 50) / percentile(l1, 50)).toFixed(2)}x, ` +
+        `p95 ${(percentile(l2, 95) / percentile(l1, 95)).toFixed(2)}x (lower is better)`,
+    );
+  } finally {
+    await cleanUp();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
