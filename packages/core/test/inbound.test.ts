@@ -51,6 +51,10 @@ class MemoryStore implements AttemptStore {
   async afterChange(attempt: StoredAttempt, next: PaymentOutcome) {
     this.changes.push(`${attempt.orderNo}:${next.status}`);
   }
+  readonly unchanged: string[] = [];
+  async afterUnchanged(attempt: StoredAttempt, current: PaymentOutcome) {
+    this.unchanged.push(`${attempt.orderNo}:${current.status}`);
+  }
   async alert(alert: MerchantAlert) {
     this.alerts.push(alert);
   }
@@ -261,6 +265,18 @@ describe('recordOutcome: a final attempt is answered from a plain read', () => {
     expect(store.exclusives).toEqual([]);
     expect(store.statusOf('o-1')).toBe('succeeded');
     expect(store.changes).toEqual([]);
+  });
+
+  it('afterUnchanged follows every decision that changed nothing, on both paths, with the stored outcome', async () => {
+    const pending: PaymentOutcome = { status: 'pending', orderNo: 'o-2' };
+    const store = new MemoryStore().add('o-1', success).add('o-2', pending);
+    await recordOutcome(store, success);
+    await recordOutcome(store, failure);
+    await recordOutcome(store, pending);
+    await recordOutcome(store, { ...success, orderNo: 'o-2' });
+    await recordOutcome(store, { ...success, amount: '11.00' });
+    expect(store.unchanged).toEqual(['o-1:succeeded', 'o-1:succeeded', 'o-2:pending']);
+    expect(store.changes).toEqual(['o-2:succeeded']);
   });
 
   it('a store that may write over a final outcome has every outcome decided under the section', async () => {

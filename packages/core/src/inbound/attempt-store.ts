@@ -33,6 +33,11 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
   readonly finalOutcomesStay?: boolean;
   /** Runs after `exclusive` when the attempt changed (work that takes the platform's own locks). */
   afterChange?(attempt: A, next: PaymentOutcome): Promise<void>;
+  /**
+   * Runs after a decision that changed nothing (a duplicate or stale outcome): the place to finish
+   * platform work that an earlier recording of `current` could not (e.g. an order not yet created).
+   */
+  afterUnchanged?(attempt: A, current: PaymentOutcome): Promise<void>;
   alert(alert: MerchantAlert): Promise<void>;
   /**
    * Gateway notices that are not about the payment's status (refund, chargeback; read them with
@@ -54,7 +59,10 @@ export async function recordOutcome<A extends StoredAttempt>(
   incoming: PaymentOutcome,
 ): Promise<InboundDecision<A>> {
   const settled = await unchangedFinalAttempt(store, incoming);
-  if (settled) return settled;
+  if (settled) {
+    await afterUnchanged(store, settled);
+    return settled;
+  }
   const decision = await store.exclusive(incoming.orderNo, async () => {
     for (let tries = 1; ; tries++) {
       const decided = decideInbound(await store.find(incoming.orderNo), incoming);
@@ -68,6 +76,7 @@ export async function recordOutcome<A extends StoredAttempt>(
     }
   });
   if (decision.kind === 'changed') await store.afterChange?.(decision.attempt, decision.next);
+  await afterUnchanged(store, decision);
   if (decision.kind === 'mismatch') {
     await store.alert({
       kind: 'amount-mismatch',
@@ -102,4 +111,13 @@ async function unchangedFinalAttempt<A extends StoredAttempt>(
   if (!seen || !isFinalOutcome(seen.outcome)) return undefined;
   const decided = decideInbound(seen, incoming);
   return decided.kind === 'duplicate' || decided.kind === 'stale' ? decided : undefined;
+}
+
+async function afterUnchanged<A extends StoredAttempt>(
+  store: AttemptStore<A>,
+  decision: InboundDecision<A>,
+): Promise<void> {
+  if (decision.kind === 'duplicate' || decision.kind === 'stale') {
+    await store.afterUnchanged?.(decision.attempt, decision.current);
+  }
 }

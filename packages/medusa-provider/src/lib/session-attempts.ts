@@ -21,6 +21,7 @@ import {
   reportRefundNotInMedusa,
   reportUnappliedCharge,
 } from './merchant-alerts';
+import { completePaidCart } from './paid-cart';
 import { markRefundAlerted, type RefundSettlement, recordChargeback, settleRefund } from './payment-notices';
 import { gatewayAmount } from './payment-request';
 import type { GatewaykitAccount } from './resolve-options';
@@ -94,12 +95,20 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    * stored success and answers `captured`), then completes the cart if the storefront has not.
    */
   async afterChange(attempt: SessionAttempt, next: PaymentOutcome): Promise<void> {
-    if (next.status !== 'succeeded' || attempt.session.authorized_at) return;
+    if (next.status !== 'succeeded') return;
+    if (attempt.session.authorized_at) {
+      await completePaidCart(this.scope, attempt.session, next, { first: true });
+      return;
+    }
     await processPaymentWorkflow(this.scope).run({
       input: { action: 'captured', data: { session_id: attempt.session.id, amount: attempt.session.amount } },
     });
     const after = await this.session(attempt.orderNo);
-    if (!after || after.authorized_at) return;
+    if (!after) return;
+    if (after.authorized_at) {
+      await completePaidCart(this.scope, after, next, { first: true });
+      return;
+    }
     if (
       readSessionData(after.data).outcome?.status !== 'succeeded' &&
       this.reauthorizations++ < REAUTHORIZE_TRIES
@@ -109,6 +118,13 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
       return;
     }
     await reportUnappliedCharge(this.scope, next, `payment session ${after.id} could not be authorized`);
+  }
+
+  /** A repeated success finishes what the first one could not: the paid cart's order. */
+  async afterUnchanged(attempt: SessionAttempt, current: PaymentOutcome): Promise<void> {
+    if (current.status === 'succeeded') {
+      await completePaidCart(this.scope, attempt.session, current, { first: false });
+    }
   }
 
   async alert(alert: MerchantAlert): Promise<void> {

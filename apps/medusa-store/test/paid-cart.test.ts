@@ -1,0 +1,111 @@
+/**
+ * A paid cart becomes an order (docs/inbound.md, "A paid cart becomes an order"): Medusa completes the
+ * cart inside its payment workflow as a step allowed to fail, with the money already taken. Here the
+ * completion is made to fail for real (the variant is out of stock when the callback arrives): the
+ * success is recorded and reported loudly, and once the cart can complete, the gateway's next delivery
+ * of the same success places the order, once.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { adminTokenFor } from './support/admin';
+import { HOSTED, readyCart, startSession } from './support/checkout';
+import { ordersOf } from './support/orders';
+import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
+import { api, expectOk } from './support/store-api';
+import { waitFor } from './support/wait';
+
+interface StockLevel {
+  itemId: string;
+  locationId: string;
+  stocked: number;
+}
+
+/** The stock levels of the demo product's inventory items (every cart of the suite buys it). */
+async function demoStockLevels(token: string): Promise<StockLevel[]> {
+  const { inventory_items } = await expectOk(
+    api('GET', '/admin/inventory-items?limit=100&fields=id,*location_levels', { token }),
+  );
+  return (
+    inventory_items as { id: string; location_levels: { location_id: string; stocked_quantity: number }[] }[]
+  ).flatMap((item) =>
+    item.location_levels.map((level) => ({
+      itemId: item.id,
+      locationId: level.location_id,
+      stocked: level.stocked_quantity,
+    })),
+  );
+}
+
+async function setStock(token: string, levels: StockLevel[], stocked: (level: StockLevel) => number) {
+  for (const level of levels) {
+    await expectOk(
+      api('POST', `/admin/inventory-items/${level.itemId}/location-levels/${level.locationId}`, {
+        token,
+        body: { stocked_quantity: stocked(level) },
+      }),
+    );
+  }
+}
+
+let restore: (() => Promise<void>) | undefined;
+
+afterEach(async () => {
+  await restore?.();
+  restore = undefined;
+});
+
+async function deliveriesOf(orderNo: string) {
+  return ((await sandboxControl('callbacks')) as { id: string; orderNo: string; state: string }[]).filter(
+    (delivery) => delivery.orderNo === orderNo,
+  );
+}
+
+describe('a paid cart whose completion fails inside Medusa', () => {
+  it('is reported as paid but not applied, and becomes one order when the success comes again', async () => {
+    const token = await adminTokenFor();
+    const email = `out-of-stock-${randomUUID()}@example.com`;
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+
+    const levels = await demoStockLevels(token);
+    expect(levels.length).toBeGreaterThan(0);
+    restore = () => setStock(token, levels, (level) => level.stocked);
+    await setStock(token, levels, () => 0);
+
+    // The shopper pays on the gateway's page and never follows the return: only the callback arrives.
+    await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
+    const [first] = await waitFor(async () => {
+      const mine = await deliveriesOf(session.id);
+      return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
+    }, 'the success callback to be acknowledged');
+    expect(first).toBeDefined();
+    expect(readFileSync(inject('logFile'), 'utf8')).toMatch(
+      new RegExp(
+        `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}, .*its cart could not be completed into an order`,
+      ),
+    );
+    expect(await ordersOf(email)).toEqual([]);
+
+    // Stock is back; the gateway delivers the same success again.
+    await restore();
+    restore = undefined;
+    await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
+    const orders = await waitFor(async () => {
+      const placed = await ordersOf(email);
+      return placed.length > 0 && placed;
+    }, 'the order to be placed by the redelivered success');
+    expect(orders).toHaveLength(1);
+    const payments = (orders[0]!.payment_collections as { payments: { captured_at?: string }[] }[]).flatMap(
+      (collection) => collection.payments,
+    );
+    expect(payments).toHaveLength(1);
+    expect(payments[0]!.captured_at).toBeTruthy();
+    const { cart } = await expectOk(api('GET', `/store/carts/${cartId}?fields=completed_at`, {}));
+    expect(cart.completed_at).toBeTruthy();
+
+    // Yet another delivery changes nothing.
+    await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
+    expect(await ordersOf(email)).toHaveLength(1);
+  });
+});
