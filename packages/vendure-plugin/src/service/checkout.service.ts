@@ -73,6 +73,14 @@ export class CheckoutService {
     }
     const misplaced = misplacedCardInput(resolved.config.mode, input);
     if (misplaced) return misplaced;
+    // The saved card's ownership read (the customer, then the gateway's list of their cards) does not
+    // depend on the order: started now, it runs while the order moves to ArrangingPayment. Read only.
+    const savedCard =
+      input.savedCardId && ctx.activeUserId
+        ? this.savedCards.findOwnedCard(ctx, resolved, input.savedCardId)
+        : undefined;
+    // Awaited by chargeSourceFor when it gets there; an early return must not leave it unhandled.
+    savedCard?.catch(() => undefined);
 
     const order = await arrangePayment(this.connection, this.orderService, ctx, active.id);
     if (typeof order === 'string') return paymentError('ORDER_STATE_ERROR', order);
@@ -81,7 +89,10 @@ export class CheckoutService {
     const charge = await chargeSourceFor(resolved.config, input, {
       loggedIn: Boolean(ctx.activeUserId),
       allowRawCardData: Boolean(this.options.allowRawCardData),
-      findOwnedCard: (cardId) => this.savedCards.findOwnedCard(ctx, resolved, cardId),
+      findOwnedCard: (cardId) =>
+        savedCard && cardId === input.savedCardId
+          ? savedCard
+          : this.savedCards.findOwnedCard(ctx, resolved, cardId),
       gatewayCustomerId: (create) => this.savedCards.shopperGatewayCustomerId(ctx, resolved, create),
       resolveCardMethod: (id, shopper, save) => resolveCardMethod(resolved.client, id, shopper, save),
     });
