@@ -5,7 +5,8 @@
  *   the round-robin proxy to both; afterwards every order must have exactly one Settled payment.
  * - Checkout completion under 20 concurrent shoppers: each shopper fills a cart and pays it with a
  *   card (gatewaykitStartPayment → sandbox confirmCharge → Settled), p50/p95 of the payment call, on
- *   server-1 alone and through the proxy.
+ *   server-1 alone and through the proxy; every other cart is paid with the no-op handler instead
+ *   (transitionOrderToState + addPaymentToOrder), the overhead baseline on that side.
  * Same cluster for both sides (one PostgreSQL, one Redis, the worker running). Prints figures and
  * ratios, never asserts a time.
  */
@@ -83,7 +84,8 @@ async function main(): Promise<void> {
     },
     dataDir: path.join(dir, 'pg'),
     freshDatabase: true,
-    env: { LOG_LEVEL: 'error' },
+    // GATEWAYKIT_BENCH: the no-op payment method, the checkout baseline (never in a real store).
+    env: { LOG_LEVEL: 'error', GATEWAYKIT_BENCH: '1' },
     log: step,
   });
   const db = new Client({ connectionString: cluster.databaseUrl });
@@ -169,30 +171,48 @@ async function main(): Promise<void> {
     }
     sandbox.setChaos({});
 
-    // Checkout under concurrent shoppers.
+    // Checkout under concurrent shoppers; each shopper alternates a gateway card and the no-op handler.
     const latencies: number[][] = [];
+    const overheads: string[] = [];
     for (const side of sides) {
       const samples: number[] = [];
+      const baseline: number[] = [];
       let errors = 0;
       await Promise.all(
-        Array.from({ length: SHOPPERS }, async () => {
-          for (let i = 0; i < CHECKOUTS_EACH; i++) {
+        Array.from({ length: SHOPPERS }, async (_, shopper) => {
+          for (let i = 0; i < CHECKOUTS_EACH * 2; i++) {
             const shop = new GraphqlClient(`${side.base}/shop-api`);
             await fillCart(shop, variantId);
             const t0 = performance.now();
-            const r = await shop.query<{ gatewaykitStartPayment: { __typename: string } }>(
-              `mutation ($card: GatewaykitCardInput) { gatewaykitStartPayment(input: { paymentMethodCode: "gatewaykit-card", card: $card }) { __typename } }`,
-              { card: testCardForm(TEST_CARD_NUMBERS.success) },
-            );
-            samples.push(performance.now() - t0);
-            if (r.gatewaykitStartPayment.__typename !== 'GatewaykitPaymentCompleted') errors++;
+            if ((i + shopper) % 2 === 0) {
+              const r = await shop.query<{ gatewaykitStartPayment: { __typename: string } }>(
+                `mutation ($card: GatewaykitCardInput) { gatewaykitStartPayment(input: { paymentMethodCode: "gatewaykit-card", card: $card }) { __typename } }`,
+                { card: testCardForm(TEST_CARD_NUMBERS.success) },
+              );
+              samples.push(performance.now() - t0);
+              if (r.gatewaykitStartPayment.__typename !== 'GatewaykitPaymentCompleted') errors++;
+            } else {
+              await shop.query(
+                `mutation { transitionOrderToState(state: "ArrangingPayment") { __typename } }`,
+              );
+              const r = await shop.query<{ addPaymentToOrder: { __typename: string } }>(
+                `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: {} }) { __typename } }`,
+              );
+              baseline.push(performance.now() - t0);
+              if (r.addPaymentToOrder.__typename !== 'Order') errors++;
+            }
           }
         }),
       );
       latencies.push(samples);
       console.log(
-        `Checkout, ${side.name}, ${SHOPPERS} concurrent shoppers × ${CHECKOUTS_EACH}: p50 ${quantile(samples, 0.5).toFixed(0)} ms, ` +
-          `p95 ${quantile(samples, 0.95).toFixed(0)} ms (not completed: ${errors})`,
+        `Checkout, ${side.name}, ${SHOPPERS} concurrent shoppers × ${CHECKOUTS_EACH} card + ${CHECKOUTS_EACH} no-op: ` +
+          `card p50 ${quantile(samples, 0.5).toFixed(0)} ms, p95 ${quantile(samples, 0.95).toFixed(0)} ms; ` +
+          `no-op p50 ${quantile(baseline, 0.5).toFixed(0)} ms, p95 ${quantile(baseline, 0.95).toFixed(0)} ms (not completed: ${errors})`,
+      );
+      overheads.push(
+        `  card / no-op, ${side.name}: p50 ${(quantile(samples, 0.5) / quantile(baseline, 0.5)).toFixed(2)}x, ` +
+          `p95 ${(quantile(samples, 0.95) / quantile(baseline, 0.95)).toFixed(2)}x (goal <= 1.2x)`,
       );
     }
     const [r1, r2] = rates as [number, number];
@@ -202,6 +222,8 @@ async function main(): Promise<void> {
     console.log(
       `  checkout p50  ${(quantile(l2, 0.5) / quantile(l1, 0.5)).toFixed(2)}x, p95 ${(quantile(l2, 0.95) / quantile(l1, 0.95)).toFixed(2)}x (lower is better)`,
     );
+    console.log('Checkout overhead under load (same shoppers, same side):');
+    for (const line of overheads) console.log(line);
   } finally {
     await db.end();
     await cluster.stop();
