@@ -22,6 +22,7 @@ import { CARD, complete, HOSTED, readyCart, startSession } from '../test/support
 import { registerCustomer, saveCard } from '../test/support/customer';
 import { useStore } from '../test/support/store-api';
 import { waitFor } from '../test/support/wait';
+import { BASELINES, enableBaselineProviders } from './baselines';
 
 const ORDERS = Number(process.env.BENCH_CALLBACK_ORDERS || 40);
 const COPIES = Number(process.env.BENCH_CALLBACK_COPIES || 4);
@@ -197,10 +198,14 @@ interface Shopper {
   cardId: string;
 }
 
-/** One cart filled and paid with the shopper's saved card; the completion's latency, or an error. */
-async function timedCheckout(shopper: Shopper): Promise<number> {
+/**
+ * One cart filled and paid with the shopper's saved card (or with the instant-capture baseline); the
+ * completion's latency, or an error.
+ */
+async function timedCheckout(shopper: Shopper, baseline = false): Promise<number> {
   const { cartId, collectionId } = await readyCart({ token: shopper.token, email: shopper.email });
-  await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
+  if (baseline) await startSession(collectionId, BASELINES.instant, {}, shopper.token);
+  else await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
   const started = performance.now();
   const response = await complete(cartId, shopper.token);
   const elapsed = performance.now() - started;
@@ -213,12 +218,15 @@ async function checkoutSide(name: string, url: string, topology: Topology, shopp
   useStore(url, topology.publishableKey);
   say(`checkout, ${name}: ${shoppers.length} shoppers × ${CHECKOUTS_EACH} …`);
   const samples: number[] = [];
+  const baseline: number[] = [];
   const errors: string[] = [];
+  // Each shopper alternates the saved card and the instant-capture baseline, under the same load.
   await Promise.all(
-    shoppers.map(async (shopper) => {
-      for (let i = 0; i < CHECKOUTS_EACH; i++) {
+    shoppers.map(async (shopper, index) => {
+      for (let i = 0; i < CHECKOUTS_EACH * 2; i++) {
+        const isBaseline = (i + index) % 2 === 1;
         try {
-          samples.push(await timedCheckout(shopper));
+          (isBaseline ? baseline : samples).push(await timedCheckout(shopper, isBaseline));
         } catch (error) {
           errors.push(String(error));
         }
@@ -226,11 +234,12 @@ async function checkoutSide(name: string, url: string, topology: Topology, shopp
     }),
   );
   console.log(
-    `Checkout, ${name}, ${shoppers.length} concurrent shoppers × ${CHECKOUTS_EACH}: ` +
-      `p50 ${ms(percentile(samples, 50))}, p95 ${ms(percentile(samples, 95))} ` +
+    `Checkout, ${name}, ${shoppers.length} concurrent shoppers × ${CHECKOUTS_EACH} card + ${CHECKOUTS_EACH} instant-capture: ` +
+      `card p50 ${ms(percentile(samples, 50))}, p95 ${ms(percentile(samples, 95))}; ` +
+      `instant-capture p50 ${ms(percentile(baseline, 50))}, p95 ${ms(percentile(baseline, 95))} ` +
       `(not completed: ${errors.length}${errors[0] ? `; first: ${errors[0]}` : ''})`,
   );
-  return samples;
+  return { samples, baseline };
 }
 
 async function main(): Promise<void> {
@@ -263,7 +272,7 @@ async function main(): Promise<void> {
       gatewayBaseUrl: sandbox.url,
       gatewayNo: GATEWAY_NO,
       signKey: SIGN_KEY,
-      env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true', LOG_LEVEL: 'error' },
+      env: { GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true', GATEWAYKIT_BENCH_BASELINES: 'true', LOG_LEVEL: 'error' },
       log: (line) => say(line.replace(/^\[topology\] /, '')),
     });
     starting = startingTopology;
@@ -293,6 +302,7 @@ async function main(): Promise<void> {
 
     say(`checkout: registering ${SHOPPERS} customers with a saved card …`);
     useStore(topology.url, topology.publishableKey);
+    await enableBaselineProviders();
     const shoppers: Shopper[] = [];
     await inParallel(
       Array.from({ length: SHOPPERS }, (_, i) => i),
@@ -309,7 +319,15 @@ async function main(): Promise<void> {
       await timedCheckout(shoppers[0]!);
     }
     const latencies: number[][] = [];
-    for (const side of sides) latencies.push(await checkoutSide(side.name, side.url, topology, shoppers));
+    const overheads: string[] = [];
+    for (const side of sides) {
+      const { samples, baseline } = await checkoutSide(side.name, side.url, topology, shoppers);
+      latencies.push(samples);
+      overheads.push(
+        `  card / instant-capture, ${side.name}: p50 ${(percentile(samples, 50) / percentile(baseline, 50)).toFixed(2)}x, ` +
+          `p95 ${(percentile(samples, 95) / percentile(baseline, 95)).toFixed(2)}x (goal <= 1.2x)`,
+      );
+    }
 
     const [one, two] = rates as [number, number];
     const [l1, l2] = latencies as [number[], number[]];
@@ -319,6 +337,8 @@ async function main(): Promise<void> {
       `  checkout p50  ${(percentile(l2, 50) / percentile(l1, 50)).toFixed(2)}x, ` +
         `p95 ${(percentile(l2, 95) / percentile(l1, 95)).toFixed(2)}x (lower is better)`,
     );
+    console.log('Checkout overhead under load (same shoppers, same side):');
+    for (const line of overheads) console.log(line);
   } finally {
     await cleanUp();
   }

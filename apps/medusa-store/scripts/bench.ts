@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSandbox, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
-import { adminTokenFor } from '../test/support/admin';
+import { BASELINES, enableBaselineProviders } from '../bench/baselines';
 import { CARD, complete, readyCart, startSession } from '../test/support/checkout';
 import { registerCustomer, saveCard } from '../test/support/customer';
-import { api, expectOk, useStore } from '../test/support/store-api';
+import { useStore } from '../test/support/store-api';
 import { bootStore } from './boot';
 
 /**
@@ -33,27 +33,7 @@ async function timedComplete(cartId: string, token: string): Promise<number> {
   return elapsed;
 }
 
-const BASELINES = { system: 'pp_system_default', instant: 'pp_instant-capture_bench' } as const;
 type Kind = 'gatewaykit' | keyof typeof BASELINES;
-
-/**
- * The baselines let anyone order without paying, so the demo region never offers them: enabled here,
- * in the bench's own throwaway database only.
- */
-async function enableBaselineProviders(): Promise<void> {
-  const token = await adminTokenFor();
-  const { regions } = await expectOk(
-    api('GET', '/admin/regions?fields=id,name,*payment_providers', { token }),
-  );
-  const region = regions.find((r: { name: string }) => r.name === 'Gatewaykit Demo');
-  const providers = (region.payment_providers as { id: string }[]).map((provider) => provider.id);
-  await expectOk(
-    api('POST', `/admin/regions/${region.id}`, {
-      token,
-      body: { payment_providers: [...providers, ...Object.values(BASELINES)] },
-    }),
-  );
-}
 
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatewaykit-medusa-bench-'));
