@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stripVTControlCharacters } from 'node:util';
+import { type ClusterSide, inParallel, percentile, printClusterSummary } from '@gatewaykit/cluster-testing';
 import { signedCallback } from '@gatewaykit/core/testing';
 import { startSandbox, submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import pg from 'pg';
@@ -35,20 +36,6 @@ const SIGN_KEY = 'medusa-store-cluster-bench-sign-key';
 const say = (line: string) => console.log(`[bench] ${line}`);
 
 /** Runs `work` over `items` with at most `width` at a time. */
-async function inParallel<T>(items: readonly T[], width: number, work: (item: T) => Promise<void>) {
-  const queue = [...items];
-  const lane = async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  };
-  await Promise.all(Array.from({ length: Math.min(width, queue.length) }, lane));
-}
-
-function percentile(values: number[], p: number): number {
-  if (values.length === 0) return Number.NaN;
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 function shuffle<T>(items: T[]): T[] {
   for (let i = items.length - 1; i > 0; i--) {
     const j = Math.floor(Math.random() * (i + 1));
@@ -318,27 +305,18 @@ async function main(): Promise<void> {
       useStore(server.url, topology.publishableKey);
       await timedCheckout(shoppers[0]!);
     }
-    const latencies: number[][] = [];
-    const overheads: string[] = [];
-    for (const side of sides) {
+    const summary: ClusterSide[] = [];
+    for (const [index, side] of sides.entries()) {
       const { samples, baseline } = await checkoutSide(side.name, side.url, topology, shoppers);
-      latencies.push(samples);
-      overheads.push(
-        `  card / instant-capture, ${side.name}: p50 ${(percentile(samples, 50) / percentile(baseline, 50)).toFixed(2)}x, ` +
-          `p95 ${(percentile(samples, 95) / percentile(baseline, 95)).toFixed(2)}x (goal <= 1.2x)`,
-      );
+      summary.push({
+        name: side.name,
+        callbacksPerSecond: rates[index] as number,
+        checkouts: samples,
+        baselineCheckouts: baseline,
+      });
     }
 
-    const [one, two] = rates as [number, number];
-    const [l1, l2] = latencies as [number[], number[]];
-    console.log(`Ratios two / one instance (the machine's cores are shared by all processes):`);
-    console.log(`  callbacks/s   ${(two / one).toFixed(2)}x (goal >= 1.7x; >= 200/s per instance)`);
-    console.log(
-      `  checkout p50  ${(percentile(l2, 50) / percentile(l1, 50)).toFixed(2)}x, ` +
-        `p95 ${(percentile(l2, 95) / percentile(l1, 95)).toFixed(2)}x (lower is better)`,
-    );
-    console.log('Checkout overhead under load (same shoppers, same side):');
-    for (const line of overheads) console.log(line);
+    printClusterSummary('instant-capture', summary as [ClusterSide, ClusterSide]);
   } finally {
     await cleanUp();
   }

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { percentile } from '@gatewaykit/cluster-testing';
 import { startSandbox, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import { BASELINES, enableBaselineProviders } from '../bench/baselines';
 import { CARD, complete, readyCart, startSession } from '../test/support/checkout';
@@ -18,10 +19,6 @@ import { bootStore } from './boot';
  */
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 20);
 const WARMUP = 3;
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 async function timedComplete(cartId: string, token: string): Promise<number> {
   const started = performance.now();
@@ -84,10 +81,7 @@ async function main(): Promise<void> {
         }
       }
     }
-    const stats = (values: number[]) => {
-      const sorted = [...values].sort((a, b) => a - b);
-      return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
-    };
+    const stats = (values: number[]) => ({ p50: percentile(values, 50), p95: percentile(values, 95) });
     const g = stats(samples.gatewaykit);
     const s = stats(samples.system);
     const i = stats(samples.instant);

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { type ClusterSide, inParallel, percentile, printClusterSummary } from '@gatewaykit/cluster-testing';
 import { signedCallback } from '@gatewaykit/core/testing';
 import { startSandbox, submitSandboxPage, TEST_CARD_NUMBERS, testCardForm } from '@gatewaykit/sandbox';
 import { Client } from 'pg';
@@ -26,15 +27,6 @@ const COPIES = Number(process.env.BENCH_CALLBACK_COPIES ?? 4);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 20);
 const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH ?? 4);
 const IN_FLIGHT = 20;
-
-async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(width, items.length) }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
 
 async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: string; code: string }> {
   await shop.query(
@@ -69,9 +61,6 @@ async function timedCallback(url: string, data: Record<string, string>): Promise
     return Number.NaN;
   }
 }
-
-const quantile = (xs: number[], q: number) =>
-  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))] ?? Number.NaN;
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-bench-cluster-'));
@@ -111,7 +100,7 @@ async function main(): Promise<void> {
     const rates: number[] = [];
     for (const side of sides) {
       const paid: { orderId: string; data: Record<string, string> }[] = [];
-      await pool(
+      await inParallel(
         Array.from({ length: ORDERS }, (_, i) => i),
         8,
         async () => {
@@ -149,7 +138,7 @@ async function main(): Promise<void> {
       let failures = 0;
       const calls: number[] = [];
       const t0 = performance.now();
-      await pool(callbacks, IN_FLIGHT, async (data) => {
+      await inParallel(callbacks, IN_FLIGHT, async (data) => {
         const ms = await timedCallback(url, data);
         if (Number.isNaN(ms))
           failures++; // the gateway would deliver it again
@@ -166,14 +155,13 @@ async function main(): Promise<void> {
         `Callbacks, ${side.name}: ${callbacks.length} (${paid.length} orders × ${COPIES}, ${IN_FLIGHT} in flight) in ` +
           `${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; answered other than success: ${failures}; ` +
           `Settled payments ${settled.rows[0]?.n} for ${paid.length} orders (exactly once: ${Number(settled.rows[0]?.n) === paid.length}); ` +
-          `latency p50 ${quantile(calls, 0.5).toFixed(0)} ms, p95 ${quantile(calls, 0.95).toFixed(0)} ms; one callback alone ${single.toFixed(0)} ms`,
+          `latency p50 ${percentile(calls, 50).toFixed(0)} ms, p95 ${percentile(calls, 95).toFixed(0)} ms; one callback alone ${single.toFixed(0)} ms`,
       );
     }
     sandbox.setChaos({});
 
     // Checkout under concurrent shoppers; each shopper alternates a gateway card and the no-op handler.
-    const latencies: number[][] = [];
-    const overheads: string[] = [];
+    const summary: ClusterSide[] = [];
     for (const side of sides) {
       const samples: number[] = [];
       const baseline: number[] = [];
@@ -204,26 +192,19 @@ async function main(): Promise<void> {
           }
         }),
       );
-      latencies.push(samples);
       console.log(
         `Checkout, ${side.name}, ${SHOPPERS} concurrent shoppers × ${CHECKOUTS_EACH} card + ${CHECKOUTS_EACH} no-op: ` +
-          `card p50 ${quantile(samples, 0.5).toFixed(0)} ms, p95 ${quantile(samples, 0.95).toFixed(0)} ms; ` +
-          `no-op p50 ${quantile(baseline, 0.5).toFixed(0)} ms, p95 ${quantile(baseline, 0.95).toFixed(0)} ms (not completed: ${errors})`,
+          `card p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms; ` +
+          `no-op p50 ${percentile(baseline, 50).toFixed(0)} ms, p95 ${percentile(baseline, 95).toFixed(0)} ms (not completed: ${errors})`,
       );
-      overheads.push(
-        `  card / no-op, ${side.name}: p50 ${(quantile(samples, 0.5) / quantile(baseline, 0.5)).toFixed(2)}x, ` +
-          `p95 ${(quantile(samples, 0.95) / quantile(baseline, 0.95)).toFixed(2)}x (goal <= 1.2x)`,
-      );
+      summary.push({
+        name: side.name,
+        callbacksPerSecond: rates[sides.indexOf(side)] as number,
+        checkouts: samples,
+        baselineCheckouts: baseline,
+      });
     }
-    const [r1, r2] = rates as [number, number];
-    const [l1, l2] = latencies as [number[], number[]];
-    console.log(`Ratios two / one instance (the machine's cores are shared by all processes):`);
-    console.log(`  callbacks/s   ${(r2 / r1).toFixed(2)}x (goal >= 1.7x; >= 200/s per instance)`);
-    console.log(
-      `  checkout p50  ${(quantile(l2, 0.5) / quantile(l1, 0.5)).toFixed(2)}x, p95 ${(quantile(l2, 0.95) / quantile(l1, 0.95)).toFixed(2)}x (lower is better)`,
-    );
-    console.log('Checkout overhead under load (same shoppers, same side):');
-    for (const line of overheads) console.log(line);
+    printClusterSummary('no-op', summary as [ClusterSide, ClusterSide]);
   } finally {
     await db.end();
     await cluster.stop();

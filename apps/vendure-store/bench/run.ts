@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { percentile } from '@gatewaykit/cluster-testing';
 import { startSandbox, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import { settingsFromEnv } from '../src/config';
 import { DEMO_MERCHANTS } from '../src/gateways';
@@ -94,10 +95,6 @@ async function main(): Promise<void> {
         if (i >= WARMUP) samples[kind].push(ms);
       }
     }
-    const percentile = (xs: number[], p: number) => {
-      const sorted = [...xs].sort((a, b) => a - b);
-      return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-    };
     const stats = (xs: number[]) => ({ p50: percentile(xs, 50), p95: percentile(xs, 95) });
     const g = stats(samples.gateway);
     const n = stats(samples.noop);

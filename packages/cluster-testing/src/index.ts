@@ -1,3 +1,4 @@
+export { type ClusterSide, inParallel, percentile, printClusterSummary, ratios } from './bench-report.js';
 export { CHROMIUM, ensureChromium, launchChromium } from './chromium.js';
 export { ensureDebianPackage } from './debian-package.js';
 export { freePort } from './free-port.js';
