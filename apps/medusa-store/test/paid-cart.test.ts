@@ -1,9 +1,10 @@
 /**
- * A paid cart becomes an order (docs/inbound.md, "A paid cart becomes an order"): Medusa completes the
- * cart inside its payment workflow as a step allowed to fail, with the money already taken. Here the
- * completion is made to fail for real (the variant is out of stock when the callback arrives): the
- * success is recorded and reported loudly, and once the cart can complete, the gateway's next delivery
- * of the same success places the order, once.
+ * A paid cart and its order (docs/inbound.md, "A paid cart becomes an order"): Medusa completes the
+ * cart inside its payment workflow as a step allowed to fail, with the money already taken; when the
+ * completion fails after the payment, Medusa's compensation refunds it. Here the completion is made to
+ * fail for real (the variant is out of stock when the callback arrives): the payment is returned, the
+ * merchant is told, and no later delivery of the same signed success ever turns the returned payment
+ * into an order (free goods).
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
 import { HOSTED, readyCart, startSession } from './support/checkout';
 import { ordersOf } from './support/orders';
+import { sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
@@ -62,7 +64,7 @@ async function deliveriesOf(orderNo: string) {
 }
 
 describe('a paid cart whose completion fails inside Medusa', () => {
-  it('is reported as paid but not applied, and becomes one order when the success comes again', async () => {
+  it('is refunded and reported, and a later delivery of the success never places an order for it', async () => {
     const token = await adminTokenFor();
     const email = `out-of-stock-${randomUUID()}@example.com`;
     const { cartId, collectionId } = await readyCart({ email });
@@ -80,32 +82,28 @@ describe('a paid cart whose completion fails inside Medusa', () => {
       return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
     }, 'the success callback to be acknowledged');
     expect(first).toBeDefined();
-    expect(readFileSync(inject('logFile'), 'utf8')).toMatch(
-      new RegExp(
-        `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}, .*its cart could not be completed into an order`,
-      ),
+    const log = () => readFileSync(inject('logFile'), 'utf8');
+    expect(log()).toMatch(
+      new RegExp(`PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ${session.id}, .*was refunded`),
     );
+    expect(log()).not.toMatch(new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`));
+    const tradeNo = ((await sandboxControl('callbacks')) as { orderNo: string; body: string }[])
+      .filter((delivery) => delivery.orderNo === session.id)
+      .map((delivery) => JSON.parse(delivery.body).data.tradeNo as string)[0];
+    expect(tradeNo).toBeTruthy();
+    expect((await sandboxRefunds(tradeNo!)).length).toBe(1);
     expect(await ordersOf(email)).toEqual([]);
 
-    // Stock is back; the gateway delivers the same success again.
+    // Stock is back; the gateway delivers the same signed success again: still no order.
     await restore();
     restore = undefined;
     await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
-    const orders = await waitFor(async () => {
-      const placed = await ordersOf(email);
-      return placed.length > 0 && placed;
-    }, 'the order to be placed by the redelivered success');
-    expect(orders).toHaveLength(1);
-    const payments = (orders[0]!.payment_collections as { payments: { captured_at?: string }[] }[]).flatMap(
-      (collection) => collection.payments,
+    await waitFor(
+      async () => (await deliveriesOf(session.id)).every((delivery) => delivery.state === 'delivered'),
+      'the redelivery to be acknowledged',
     );
-    expect(payments).toHaveLength(1);
-    expect(payments[0]!.captured_at).toBeTruthy();
+    expect(await ordersOf(email)).toEqual([]);
     const { cart } = await expectOk(api('GET', `/store/carts/${cartId}?fields=completed_at`, {}));
-    expect(cart.completed_at).toBeTruthy();
-
-    // Yet another delivery changes nothing.
-    await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
-    expect(await ordersOf(email)).toHaveLength(1);
+    expect(cart.completed_at).toBeFalsy();
   });
 });

@@ -131,6 +131,25 @@ export async function reportChargeback(
   );
 }
 
+/**
+ * A payment taken and given back before any order existed: Medusa refunds a captured payment when the
+ * cart's completion fails after it. No order is placed for it, ever; the merchant checks the refund.
+ */
+export async function reportReturnedBeforeOrder(
+  scope: MedusaContainer,
+  outcome: PaymentOutcome,
+  reason: string,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'PAYMENT RETURNED, NO ORDER',
+    'Gateway payment returned before an order existed',
+    `Gateway payment orderNo ${outcome.orderNo}, tradeNo ${outcome.tradeNo ?? '?'} ` +
+      `(${outcome.amount ?? '?'} ${outcome.currency ?? ''}) ${reason}; no order is placed for it. ` +
+      `Check that the refund reached the shopper in the gateway's merchant portal.`,
+  );
+}
+
 async function alertMerchant(
   scope: MedusaContainer,
   tag: string,

@@ -3,7 +3,7 @@ import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/typ
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { completeCartWorkflow } from '@medusajs/medusa/core-flows';
 import { cartOfPaymentCollection } from './cart-of-collection';
-import { reportUnappliedCharge } from './merchant-alerts';
+import { reportReturnedBeforeOrder, reportUnappliedCharge } from './merchant-alerts';
 
 /** After the first recording: completions tried again after these pauses before it is reported. */
 const RETRY_PAUSES_MS = [1_000, 3_000];
@@ -38,6 +38,14 @@ export async function completePaidCart(
       ['id', 'completed_at'],
     );
     if (!cart || cart.completed_at) return;
+    // Medusa refunds a captured payment when the completion fails after it (its compensation step),
+    // and a merchant may refund or cancel it too: money given back never becomes an order.
+    const returned = await returnedPayment(scope, session.id);
+    if (returned) {
+      if (options.first) await reportReturnedBeforeOrder(scope, outcome, returned);
+      else logger(scope).warn(`gatewaykit: payment session ${session.id} ${returned}; its cart stays open`);
+      return;
+    }
     const { errors } = await completeCartWorkflow(scope).run({
       input: { id: cart.id },
       throwOnError: false,
@@ -48,9 +56,26 @@ export async function completePaidCart(
   const reason = `its cart could not be completed into an order (${failure})`;
   if (options.first) await reportUnappliedCharge(scope, outcome, reason);
   else
-    scope
-      .resolve(ContainerRegistrationKeys.LOGGER)
-      .warn(
-        `gatewaykit: payment session ${session.id} is paid but ${reason}; reported when it was first recorded`,
-      );
+    logger(scope).warn(
+      `gatewaykit: payment session ${session.id} is paid but ${reason}; reported when it was first recorded`,
+    );
+}
+
+/** Why the session's Medusa payment is no longer money held (refunded or canceled), if it is not. */
+async function returnedPayment(scope: MedusaContainer, sessionId: string): Promise<string | undefined> {
+  const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
+    entity: 'payment_session',
+    fields: ['id', 'payment.id', 'payment.canceled_at', 'payment.refunds.id'],
+    filters: { id: sessionId },
+  });
+  const payment = (
+    data[0] as { payment?: { canceled_at?: unknown; refunds?: unknown[] | null } | null } | undefined
+  )?.payment;
+  if (payment?.canceled_at) return 'was canceled in Medusa';
+  if (payment?.refunds?.length) return 'was refunded';
+  return undefined;
+}
+
+function logger(scope: MedusaContainer) {
+  return scope.resolve(ContainerRegistrationKeys.LOGGER);
 }

@@ -1,0 +1,130 @@
+import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+import { completePaidCart } from '../src/lib/paid-cart';
+
+// vi.mock is hoisted above the imports. The real-path test (apps/medusa-store/test/paid-cart.test.ts) can only make Medusa's completion fail
+// for good (out of stock, then Medusa refunds); a completion that fails once (a lock wait under load)
+// and then succeeds is played here, with Medusa's workflow replaced.
+const completions = vi.hoisted(() => ({
+  results: [] as { errors: { error: Error }[] }[],
+  carts: [] as string[],
+}));
+vi.mock('@medusajs/medusa/core-flows', () => ({
+  completeCartWorkflow: () => ({
+    run: async ({ input }: { input: { id: string } }) => {
+      completions.carts.push(input.id);
+      return completions.results.shift() ?? { errors: [] };
+    },
+  }),
+}));
+
+const session = { id: 'ps_1', payment_collection_id: 'pc_1' } as PaymentSessionDTO;
+const outcome = {
+  status: 'succeeded' as const,
+  orderNo: 'ps_1',
+  tradeNo: 'T1',
+  amount: '10.00',
+  currency: 'USD',
+};
+
+/** A container whose query answers the cart's `completed_at` and the payment's refunds, as given. */
+function scope(state: { completedAfter?: number; refunded?: boolean }) {
+  const logs: string[] = [];
+  const notifications: unknown[] = [];
+  let cartReads = 0;
+  const container = {
+    resolve(key: string) {
+      if (key === ContainerRegistrationKeys.LOGGER)
+        return { error: (line: string) => logs.push(line), warn: (line: string) => logs.push(line) };
+      if (key === Modules.NOTIFICATION)
+        return { createNotifications: async (n: unknown) => notifications.push(n) };
+      if (key === ContainerRegistrationKeys.QUERY)
+        return {
+          graph: async ({ entity }: { entity: string }) => {
+            if (entity === 'payment_collection') {
+              cartReads++;
+              const completed = state.completedAfter !== undefined && cartReads > state.completedAfter;
+              return {
+                data: [{ id: 'pc_1', cart: { id: 'cart_1', completed_at: completed ? new Date() : null } }],
+              };
+            }
+            return {
+              data: [
+                {
+                  id: 'ps_1',
+                  payment: { id: 'pay_1', canceled_at: null, refunds: state.refunded ? [{ id: 'r' }] : [] },
+                },
+              ],
+            };
+          },
+        };
+      throw new Error(`unexpected ${key}`);
+    },
+  } as unknown as MedusaContainer;
+  return { container, logs, notifications };
+}
+
+beforeEach(() => {
+  completions.results = [];
+  completions.carts = [];
+});
+
+describe('completePaidCart', () => {
+  it('a completed cart is left alone', async () => {
+    const { container, logs } = scope({ completedAfter: 0 });
+    await completePaidCart(container, session, outcome, { first: true });
+    expect(completions.carts).toEqual([]);
+    expect(logs).toEqual([]);
+  });
+
+  it('an open cart whose first completion fails is completed on the next try, without an alert', async () => {
+    vi.useFakeTimers();
+    completions.results = [{ errors: [{ error: new Error('lock not acquired') }] }, { errors: [] }];
+    const { container, logs } = scope({});
+    const done = completePaidCart(container, session, outcome, { first: true });
+    await vi.runAllTimersAsync();
+    await done;
+    vi.useRealTimers();
+    expect(completions.carts).toEqual(['cart_1', 'cart_1']);
+    expect(logs).toEqual([]);
+  });
+
+  it('a cart that stays open after every try is reported as paid but not applied', async () => {
+    vi.useFakeTimers();
+    completions.results = [1, 2, 3].map(() => ({ errors: [{ error: new Error('lock not acquired') }] }));
+    const { container, logs, notifications } = scope({});
+    const done = completePaidCart(container, session, outcome, { first: true });
+    await vi.runAllTimersAsync();
+    await done;
+    vi.useRealTimers();
+    expect(completions.carts).toHaveLength(3);
+    expect(logs.join('\n')).toMatch(
+      /PAID BUT NOT APPLIED: Gateway payment orderNo ps_1, tradeNo T1 .*lock not acquired/,
+    );
+    expect(notifications).toHaveLength(1);
+  });
+
+  it('a refunded payment never becomes an order, first time or later', async () => {
+    const first = scope({ refunded: true });
+    await completePaidCart(first.container, session, outcome, { first: true });
+    expect(first.logs.join('\n')).toMatch(
+      /PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ps_1.*was refunded/,
+    );
+    const later = scope({ refunded: true });
+    await completePaidCart(later.container, session, outcome, { first: false });
+    expect(later.logs.join('\n')).toMatch(/ps_1 was refunded; its cart stays open/);
+    expect(completions.carts).toEqual([]);
+  });
+
+  it('a repeated success tries once and only warns', async () => {
+    completions.results = [{ errors: [{ error: new Error('still busy') }] }];
+    const { container, logs, notifications } = scope({});
+    await completePaidCart(container, session, outcome, { first: false });
+    expect(completions.carts).toEqual(['cart_1']);
+    expect(logs.join('\n')).toMatch(
+      /is paid but its cart could not be completed into an order \(still busy\)/,
+    );
+    expect(notifications).toEqual([]);
+  });
+});
