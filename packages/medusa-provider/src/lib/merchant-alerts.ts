@@ -3,24 +3,53 @@ import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { GatewayRefund } from './gateway-records';
 
+/** What an alert about one gateway payment says, by what happened to it. */
+const PAYMENT_ALERTS = {
+  unapplied: {
+    tag: 'PAID BUT NOT APPLIED',
+    title: 'Gateway payment not applied',
+    text: (reason: string) =>
+      `was taken but not applied: ${reason}. Refund or reconcile it in the gateway's merchant portal.`,
+  },
+  returned: {
+    tag: 'PAYMENT RETURNED, NO ORDER',
+    title: 'Gateway payment returned before an order existed',
+    text: (reason: string) =>
+      `${reason}; no order is placed for it. Check that the refund reached the shopper in the gateway's merchant portal.`,
+  },
+} as const;
+
+function reportPayment(
+  scope: MedusaContainer,
+  kind: keyof typeof PAYMENT_ALERTS,
+  outcome: PaymentOutcome,
+  reason: string,
+): Promise<void> {
+  const alert = PAYMENT_ALERTS[kind];
+  return alertMerchant(
+    scope,
+    alert.tag,
+    alert.title,
+    `Gateway payment orderNo ${outcome.orderNo}, tradeNo ${outcome.tradeNo ?? '?'} ` +
+      `(${outcome.amount ?? '?'} ${outcome.currency ?? ''}) ${alert.text(reason)}`,
+  );
+}
+
 /**
  * A payment the gateway took that no cart or order can receive (its session was deleted, or the cart
  * could not take it). Never silent (docs/SECURITY.md): an error log with orderNo and tradeNo, and a
  * notification in the Medusa admin's feed, so the merchant refunds it in the gateway's portal.
  */
-export async function reportUnappliedCharge(
-  scope: MedusaContainer,
-  outcome: PaymentOutcome,
-  reason: string,
-): Promise<void> {
-  await alertMerchant(
-    scope,
-    'PAID BUT NOT APPLIED',
-    'Gateway payment not applied',
-    `Gateway payment orderNo ${outcome.orderNo}, tradeNo ${outcome.tradeNo ?? '?'} ` +
-      `(${outcome.amount ?? '?'} ${outcome.currency ?? ''}) was taken but not applied: ${reason}. ` +
-      `Refund or reconcile it in the gateway's merchant portal.`,
-  );
+export function reportUnappliedCharge(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
+  return reportPayment(scope, 'unapplied', outcome, reason);
+}
+
+/**
+ * A payment taken and given back before any order existed: Medusa refunds a captured payment when the
+ * cart's completion fails after it. No order is placed for it, ever; the merchant checks the refund.
+ */
+export function reportReturnedBeforeOrder(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
+  return reportPayment(scope, 'returned', outcome, reason);
 }
 
 /** A signed gateway result about another amount or currency than its session's: ignored, made loud. */
@@ -128,25 +157,6 @@ export async function reportChargeback(
     `Chargeback ${chargeback.batchNo ?? '?'} of ${chargeback.amount ?? '?'} ${chargeback.currency ?? ''} on ` +
       `${describePayment(payment)}: ${chargeback.reason ?? 'no reason given'}. ` +
       `Reply in the gateway's merchant portal by ${chargeback.replyDeadline ?? 'the deadline the gateway gives'}.`,
-  );
-}
-
-/**
- * A payment taken and given back before any order existed: Medusa refunds a captured payment when the
- * cart's completion fails after it. No order is placed for it, ever; the merchant checks the refund.
- */
-export async function reportReturnedBeforeOrder(
-  scope: MedusaContainer,
-  outcome: PaymentOutcome,
-  reason: string,
-): Promise<void> {
-  await alertMerchant(
-    scope,
-    'PAYMENT RETURNED, NO ORDER',
-    'Gateway payment returned before an order existed',
-    `Gateway payment orderNo ${outcome.orderNo}, tradeNo ${outcome.tradeNo ?? '?'} ` +
-      `(${outcome.amount ?? '?'} ${outcome.currency ?? ''}) ${reason}; no order is placed for it. ` +
-      `Check that the refund reached the shopper in the gateway's merchant portal.`,
   );
 }
 
