@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
-import { HOSTED, readyCart, startSession } from './support/checkout';
+import { complete, HOSTED, readyCart, startSession } from './support/checkout';
 import { ordersOf } from './support/orders';
 import { sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
@@ -101,6 +101,14 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     await waitFor(
       async () => (await deliveriesOf(session.id)).every((delivery) => delivery.state === 'delivered'),
       'the redelivery to be acknowledged',
+    );
+    expect(await ordersOf(email)).toEqual([]);
+
+    // Nor does the shopper's own completion: Medusa would reuse the refunded payment.
+    const completed = await complete(cartId);
+    expect(completed.status).toBe(400);
+    expect(completed.body.message).toMatch(
+      /The payment for this cart was refunded before an order was placed/,
     );
     expect(await ordersOf(email)).toEqual([]);
     const { cart } = await expectOk(api('GET', `/store/carts/${cartId}?fields=completed_at`, {}));

@@ -3,6 +3,7 @@ import { addBuyerToSessionData } from './middlewares/add-buyer';
 import { holdCartLock } from './middlewares/hold-cart-lock';
 import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { readRawCallbackBody } from './middlewares/raw-callback-body';
+import { refuseReturnedPayment } from './middlewares/refuse-returned-payment';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
@@ -41,6 +42,8 @@ export default defineMiddlewares({
       ],
     },
     ...CART_CHANGES.map((route) => ({ ...route, middlewares: [refuseWhileChargeOpen('cart')] })),
+    // A payment given back before an order existed never becomes one (docs/SECURITY.md §6).
+    { matcher: '/store/carts/:id/complete', method: ['POST'], middlewares: [refuseReturnedPayment] },
     {
       matcher: '/store/gatewaykit/payment-methods*',
       middlewares: [authenticate('customer', ['session', 'bearer'])],

@@ -62,7 +62,10 @@ export async function completePaidCart(
 }
 
 /** Why the session's Medusa payment is no longer money held (refunded or canceled), if it is not. */
-async function returnedPayment(scope: MedusaContainer, sessionId: string): Promise<string | undefined> {
+export async function returnedPayment(
+  scope: MedusaContainer,
+  sessionId: string,
+): Promise<string | undefined> {
   const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
     entity: 'payment_session',
     fields: ['id', 'payment.id', 'payment.canceled_at', 'payment.refunds.id'],
