@@ -68,7 +68,7 @@ const EMBEDDED = new Set([
   'nativescript',
 ]);
 
-function singleConnection(dataSource: DataSource): boolean {
+export function singleConnection(dataSource: DataSource): boolean {
   return EMBEDDED.has(dataSource.options.type);
 }
 

@@ -9,7 +9,7 @@ import {
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
-import { lockedTransaction } from './attempt-lock';
+import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
 
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
@@ -42,8 +42,13 @@ export interface OrderEffects {
 export class OrderAttempts implements AttemptStore<OrderAttempt> {
   /** The transaction's context while `exclusive` runs. */
   private tx: RequestContext | undefined;
-  /** Versioned rows: a final status is never written over (docs/performance.md). */
-  readonly finalOutcomesStay = true;
+  /**
+   * Versioned rows: a final status is never written over (docs/performance.md). Not on an embedded
+   * database: its one connection lets a plain read see another request's uncommitted row.
+   */
+  get finalOutcomesStay(): boolean {
+    return !singleConnection(this.connection.rawConnection);
+  }
 
   constructor(
     private readonly ctx: RequestContext,
