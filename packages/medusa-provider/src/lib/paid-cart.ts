@@ -20,7 +20,7 @@ export interface PaidCartOptions {
  * A paid session's cart must become an order. Medusa completes it inside processPaymentWorkflow, as a
  * step that may fail without failing the workflow (e.g. its cart lock not acquired within 30 s under
  * load); the money is taken by then. So: read the cart, complete it again while it is still open,
- * and say it loudly when it stays open (docs/inbound.md#paid-but-not-applied).
+ * and say it loudly when it stays open (docs/inbound.md#why-these-choices).
  */
 export async function completePaidCart(
   scope: MedusaContainer,
