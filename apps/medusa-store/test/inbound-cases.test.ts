@@ -61,7 +61,7 @@ function returnOf(payment: Payment, edit?: (query: URLSearchParams) => void) {
 
 /** A cart on the hosted page: its session waits (`redirect`) for the gateway's result. */
 async function waitingCart() {
-  const email = `inbound-${randomUUID()}@example.com`;
+  const email = `inbound-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
   const { cartId, collectionId } = await readyCart({ email });
   const session = await startSession(collectionId, HOSTED);
   expect(session.data.outcome.status).toBe('redirect');

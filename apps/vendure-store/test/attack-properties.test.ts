@@ -114,7 +114,10 @@ describe('properties: random Shop API input never pays, never fails the server, 
 
   it('gatewaykitSaveCard: no server error, refused values never echoed', async () => {
     const shop = shopClient(stack);
-    await registerAndLogin(shop, `prop-${randomUUID()}@example.com`);
+    await registerAndLogin(
+      shop,
+      `prop-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+    );
     await fc.assert(
       fc.asyncProperty(
         fc.record(

@@ -82,7 +82,7 @@ afterEach(async () => {
 describe('two servers and a worker on one Postgres and one Redis', () => {
   it('50 duplicate and out-of-order callbacks over both instances: one captured payment, one order, all answered success', async () => {
     await sandboxControl('chaos', { drop: true, noReturn: 'always' });
-    const email = `cluster-callbacks-${randomUUID()}@example.com`;
+    const email = `cluster-callbacks-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
     const { cartId, collectionId } = await readyCart({ email });
     const session = await startSession(collectionId, HOSTED);
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
@@ -130,7 +130,7 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
   });
 
   it('the same cart completed at once on both instances: one gateway charge, one order', async () => {
-    const email = `cluster-complete-${randomUUID()}@example.com`;
+    const email = `cluster-complete-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
     const { cartId, collectionId } = await readyCart({ email });
     const method = await elementCard(cartId);
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: method });
@@ -178,7 +178,7 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
   });
 
   it('an instance killed (SIGKILL) right after it sent the charge: the other instance and the callback finish the order once, no second charge', async () => {
-    const email = `cluster-kill-${randomUUID()}@example.com`;
+    const email = `cluster-kill-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
     const { cartId, collectionId } = await readyCart({ email });
     const method = await elementCard(cartId);
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: method });

@@ -3,7 +3,7 @@ import { api, expectOk } from './store-api';
 
 /** Registers a new customer and returns a store bearer token. */
 export async function registerCustomer(): Promise<{ token: string; email: string; customerId: string }> {
-  const email = `shopper-${randomUUID()}@example.com`;
+  const email = `shopper-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
   const password = 'secret-password';
   const { token: registration } = await expectOk(
     api('POST', '/auth/customer/emailpass/register', { body: { email, password } }),

@@ -15,7 +15,7 @@ export async function paidOrder(): Promise<{
   tradeNo: string;
   total: number;
 }> {
-  const email = `paid-${randomUUID()}@example.com`;
+  const email = `paid-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
   const { cartId, collectionId, total } = await readyCart({ email });
   const session = await startSession(collectionId, HOSTED);
   await followReturn(await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success));

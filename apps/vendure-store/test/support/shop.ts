@@ -30,7 +30,13 @@ export async function prepareOrder(
   if (!options.loggedIn) {
     await shop.query(
       `mutation ($input: CreateCustomerInput!) { setCustomerForOrder(input: $input) { __typename } }`,
-      { input: { firstName: 'Ada', lastName: 'Lovelace', emailAddress: `ada-${randomUUID()}@example.com` } },
+      {
+        input: {
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          emailAddress: `ada-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+        },
+      },
     );
   }
   await shop.query(
