@@ -28,7 +28,7 @@ const outcome = {
   currency: 'USD',
 };
 
-/** A container whose query answers the cart's `completed_at` and the payment's refunds, as given. */
+/** A container whose query answers the session's cart `completed_at` and its payment's refunds, as given. */
 function scope(state: { completedAfter?: number; refunded?: boolean }) {
   const logs: string[] = [];
   const notifications: unknown[] = [];
@@ -42,17 +42,14 @@ function scope(state: { completedAfter?: number; refunded?: boolean }) {
       if (key === ContainerRegistrationKeys.QUERY)
         return {
           graph: async ({ entity }: { entity: string }) => {
-            if (entity === 'payment_collection') {
-              cartReads++;
-              const completed = state.completedAfter !== undefined && cartReads > state.completedAfter;
-              return {
-                data: [{ id: 'pc_1', cart: { id: 'cart_1', completed_at: completed ? new Date() : null } }],
-              };
-            }
+            if (entity !== 'payment_session') throw new Error(`unexpected read of ${entity}`);
+            cartReads++;
+            const completed = state.completedAfter !== undefined && cartReads > state.completedAfter;
             return {
               data: [
                 {
                   id: 'ps_1',
+                  payment_collection: { cart: { id: 'cart_1', completed_at: completed ? new Date() : null } },
                   payment: { id: 'pay_1', canceled_at: null, refunds: state.refunded ? [{ id: 'r' }] : [] },
                 },
               ],

@@ -2,8 +2,8 @@ import type { PaymentOutcome } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { completeCartWorkflow } from '@medusajs/medusa/core-flows';
-import { cartOfPaymentCollection } from './cart-of-collection';
 import { reportReturnedBeforeOrder, reportUnappliedCharge } from './merchant-alerts';
+import { RETURNED_PAYMENT_FIELDS, type SessionPayment, whyPaymentReturned } from './returned-payment';
 
 /** After the first recording: completions tried again after these pauses before it is reported. */
 const RETRY_PAUSES_MS = [1_000, 3_000];
@@ -32,15 +32,12 @@ export async function completePaidCart(
   let failure = '';
   for (let tries = 0; tries <= pauses.length; tries++) {
     if (tries > 0) await new Promise((resolve) => setTimeout(resolve, pauses[tries - 1]));
-    const cart = await cartOfPaymentCollection<{ id: string; completed_at?: unknown }>(
-      scope,
-      session.payment_collection_id,
-      ['id', 'completed_at'],
-    );
+    const paid = await sessionWithCart(scope, session.id);
+    const cart = paid?.payment_collection?.cart;
     if (!cart || cart.completed_at) return;
     // Medusa refunds a captured payment when the completion fails after it (its compensation step),
     // and a merchant may refund or cancel it too: money given back never becomes an order.
-    const returned = await returnedPayment(scope, session.id);
+    const returned = whyPaymentReturned(paid);
     if (returned) {
       if (options.first) await reportReturnedBeforeOrder(scope, outcome, returned);
       else logger(scope).warn(`gatewaykit: payment session ${session.id} ${returned}; its cart stays open`);
@@ -61,22 +58,27 @@ export async function completePaidCart(
     );
 }
 
-/** Why the session's Medusa payment is no longer money held (refunded or canceled), if it is not. */
-export async function returnedPayment(
+/** The session's cart (open or completed) and its payment, in one read. */
+async function sessionWithCart(
   scope: MedusaContainer,
   sessionId: string,
-): Promise<string | undefined> {
+): Promise<
+  | (SessionPayment & {
+      payment_collection?: { cart?: { id: string; completed_at?: unknown } | null } | null;
+    })
+  | undefined
+> {
   const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
     entity: 'payment_session',
-    fields: ['id', 'payment.id', 'payment.canceled_at', 'payment.refunds.id'],
+    fields: [
+      'id',
+      'payment_collection.cart.id',
+      'payment_collection.cart.completed_at',
+      ...RETURNED_PAYMENT_FIELDS,
+    ],
     filters: { id: sessionId },
   });
-  const payment = (
-    data[0] as { payment?: { canceled_at?: unknown; refunds?: unknown[] | null } | null } | undefined
-  )?.payment;
-  if (payment?.canceled_at) return 'was canceled in Medusa';
-  if (payment?.refunds?.length) return 'was refunded';
-  return undefined;
+  return data[0] as Awaited<ReturnType<typeof sessionWithCart>>;
 }
 
 function logger(scope: MedusaContainer) {

@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
-import { returnedPayment } from '../../lib/paid-cart';
+import { RETURNED_PAYMENT_FIELDS, type SessionPayment, whyPaymentReturned } from '../../lib/returned-payment';
 
 /**
  * `POST /store/carts/:id/complete` of an open cart whose payment was given back (Medusa's compensation
@@ -16,16 +16,20 @@ export async function refuseReturnedPayment(
   try {
     const { data } = await req.scope.resolve(ContainerRegistrationKeys.QUERY).graph({
       entity: 'cart',
-      fields: ['id', 'completed_at', 'payment_collection.payment_sessions.id'],
+      fields: [
+        'id',
+        'completed_at',
+        ...RETURNED_PAYMENT_FIELDS.map((field) => `payment_collection.payment_sessions.${field}`),
+      ],
       filters: { id: req.params.id! },
     });
     const cart = data[0] as
-      | { completed_at?: unknown; payment_collection?: { payment_sessions?: { id: string }[] | null } | null }
+      | { completed_at?: unknown; payment_collection?: { payment_sessions?: SessionPayment[] | null } | null }
       | undefined;
     // A completed cart answers its order again (Medusa's own idempotency); only an open one is checked.
     if (cart && !cart.completed_at) {
       for (const session of cart.payment_collection?.payment_sessions ?? []) {
-        const returned = await returnedPayment(req.scope, session.id);
+        const returned = whyPaymentReturned(session);
         if (returned) {
           throw new MedusaError(
             MedusaError.Types.NOT_ALLOWED,

@@ -1,0 +1,21 @@
+/**
+ * A Medusa payment that was given back before its cart became an order: refunded (Medusa's compensation
+ * refunds a captured payment when the completion fails after it; a merchant may refund too) or canceled.
+ * Such money never becomes an order (docs/SECURITY.md §6). One judgement, used by the store's completion
+ * guard and by the paid-cart completion after a success.
+ */
+
+/** The fields the judgement needs, relative to a payment session (prefix them when read from further up). */
+export const RETURNED_PAYMENT_FIELDS = ['payment.id', 'payment.canceled_at', 'payment.refunds.id'];
+
+export interface SessionPayment {
+  payment?: { canceled_at?: unknown; refunds?: unknown[] | null } | null;
+}
+
+/** Why the session's payment is no longer money held, or undefined while it is (or there is none yet). */
+export function whyPaymentReturned(session: SessionPayment | undefined): string | undefined {
+  const payment = session?.payment;
+  if (payment?.canceled_at) return 'was canceled in Medusa';
+  if (payment?.refunds?.length) return 'was refunded';
+  return undefined;
+}

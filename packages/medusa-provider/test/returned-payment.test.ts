@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { whyPaymentReturned } from '../src/lib/returned-payment';
+
+describe('whyPaymentReturned', () => {
+  it('money still held (or no payment yet) is not returned', () => {
+    expect(whyPaymentReturned(undefined)).toBeUndefined();
+    expect(whyPaymentReturned({ payment: null })).toBeUndefined();
+    expect(whyPaymentReturned({ payment: { canceled_at: null, refunds: [] } })).toBeUndefined();
+    expect(whyPaymentReturned({ payment: { canceled_at: null, refunds: null } })).toBeUndefined();
+  });
+
+  it('a refund of any size, or a cancellation, gives the money back', () => {
+    expect(whyPaymentReturned({ payment: { refunds: [{ id: 'ref_1' }] } })).toBe('was refunded');
+    expect(whyPaymentReturned({ payment: { canceled_at: new Date(), refunds: [] } })).toBe(
+      'was canceled in Medusa',
+    );
+  });
+});
