@@ -3,7 +3,6 @@
  * gateway's public facts tries to get goods for free, charge someone else's card, store card data, or
  * make the store charge twice. Each attack has its honest twin elsewhere in this folder.
  */
-import { randomUUID } from 'node:crypto';
 import { phpJsonEncode } from '@gatewaykit/core';
 import { signedReturnQuery } from '@gatewaykit/core/testing';
 import fc from 'fast-check';
@@ -12,6 +11,7 @@ import { adminOrder } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, LOCAL, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
+import { uniqueEmail } from './support/email';
 import { SECOND_GATEWAY_NO, SECOND_SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import { adminPayment, adminRefund, paidOrder, sandboxRefunds } from './support/payments';
@@ -53,7 +53,7 @@ afterEach(async () => {
 
 describe('attack: a paid order without paying', () => {
   it('a forged outcome in session data is refused with a 400 naming it; nothing is stored, charged or ordered', async () => {
-    const email = `forger-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('forger');
     const { cartId, collectionId } = await readyCart({ email });
     const forged = { outcome: { status: 'succeeded', orderNo: 'x' }, attemptedAt: new Date().toISOString() };
     for (const provider of [CARD, HOSTED, LOCAL]) {
@@ -70,7 +70,7 @@ describe('attack: a paid order without paying', () => {
   });
 
   it("the providers that take no money (Medusa's system provider, the bench's instant capture) cannot be chosen", async () => {
-    const email = `freeloader-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('freeloader');
     const { cartId, collectionId } = await readyCart({ email });
     for (const provider of ['pp_system_default', 'pp_instant-capture_bench']) {
       const response = await createSession(collectionId, provider, {});
@@ -103,7 +103,7 @@ describe("attack: charging someone else's saved card", () => {
     const victim = await registerCustomer();
     const card = await saveCard(victim.token, CARDS.success);
 
-    const guestEmail = `guest-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const guestEmail = uniqueEmail('guest');
     const guest = await readyCart({ email: guestEmail });
     const asGuest = await createSession(guest.collectionId, CARD, { customerPaymentMethodId: card.id });
     expect(asGuest.status).toBe(400);
@@ -148,7 +148,7 @@ describe('attack: card data in session data', () => {
   ];
   it('is refused before storage, on every provider, and never echoed back', async () => {
     const { collectionId } = await readyCart({
-      email: `pan-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('pan'),
     });
     for (const provider of [CARD, HOSTED, LOCAL]) {
       for (const data of payloads) {
@@ -169,7 +169,7 @@ describe('attack: card data in session data', () => {
 
 describe("attack: another account's key", () => {
   it("a callback or return verified with a second account's key never settles a session of the first", async () => {
-    const email = `cross-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('cross');
     const { cartId, collectionId } = await readyCart({ email });
     const session = await startSession(collectionId, HOSTED);
     const body = phpJsonEncode({
@@ -276,7 +276,7 @@ describe('attack: a second charge, and a payment lost', () => {
   });
 
   it('a payment made on the page of a replaced session is acknowledged and reported loudly', async () => {
-    const email = `replaced-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('replaced');
     const { collectionId } = await readyCart({ email });
     const abandoned = await startSession(collectionId, HOSTED);
     await startSession(collectionId, HOSTED);
@@ -306,7 +306,7 @@ describe('attack: a second charge, and a payment lost', () => {
 
 describe('attack: junk at the routes and middlewares the plugin adds', () => {
   it('unsigned or malformed callbacks and returns are refused (401); nothing changes', async () => {
-    const email = `junk-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('junk');
     const { cartId, collectionId } = await readyCart({ email });
     const session = await startSession(collectionId, HOSTED);
     const forgedSuccess = JSON.stringify({
@@ -354,7 +354,7 @@ describe('attack: junk at the routes and middlewares the plugin adds', () => {
     // Medusa's own workflow answered this with a 500 (a TypeError on the missing collection).
     expect(unknown.status, JSON.stringify(unknown.body)).toBe(404);
 
-    const email = `pattern-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('pattern');
     const { cartId, collectionId } = await readyCart({ email });
     const hostile = await api('POST', `/store/carts/${cartId}`, {
       body: {
@@ -406,7 +406,7 @@ describe('property: whatever the storefront sends as session data', () => {
   );
 
   it('never a 5xx, never a stored card number, never a paid order without a gateway success', async () => {
-    const email = `fuzz-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('fuzz');
     const { cartId, collectionId } = await readyCart({ email });
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(CARD, HOSTED, LOCAL), sessionData, async (provider, data) => {

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
+import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
 import {
   CARDS,
@@ -38,7 +38,7 @@ afterEach(async () => {
 describe('gateway callbacks', () => {
   it('20 concurrent duplicate callbacks make one payment and one order', async () => {
     await sandboxControl('chaos', { copies: 20, noReturn: 'always' });
-    const email = `dup-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('dup');
     const { cartId, session } = await hostedSession(email);
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     const deliveries = await waitFor(async () => {
@@ -56,7 +56,7 @@ describe('gateway callbacks', () => {
 
   it('ignores a stale fail callback after the success', async () => {
     await sandboxControl('chaos', { outOfOrder: true, noReturn: 'always' });
-    const email = `stale-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('stale');
     const { cartId, session } = await hostedSession(email);
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     await waitFor(async () => {
@@ -72,7 +72,7 @@ describe('gateway callbacks', () => {
 
   it('rejects a bad signature and a callback older than 10 minutes without changing anything', async () => {
     await sandboxControl('chaos', { drop: true, noReturn: 'always' });
-    const email = `forged-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('forged');
     const { cartId, session } = await hostedSession(email);
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     const [delivery] = await waitFor(async () => {
@@ -115,7 +115,7 @@ describe('gateway callbacks', () => {
   for (const timing of ['before-return', 'after-return'] as const) {
     it(`callback sent ${timing.replace('-return', '')} the browser return: exactly one order`, async () => {
       await sandboxControl('chaos', { timing });
-      const email = `${timing}-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+      const email = uniqueEmail(timing);
       const { cartId, session } = await hostedSession(email);
       const storefront = await followReturn(
         await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success),

@@ -11,6 +11,7 @@ import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
+import { uniqueEmail } from './support/email';
 import { GATEWAY_NO, SECOND_GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { CARDS, finishHostedPage, followReturn, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk, type Json } from './support/store-api';
@@ -85,7 +86,7 @@ async function savedCards(token: string): Promise<{ id: string; data: Json }[]> 
 describe('POST /store/gatewaykit/card-element', () => {
   it("answers the token, the gateway's SDK URL and the expiry; never the sign key", async () => {
     const { cartId } = await readyCart({
-      email: `element-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('element'),
     });
     const before = Date.now();
     const response = await askCardElement({ cart_id: cartId, provider_id: CARD });
@@ -108,7 +109,7 @@ describe('POST /store/gatewaykit/card-element', () => {
 
   it('needs the publishable key, like every store route', async () => {
     const { cartId } = await readyCart({
-      email: `element-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('element'),
     });
     const minted = await tokensMinted();
     const response = await fetch(`${inject('storeUrl')}/store/gatewaykit/card-element`, {
@@ -124,7 +125,7 @@ describe('POST /store/gatewaykit/card-element', () => {
 
 describe('card element: honest journeys', () => {
   it('a guest pays with an element card: order placed, payment captured, no customer on the charge', async () => {
-    const email = `guest-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('guest');
     const { cartId, collectionId } = await readyCart({ email });
     const element = await cardElement(cartId);
     const method = await elementMethod(element.session_token, CARDS.success);
@@ -151,7 +152,7 @@ describe('card element: honest journeys', () => {
 
   it('3-D Secure element card: requires_more with the challenge, then the return finishes the order', async () => {
     const { cartId, collectionId } = await readyCart({
-      email: `threeds-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('threeds'),
     });
     const method = await elementMethod((await cardElement(cartId)).session_token, CARDS.challenge);
     await startSession(collectionId, CARD, { customerPaymentMethodId: method });
@@ -172,7 +173,7 @@ describe('card element: honest journeys', () => {
 
   it('a declined element card leaves the cart open; a new card from the same form then pays', async () => {
     const { cartId, collectionId } = await readyCart({
-      email: `decline-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('decline'),
     });
     const element = await cardElement(cartId);
     const declined = await elementMethod(element.session_token, CARDS.decline);
@@ -291,7 +292,7 @@ describe('card element: attacks', () => {
 
     // ... and the first account's card provider never charges that method.
     const { cartId, collectionId } = await readyCart({
-      email: `foreign-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('foreign'),
     });
     const refused = await createSession(collectionId, { customerPaymentMethodId: method });
     expect(refused.status).toBe(400);
@@ -303,10 +304,10 @@ describe('card element: attacks', () => {
 
   it('the token route refuses what it should, with a 4xx naming the field, and mints nothing', async () => {
     const { cartId } = await readyCart({
-      email: `route-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('route'),
     });
     const paid = await readyCart({
-      email: `route-paid-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('route-paid'),
     });
     const paidMethod = await elementMethod((await cardElement(paid.cartId)).session_token, CARDS.success);
     await startSession(paid.collectionId, CARD, { customerPaymentMethodId: paidMethod });
@@ -380,7 +381,7 @@ describe('card element: attacks', () => {
     const chargesBefore = (await chargesMentioning(card)).length;
 
     const guest = await readyCart({
-      email: `thief-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('thief'),
     });
     const asGuest = await createSession(guest.collectionId, { customerPaymentMethodId: card });
     expect(asGuest.status).toBe(400);
@@ -424,7 +425,7 @@ describe('card element: attacks', () => {
 
   it('saveCard as a guest is refused naming data.saveCard; nothing stored or charged', async () => {
     const { cartId, collectionId } = await readyCart({
-      email: `guest-save-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('guest-save'),
     });
     const method = await elementMethod((await cardElement(cartId)).session_token, CARDS.success);
     const refused = await createSession(collectionId, { customerPaymentMethodId: method, saveCard: true });
@@ -442,7 +443,7 @@ describe('card element: attacks', () => {
 
   it('an expired token cannot make a payment method, so there is nothing to charge', async () => {
     const { cartId } = await readyCart({
-      email: `expired-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+      email: uniqueEmail('expired'),
     });
     const element = await cardElement(cartId);
     const methodsBefore = (await sandboxControl('state')).paymentMethods.length;

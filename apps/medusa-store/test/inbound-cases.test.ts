@@ -9,6 +9,7 @@ import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
 import { complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
+import { uniqueEmail } from './support/email';
 import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import { signedHeaders } from './support/signed-callback';
@@ -61,7 +62,7 @@ function returnOf(payment: Payment, edit?: (query: URLSearchParams) => void) {
 
 /** A cart on the hosted page: its session waits (`redirect`) for the gateway's result. */
 async function waitingCart() {
-  const email = `inbound-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+  const email = uniqueEmail('inbound');
   const { cartId, collectionId } = await readyCart({ email });
   const session = await startSession(collectionId, HOSTED);
   expect(session.data.outcome.status).toBe('redirect');

@@ -6,11 +6,11 @@
  * merchant is told, and no later delivery of the same signed success ever turns the returned payment
  * into an order (free goods).
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
 import { complete, HOSTED, readyCart, startSession } from './support/checkout';
+import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
 import { sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
@@ -66,7 +66,7 @@ async function deliveriesOf(orderNo: string) {
 describe('a paid cart whose completion fails inside Medusa', () => {
   it('is refunded and reported, and a later delivery of the success never places an order for it', async () => {
     const token = await adminTokenFor();
-    const email = `out-of-stock-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('out-of-stock');
     const { cartId, collectionId } = await readyCart({ email });
     const session = await startSession(collectionId, HOSTED);
 

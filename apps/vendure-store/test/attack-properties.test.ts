@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
 import { isServerFailure, rawGraphql } from './support/attacker';
+import { uniqueEmail } from './support/email';
 import { adminOrder, CARDS, prepareOrder, registerAndLogin } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -114,10 +114,7 @@ describe('properties: random Shop API input never pays, never fails the server, 
 
   it('gatewaykitSaveCard: no server error, refused values never echoed', async () => {
     const shop = shopClient(stack);
-    await registerAndLogin(
-      shop,
-      `prop-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(shop, uniqueEmail('prop'));
     await fc.assert(
       fc.asyncProperty(
         fc.record(

@@ -6,6 +6,7 @@ import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { gatewayRequests, isServerFailure, paymentRequests, rawGraphql } from './support/attacker';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
+import { uniqueEmail } from './support/email';
 import {
   adminOrder,
   CARDS,
@@ -350,10 +351,7 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
 
   it('boundary: saved-card mutations refuse bad fields with a user error, never a server error, and send nothing', async () => {
     const shop = shopClient(stack);
-    await registerAndLogin(
-      shop,
-      `boundary-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(shop, uniqueEmail('boundary'));
     const before = stack.sandbox.requests().length;
     const base = {
       paymentMethodCode: 'gatewaykit-card',
@@ -408,10 +406,7 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
 
   it('saved cards: another customer’s card id and a guest with a card id are refused, nothing is charged', async () => {
     const owner = shopClient(stack);
-    await registerAndLogin(
-      owner,
-      `owner-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(owner, uniqueEmail('owner'));
     const saved = await owner.query<{ gatewaykitSaveCard: { id: string } }>(SAVE_CARD, {
       input: {
         paymentMethodCode: 'gatewaykit-card',
@@ -425,10 +420,7 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     const cardId = saved.gatewaykitSaveCard.id;
 
     const other = shopClient(stack);
-    await registerAndLogin(
-      other,
-      `other-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(other, uniqueEmail('other'));
     const otherOrder = await prepareOrder(other, { loggedIn: true });
     const stolen = await startPayment(other, { paymentMethodCode: 'gatewaykit-card', savedCardId: cardId });
     expect(stolen).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_FOUND' });

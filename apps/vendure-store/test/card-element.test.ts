@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { createElementPaymentMethod } from '@gatewaykit/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { isServerFailure, paymentRequests, rawGraphql } from './support/attacker';
+import { uniqueEmail } from './support/email';
 import {
   adminOrder,
   CARDS,
@@ -154,10 +154,7 @@ describe('card element (default card path, no raw card data) through the real se
 
   it('a logged-in customer saves the element card while paying; it is listed and pays the next order', async () => {
     const shop = shopClient(stack);
-    await registerAndLogin(
-      shop,
-      `saver-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(shop, uniqueEmail('saver'));
     expect(await listCards(shop)).toEqual([]);
     const first = await prepareOrder(shop, { loggedIn: true });
     const pm = await elementMethod((await cardElement(shop)).sessionToken, CARDS.success);
@@ -187,10 +184,7 @@ describe('card element (default card path, no raw card data) through the real se
 
   it('a card saved through a 3-D Secure charge is bound by the charge and listed after the return', async () => {
     const shop = shopClient(stack);
-    await registerAndLogin(
-      shop,
-      `saver3ds-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(shop, uniqueEmail('saver3ds'));
     const order = await prepareOrder(shop, { loggedIn: true });
     const pm = await elementMethod((await cardElement(shop)).sessionToken, CARDS.challenge);
     const started = await pay(shop, { elementPaymentMethodId: pm, saveCard: true });
@@ -222,10 +216,7 @@ describe('card element (default card path, no raw card data) through the real se
 
   it("another customer's saved card is never charged, whoever sends its id", async () => {
     const alice = shopClient(stack);
-    await registerAndLogin(
-      alice,
-      `alice-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(alice, uniqueEmail('alice'));
     await prepareOrder(alice, { loggedIn: true });
     const alicePm = await elementMethod((await cardElement(alice)).sessionToken, CARDS.success);
     expect((await pay(alice, { elementPaymentMethodId: alicePm, saveCard: true })).__typename).toBe(
@@ -233,10 +224,7 @@ describe('card element (default card path, no raw card data) through the real se
     );
 
     const mallory = shopClient(stack);
-    await registerAndLogin(
-      mallory,
-      `mallory-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(mallory, uniqueEmail('mallory'));
     const malloryOrder = await prepareOrder(mallory, { loggedIn: true });
     for (const input of [
       { elementPaymentMethodId: alicePm },
@@ -390,10 +378,7 @@ describe('card element (default card path, no raw card data) through the real se
 
   it('gatewaykitSaveCard without the PCI opt-in points to the card element and sends nothing', async () => {
     const shop = shopClient(stack);
-    await registerAndLogin(
-      shop,
-      `raw-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(shop, uniqueEmail('raw'));
     const created = operations('createPaymentMethod');
     const res = await rawGraphql(
       shop,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
+import { uniqueEmail } from './support/email';
 import {
   adminOrder,
   CARDS,
@@ -61,10 +61,7 @@ describe('saved cards, local methods and method settings', () => {
 
   it('a logged-in customer saves, lists, pays with and removes a card; another customer cannot touch it', async () => {
     const alice = shopClient(stack);
-    await registerAndLogin(
-      alice,
-      `alice-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(alice, uniqueEmail('alice'));
     expect(await listCards(alice)).toEqual([]);
     const saved = await saveCard(alice, CARDS.success);
     expect(saved.last4).toBe('4242');
@@ -80,10 +77,7 @@ describe('saved cards, local methods and method settings', () => {
     expect(stack.sandbox.order(`${order.code}-1`)?.customerPaymentMethodId).toBe(saved.id);
 
     const mallory = shopClient(stack);
-    await registerAndLogin(
-      mallory,
-      `mallory-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
-    );
+    await registerAndLogin(mallory, uniqueEmail('mallory'));
     expect(await listCards(mallory)).toEqual([]);
     const malloryOrder = await prepareOrder(mallory, { loggedIn: true });
     const stolen = await startPayment(mallory, {

@@ -5,12 +5,12 @@
  * callbacks come back through the proxy. The instance-killing test runs last: afterwards one server is
  * gone and only the other one answers.
  */
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createElementPaymentMethod } from '@gatewaykit/sandbox';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { CARD, HOSTED, readyCart, startSession } from '../support/checkout';
 import { sql } from '../support/database';
+import { uniqueEmail } from '../support/email';
 import { ordersOf } from '../support/orders';
 import { CARDS, finishWithoutReturn, sandboxControl } from '../support/sandbox-pages';
 import { signedHeaders } from '../support/signed-callback';
@@ -82,7 +82,7 @@ afterEach(async () => {
 describe('two servers and a worker on one Postgres and one Redis', () => {
   it('50 duplicate and out-of-order callbacks over both instances: one captured payment, one order, all answered success', async () => {
     await sandboxControl('chaos', { drop: true, noReturn: 'always' });
-    const email = `cluster-callbacks-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('cluster-callbacks');
     const { cartId, collectionId } = await readyCart({ email });
     const session = await startSession(collectionId, HOSTED);
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
@@ -130,7 +130,7 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
   });
 
   it('the same cart completed at once on both instances: one gateway charge, one order', async () => {
-    const email = `cluster-complete-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('cluster-complete');
     const { cartId, collectionId } = await readyCart({ email });
     const method = await elementCard(cartId);
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: method });
@@ -178,7 +178,7 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
   });
 
   it('an instance killed (SIGKILL) right after it sent the charge: the other instance and the callback finish the order once, no second charge', async () => {
-    const email = `cluster-kill-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+    const email = uniqueEmail('cluster-kill');
     const { cartId, collectionId } = await readyCart({ email });
     const method = await elementCard(cartId);
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: method });

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { uniqueEmail } from './email';
 import { api, expectOk } from './store-api';
 
 /** Registers a new customer and returns a store bearer token. */
 export async function registerCustomer(): Promise<{ token: string; email: string; customerId: string }> {
-  const email = `shopper-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+  const email = uniqueEmail('shopper');
   const password = 'secret-password';
   const { token: registration } = await expectOk(
     api('POST', '/auth/customer/emailpass/register', { body: { email, password } }),

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { adminOrder, adminTokenFor } from './admin';
 import { complete, HOSTED, readyCart, startSession } from './checkout';
+import { uniqueEmail } from './email';
 import { CARDS, finishHostedPage, followReturn, sandboxControl } from './sandbox-pages';
 import { type ApiResponse, api, expectOk, type Json } from './store-api';
 import { waitFor } from './wait';
@@ -15,7 +15,7 @@ export async function paidOrder(): Promise<{
   tradeNo: string;
   total: number;
 }> {
-  const email = `paid-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`;
+  const email = uniqueEmail('paid');
   const { cartId, collectionId, total } = await readyCart({ email });
   const session = await startSession(collectionId, HOSTED);
   await followReturn(await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success));

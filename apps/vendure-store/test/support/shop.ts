@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { type PageOutcome, submitSandboxPage, TEST_CARD_NUMBERS, testCardForm } from '@gatewaykit/sandbox';
 import type { GraphqlClient } from '../../src/graphql-client';
+import { uniqueEmail } from './email';
 
 export interface PreparedOrder {
   id: string;
@@ -34,7 +34,7 @@ export async function prepareOrder(
         input: {
           firstName: 'Ada',
           lastName: 'Lovelace',
-          emailAddress: `ada-${randomUUID().replace(/\d/g, (d) => String.fromCharCode(103 + Number(d)))}@example.com`,
+          emailAddress: uniqueEmail('ada'),
         },
       },
     );
