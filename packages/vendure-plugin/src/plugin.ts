@@ -1,6 +1,7 @@
 import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
 import { GatewaykitAdminResolver } from './api/admin.resolver';
 import { adminApiSchema } from './api/admin-schema';
+import { GatewaykitPaymentCompletedResolver } from './api/payment-completed.resolver';
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
 import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
 import { shopApiSchema } from './api/shop-schema';
@@ -60,7 +61,7 @@ import type { GatewaykitPluginOptions } from './types';
   ],
   shopApiExtensions: {
     schema: shopApiSchema,
-    resolvers: [GatewaykitShopResolver, GatewaykitPaymentResultResolver],
+    resolvers: [GatewaykitShopResolver, GatewaykitPaymentResultResolver, GatewaykitPaymentCompletedResolver],
   },
   adminApiExtensions: {
     schema: adminApiSchema,

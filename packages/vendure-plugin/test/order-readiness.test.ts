@@ -9,6 +9,7 @@ import {
 import { describe, expect, it, vi } from 'vitest';
 import {
   arrangePayment,
+  hasPayableRelations,
   ineligibility,
   type OrderStates,
   PAYABLE_ORDER_RELATIONS,
@@ -19,15 +20,23 @@ const ctx = {} as RequestContext;
 const tx = { inTransaction: true } as unknown as RequestContext;
 const connection: Transactions = { withTransaction: async (_ctx, work) => work(tx) };
 
-/** An order store whose transition to ArrangingPayment succeeds unless `refuse` says why not. */
-function orderStates(state: OrderState, refuse?: string) {
+/**
+ * An order store whose transition to ArrangingPayment succeeds unless `refuse` says why not; the
+ * transition answers the order with the payable relations loaded only when `loaded`.
+ */
+function orderStates(state: OrderState, refuse?: string, loaded = false) {
   let current = new Order({ id: 7, code: 'ABC', state });
   const orders = {
     findOne: vi.fn(async () => current),
     transitionToState: vi.fn(async (_ctx: RequestContext, _id: unknown, to: OrderState) => {
       if (refuse)
         return new OrderStateTransitionError({ fromState: state, toState: to, transitionError: refuse });
-      current = new Order({ id: 7, code: 'ABC', state: to });
+      current = new Order({
+        id: 7,
+        code: 'ABC',
+        state: to,
+        ...(loaded ? { payments: [], customer: null, lines: [{ productVariant: { id: 3 } }] } : {}),
+      });
       return current;
     }),
   };
@@ -46,6 +55,22 @@ describe('arrangePayment', () => {
       [tx, 7, []],
       [tx, 7, PAYABLE_ORDER_RELATIONS],
     ]);
+  });
+
+  it('takes the order the transition answers when it carries every payable relation (no read again)', async () => {
+    const orders = orderStates('AddingItems', undefined, true);
+    const result = await arrangePayment(connection, orders as unknown as OrderStates, ctx, 7);
+    expect((result as Order).state).toBe('ArrangingPayment');
+    expect(orders.findOne.mock.calls).toEqual([[tx, 7, []]]);
+  });
+
+  it('hasPayableRelations: any relation left unloaded means the order is read again', () => {
+    const full = { payments: [], customer: null, lines: [{ productVariant: { id: 3 } }] };
+    expect(hasPayableRelations(new Order(full))).toBe(true);
+    expect(hasPayableRelations(new Order({ ...full, payments: undefined }))).toBe(false);
+    expect(hasPayableRelations(new Order({ ...full, customer: undefined }))).toBe(false);
+    expect(hasPayableRelations(new Order({ ...full, lines: undefined }))).toBe(false);
+    expect(hasPayableRelations(new Order({ ...full, lines: [{ productVariant: undefined }] }))).toBe(false);
   });
 
   it('takes an order already arranging payment as it is (a redirect may be open)', async () => {

@@ -63,7 +63,16 @@ export async function prepareOrder(
 
 export type StartResult =
   | { __typename: 'GatewaykitPaymentRedirect'; url: string; orderNo: string }
-  | { __typename: 'GatewaykitPaymentCompleted'; order: { id: string; code: string; state: string } }
+  | {
+      __typename: 'GatewaykitPaymentCompleted';
+      order: {
+        id: string;
+        code: string;
+        state: string;
+        lines: { quantity: number; productVariant: { name: string } }[];
+        payments: { state: string }[];
+      };
+    }
   | { __typename: 'GatewaykitPaymentPending'; orderNo: string; message: string }
   | { __typename: 'GatewaykitPaymentError'; errorCode: string; message: string };
 
@@ -75,7 +84,9 @@ export async function startPayment(
     `mutation ($input: GatewaykitStartPaymentInput!) { gatewaykitStartPayment(input: $input) {
       __typename
       ... on GatewaykitPaymentRedirect { url orderNo }
-      ... on GatewaykitPaymentCompleted { order { id code state } }
+      ... on GatewaykitPaymentCompleted {
+        order { id code state lines { quantity productVariant { name } } payments { state } }
+      }
       ... on GatewaykitPaymentPending { orderNo message }
       ... on GatewaykitPaymentError { errorCode message }
     } }`,

@@ -1,10 +1,12 @@
 import type { PaymentOutcome } from '@gatewaykit/core';
-import type { Order } from '@vendure/core';
+import type { ID } from '@vendure/core';
 
 /** The `GatewaykitPaymentResult` union of the Shop API; `__typename` picks the GraphQL type. */
 export type ShopStartPaymentResult =
   | { __typename: 'GatewaykitPaymentRedirect'; url: string; orderNo: string }
-  | { __typename: 'GatewaykitPaymentCompleted'; order: Order }
+  // The order itself is loaded only if the query asks for it, with the relations it selects
+  // (GatewaykitPaymentCompletedResolver).
+  | { __typename: 'GatewaykitPaymentCompleted'; orderId: ID }
   | { __typename: 'GatewaykitPaymentPending'; orderNo: string; message: string }
   | { __typename: 'GatewaykitPaymentError'; errorCode: ShopErrorCode; message: string };
 
@@ -46,19 +48,19 @@ export function isPaymentError(value: object): value is PaymentErrorResult {
 }
 
 /**
- * What the shopper is answered for the gateway's outcome of attempt `orderNo`. Only a success loads
- * the order again (by then the recorder has added its Settled payment).
+ * What the shopper is answered for the gateway's outcome of attempt `orderNo` of order `orderId`. A
+ * success names the order: by then the recorder has added its Settled payment.
  */
-export async function resultForOutcome(
+export function resultForOutcome(
   outcome: PaymentOutcome,
   orderNo: string,
-  paidOrder: () => Promise<Order>,
-): Promise<ShopStartPaymentResult> {
+  orderId: ID,
+): ShopStartPaymentResult {
   switch (outcome.status) {
     case 'redirect':
       return { __typename: 'GatewaykitPaymentRedirect', url: outcome.redirectUrl, orderNo };
     case 'succeeded':
-      return { __typename: 'GatewaykitPaymentCompleted', order: await paidOrder() };
+      return { __typename: 'GatewaykitPaymentCompleted', orderId };
     case 'failed':
       return paymentError('PAYMENT_DECLINED', outcome.reason);
     case 'pending':

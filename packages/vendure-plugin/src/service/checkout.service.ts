@@ -172,10 +172,6 @@ export class CheckoutService {
       }
     }
 
-    return resultForOutcome(outcome, orderNo, async () => {
-      const paid = await this.orderService.findOne(ctx, order.id);
-      if (!paid) throw new Error(`Order ${order.code} vanished`);
-      return paid;
-    });
+    return resultForOutcome(outcome, orderNo, order.id);
   }
 }

@@ -35,17 +35,30 @@ export async function arrangePayment(
 ): Promise<Order | string> {
   return connection.withTransaction(ctx, async (tx) => {
     // The state alone first (no relations: Vendure's default set is the heaviest read), the order with
-    // its lines once, after any transition.
+    // its lines once, after any transition (or from it).
     const order = await orders.findOne(tx, orderId, []);
     if (!order) return 'There is no active order';
     if (order.state === 'AddingItems') {
       const moved = await orders.transitionToState(tx, order.id, 'ArrangingPayment');
       if (!(moved instanceof Order)) return moved.transitionError ?? moved.message;
+      // Vendure's transition loads the order with its lines, their variants, the customer and the
+      // payments (3.7): taken as it is when it has them all, read again when a version does not.
+      if (hasPayableRelations(moved)) return moved;
     } else if (order.state !== 'ArrangingPayment') {
       return `The order cannot be paid in state ${order.state}`;
     }
     return (await orders.findOne(tx, orderId, PAYABLE_ORDER_RELATIONS)) ?? 'Order not found';
   });
+}
+
+/** Whether every relation in PAYABLE_ORDER_RELATIONS is loaded (an unloaded relation is undefined). */
+export function hasPayableRelations(order: Order): boolean {
+  return (
+    Array.isArray(order.payments) &&
+    order.customer !== undefined &&
+    Array.isArray(order.lines) &&
+    order.lines.every((line) => line.productVariant !== undefined)
+  );
 }
 
 /**
