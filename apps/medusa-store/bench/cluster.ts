@@ -1,9 +1,16 @@
 /**
  * `npm run bench` (second part): the production topology (scripts/topology.ts: two `medusa start`
  * servers and a worker on one Postgres and one Redis, a round-robin proxy) with one instance vs two.
- * - Callbacks handled exactly once per second: each hosted payment's signed `transaction.success`
- *   callback several times, shuffled, 20 in flight, to server-a alone, then (fresh carts) through the
- *   proxy to both; afterwards every cart must have one order and one captured payment (printed).
+ * The gateway sandbox runs in its own process (the sandbox CLI, driven over its control API), so its
+ * answers and callbacks never wait on this load generator's event loop.
+ * - Callbacks, to server-a alone, then (fresh carts) through the proxy to both: hosted payments whose
+ *   signed `transaction.success` callbacks the sandbox keeps, sent by the bench, shuffled, 20 in
+ *   flight, in two phases:
+ *   (a) first callbacks: one per payment, all at once; each makes Medusa capture the payment and
+ *       complete the cart into an order (orders/s);
+ *   (b) duplicate callbacks: afterwards COPIES more copies of every payment's callback, answered from
+ *       the stored final outcome (callbacks/s).
+ *   After each phase every cart must have one order and one captured payment (printed).
  * - Cart completion with a saved card under concurrent shoppers: p50/p95 of
  *   POST /store/carts/:id/complete on server-a alone and through the proxy.
  * Prints figures and ratios two/one, never asserts a time.
@@ -14,9 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { stripVTControlCharacters } from 'node:util';
-import { type ClusterSide, inParallel, percentile, printClusterSummary } from '@gatewaykit/cluster-testing';
+import * as bench from '@gatewaykit/cluster-testing';
 import { signedCallback } from '@gatewaykit/core/testing';
-import { startSandbox, submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
+import { type CallbackDelivery, submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import pg from 'pg';
 import { startTopology, type Topology } from '../scripts/topology';
 import { CARD, complete, HOSTED, readyCart, startSession } from '../test/support/checkout';
@@ -35,20 +42,12 @@ const SIGN_KEY = 'medusa-store-cluster-bench-sign-key';
 
 const say = (line: string) => console.log(`[bench] ${line}`);
 
-/** Runs `work` over `items` with at most `width` at a time. */
-function shuffle<T>(items: T[]): T[] {
-  for (let i = items.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [items[i], items[j]] = [items[j]!, items[i]!];
-  }
-  return items;
-}
-
-const ms = (value: number) => `${value.toFixed(0)} ms`;
-
-interface WaitingPayment {
+interface HostedPayment {
   cartId: string;
   sessionId: string;
+}
+
+interface WaitingPayment extends HostedPayment {
   /** The gateway's success callback as the sandbox recorded (and dropped) it. */
   callbackBody: string;
 }
@@ -57,7 +56,7 @@ interface WaitingPayment {
  * A guest cart paid on the sandbox's hosted page; the sandbox keeps its callback (chaos `drop`) and
  * never returns the shopper, so the payment waits for the callback the bench sends.
  */
-async function waitingPayment(sandbox: Awaited<ReturnType<typeof startSandbox>>): Promise<WaitingPayment> {
+async function hostedPayment(): Promise<HostedPayment> {
   const { cartId, collectionId } = await readyCart({ email: `bench-callback-${randomUUID()}@example.com` });
   const session = await startSession(collectionId, HOSTED);
   const page = await submitSandboxPage(
@@ -66,11 +65,22 @@ async function waitingPayment(sandbox: Awaited<ReturnType<typeof startSandbox>>)
     TEST_CARD_NUMBERS.success,
   );
   if (page.status !== 200) throw new Error(`hosted page answered ${page.status}`);
-  const delivery = await waitFor(
-    async () => sandbox.callbacks().find((d) => d.orderNo === session.id && d.type === 'transaction.success'),
-    `the recorded success callback of ${session.id}`,
-  );
-  return { cartId, sessionId: session.id, callbackBody: delivery.body };
+  return { cartId, sessionId: session.id };
+}
+
+/** The payments with their success callbacks, once the sandbox has recorded every one. */
+function recordedCallbacks(
+  sandbox: bench.RunningSandboxProcess,
+  payments: HostedPayment[],
+): Promise<WaitingPayment[]> {
+  return waitFor(async () => {
+    const deliveries = await sandbox.control<CallbackDelivery[]>('GET', '/_sandbox/callbacks');
+    const bodies = new Map(
+      deliveries.filter((d) => d.type === 'transaction.success').map((d) => [d.orderNo, d.body]),
+    );
+    const waiting = payments.map((p) => ({ ...p, callbackBody: bodies.get(p.sessionId) ?? '' }));
+    return waiting.every((w) => w.callbackBody !== '') && waiting;
+  }, `the recorded success callbacks of ${payments.length} payments`);
 }
 
 /** One signed callback; its latency, or NaN when the answer is not `success` (the gateway resends). */
@@ -128,55 +138,52 @@ async function callbacksSide(
   name: string,
   callbackUrl: string,
   topology: Topology,
-  sandbox: Awaited<ReturnType<typeof startSandbox>>,
+  sandbox: bench.RunningSandboxProcess,
   db: pg.Client,
-): Promise<number> {
-  say(`callbacks, ${name}: preparing ${ORDERS} hosted payments waiting for their callback …`);
+): Promise<bench.CallbackRates> {
+  // One more than ORDERS: its first callback is sent alone, the latency without contention.
+  say(`callbacks, ${name}: preparing ${ORDERS + 1} hosted payments waiting for their callback …`);
   useStore(topology.url, topology.publishableKey);
-  const waiting: WaitingPayment[] = [];
-  await inParallel(
-    Array.from({ length: ORDERS }, (_, i) => i),
+  const paid: HostedPayment[] = [];
+  await bench.inParallel(
+    Array.from({ length: ORDERS + 1 }, (_, i) => i),
     8,
     async () => {
-      waiting.push(await waitingPayment(sandbox));
+      paid.push(await hostedPayment());
     },
   );
-  // Without contention first (this order's payment is made here; its copies below are duplicates).
-  const errorsBefore = serverErrors(topology).length;
-  const alone = await sendCallback(callbackUrl, waiting[0]!.callbackBody);
-  // The gateway's copies and retries of one payment arrive together, mixed with other payments'.
-  const bodies = shuffle(waiting.flatMap((w) => Array.from({ length: COPIES }, () => w.callbackBody)));
-  const latencies: number[] = [];
-  let refused = 0;
-  say(`callbacks, ${name}: sending ${bodies.length} …`);
-  const started = performance.now();
-  await inParallel(bodies, IN_FLIGHT, async (body) => {
-    const latency = await sendCallback(callbackUrl, body);
-    if (Number.isNaN(latency)) refused++;
-    else latencies.push(latency);
-  });
-  const seconds = (performance.now() - started) / 1000;
+  const waiting = await recordedCallbacks(sandbox, paid);
   // The order can follow the last `success` answer by a moment (Medusa finishes the cart completion
-  // after the capture): counted once every cart is settled, or after a bounded wait.
-  const answered = performance.now();
-  await waitFor(async () => (await settledOnce(db, waiting)).settled, 'every cart settled').catch(
-    () => undefined,
-  );
-  const settledAfter = (performance.now() - answered) / 1000;
-  const result = await settledOnce(db, waiting);
-  const rate = bodies.length / seconds;
-  console.log(
-    `Callbacks, ${name}: ${bodies.length} (${waiting.length} payments × ${COPIES}, ${IN_FLIGHT} in flight) in ` +
-      `${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; answered other than success: ${refused}; ` +
+  // after the capture): checked once every cart is settled, or after a bounded wait.
+  let allOnce = true;
+  const check = async () => {
+    const answered = performance.now();
+    await waitFor(async () => (await settledOnce(db, waiting)).settled, 'every cart settled').catch(
+      () => undefined,
+    );
+    const settledAfter = (performance.now() - answered) / 1000;
+    const result = await settledOnce(db, waiting);
+    allOnce &&= result.exactlyOnce;
+    return (
       `orders ${result.orders}, payments ${result.payments} (captured ${result.captured}) for ${waiting.length} carts ` +
-      `(exactly once: ${result.exactlyOnce}; all settled ${settledAfter.toFixed(1)} s after the last answer${result.settled ? '' : ': NOT all settled'}); latency p50 ${ms(percentile(latencies, 50))}, ` +
-      `p95 ${ms(percentile(latencies, 95))}; one callback alone ${ms(alone)}`,
-  );
+      `(exactly once: ${result.exactlyOnce}; all settled ${settledAfter.toFixed(1)} s after the last answer${result.settled ? '' : ': NOT all settled'})`
+    );
+  };
+  const errorsBefore = serverErrors(topology).length;
+  const rates = await bench.callbackPhases({
+    side: name,
+    callbacks: waiting.map((w) => w.callbackBody),
+    copies: COPIES,
+    width: IN_FLIGHT,
+    send: (body) => sendCallback(callbackUrl, body),
+    check,
+    log: say,
+  });
   // What the servers logged meanwhile says why a cart was left without its order.
   const errors = serverErrors(topology).slice(errorsBefore);
-  if (!result.exactlyOnce)
+  if (!allOnce)
     for (const line of errors.slice(0, 6)) console.log(`  server error: ${line.trim().slice(0, 240)}`);
-  return rate;
+  return rates;
 }
 
 interface Shopper {
@@ -222,8 +229,7 @@ async function checkoutSide(name: string, url: string, topology: Topology, shopp
   );
   console.log(
     `Checkout, ${name}, ${shoppers.length} concurrent shoppers × ${CHECKOUTS_EACH} card + ${CHECKOUTS_EACH} instant-capture: ` +
-      `card p50 ${ms(percentile(samples, 50))}, p95 ${ms(percentile(samples, 95))}; ` +
-      `instant-capture p50 ${ms(percentile(baseline, 50))}, p95 ${ms(percentile(baseline, 95))} ` +
+      `card ${bench.latencyLine(samples)}; instant-capture ${bench.latencyLine(baseline)} ` +
       `(not completed: ${errors.length}${errors[0] ? `; first: ${errors[0]}` : ''})`,
   );
   return { samples, baseline };
@@ -248,12 +254,11 @@ async function main(): Promise<void> {
         .then(() => process.exit(130));
     });
   try {
-    say('gateway sandbox …');
-    const sandbox = await startSandbox({
-      port: 0,
+    say('gateway sandbox (its own process) …');
+    const sandbox = await bench.startSandboxProcess({
       merchants: [{ gatewayNo: GATEWAY_NO, signKey: SIGN_KEY }],
     });
-    cleanups.push(() => sandbox.close());
+    cleanups.push(() => sandbox.stop());
     const startingTopology = startTopology({
       dataDir,
       gatewayBaseUrl: sandbox.url,
@@ -280,8 +285,8 @@ async function main(): Promise<void> {
     // Every callback stays with the sandbox: the bench sends them, to the instance(s) measured. Card
     // charges are answered at once; their callbacks through the proxy would make server-b work in the
     // one-instance runs.
-    sandbox.setChaos({ drop: true, noReturn: 'always' });
-    const rates: number[] = [];
+    await sandbox.control('POST', '/_sandbox/chaos', { drop: true, noReturn: 'always' });
+    const rates: bench.CallbackRates[] = [];
     for (const side of sides)
       rates.push(
         await callbacksSide(side.name, `${side.url}/hooks/gatewaykit/callback`, topology, sandbox, db),
@@ -291,7 +296,7 @@ async function main(): Promise<void> {
     useStore(topology.url, topology.publishableKey);
     await enableBaselineProviders();
     const shoppers: Shopper[] = [];
-    await inParallel(
+    await bench.inParallel(
       Array.from({ length: SHOPPERS }, (_, i) => i),
       8,
       async () => {
@@ -305,18 +310,18 @@ async function main(): Promise<void> {
       useStore(server.url, topology.publishableKey);
       await timedCheckout(shoppers[0]!);
     }
-    const summary: ClusterSide[] = [];
+    const summary: bench.ClusterSide[] = [];
     for (const [index, side] of sides.entries()) {
       const { samples, baseline } = await checkoutSide(side.name, side.url, topology, shoppers);
       summary.push({
         name: side.name,
-        callbacksPerSecond: rates[index] as number,
+        callbacks: rates[index] as bench.CallbackRates,
         checkouts: samples,
         baselineCheckouts: baseline,
       });
     }
 
-    printClusterSummary('instant-capture', summary as [ClusterSide, ClusterSide]);
+    bench.printClusterSummary('instant-capture', summary as [bench.ClusterSide, bench.ClusterSide]);
   } finally {
     await cleanUp();
   }

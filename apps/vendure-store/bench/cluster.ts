@@ -1,8 +1,15 @@
 /**
  * `npm run bench` (second part): the production topology (src/topology/) with one instance vs two.
- * - Callbacks handled exactly once per second: signed `transaction.success` callbacks (each paid
- *   order's callback several times, all at once, 20 in flight) sent to server-1 alone, then through
- *   the round-robin proxy to both; afterwards every order must have exactly one Settled payment.
+ * The gateway sandbox runs in its own process (the sandbox CLI, driven over its control API), so its
+ * answers and callbacks never wait on this load generator's event loop.
+ * - Callbacks, sent to server-1 alone, then through the round-robin proxy to both; each side pays
+ *   fresh orders on the sandbox's hosted page (the sandbox keeps their callbacks) and then sends
+ *   signed `transaction.success` callbacks, shuffled, 20 in flight, in two phases:
+ *   (a) first callbacks: one per paid order, all orders at once; each makes Vendure record the
+ *       payment (orders/s);
+ *   (b) duplicate callbacks: afterwards COPIES more copies of every order's callback, answered from
+ *       the stored final outcome (callbacks/s).
+ *   After each phase every order must have exactly one Settled payment (printed).
  * - Checkout completion under 20 concurrent shoppers: each shopper fills a cart and pays it with a
  *   card (gatewaykitStartPayment → sandbox confirmCharge → Settled), p50/p95 of the payment call, on
  *   server-1 alone and through the proxy; every other cart is paid with the no-op handler instead
@@ -14,9 +21,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { type ClusterSide, inParallel, percentile, printClusterSummary } from '@gatewaykit/cluster-testing';
+import * as bench from '@gatewaykit/cluster-testing';
 import { signedCallback } from '@gatewaykit/core/testing';
-import { startSandbox, submitSandboxPage, TEST_CARD_NUMBERS, testCardForm } from '@gatewaykit/sandbox';
+import {
+  type CallbackDelivery,
+  submitSandboxPage,
+  TEST_CARD_NUMBERS,
+  testCardForm,
+} from '@gatewaykit/sandbox';
 import { Client } from 'pg';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { GraphqlClient, loginAdmin } from '../src/graphql-client';
@@ -47,12 +59,9 @@ async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: s
   return r.setOrderShippingMethod;
 }
 
-/** One signed success callback; its latency in ms, NaN unless answered `success`. */
-async function timedCallback(url: string, data: Record<string, string>): Promise<number> {
-  const { body, headers } = signedCallback({
-    ...DEMO_MERCHANTS.main,
-    body: { type: 'transaction.success', data },
-  });
+/** One signed callback; its latency in ms, NaN unless answered `success`. */
+async function timedCallback(url: string, callbackBody: string): Promise<number> {
+  const { body, headers } = signedCallback({ ...DEMO_MERCHANTS.main, body: callbackBody });
   const t0 = performance.now();
   try {
     const res = await fetch(url, { method: 'POST', headers, body });
@@ -64,8 +73,8 @@ async function timedCallback(url: string, data: Record<string, string>): Promise
 
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-bench-cluster-'));
-  const sandbox = await startSandbox({ port: 0, merchants: [DEMO_MERCHANTS.main, DEMO_MERCHANTS.jp] });
   const step = (text: string) => console.log(`[bench] ${text}`);
+  const sandbox = await bench.startSandboxProcess({ merchants: [DEMO_MERCHANTS.main, DEMO_MERCHANTS.jp] });
   const cluster = await startCluster({
     gateways: {
       main: { ...DEMO_MERCHANTS.main, baseUrl: sandbox.url },
@@ -96,12 +105,13 @@ async function main(): Promise<void> {
     ];
 
     // Callbacks: orders paid on the sandbox's hosted page whose callbacks the sandbox keeps (drop).
-    sandbox.setChaos({ drop: true, noReturn: 'always' });
-    const rates: number[] = [];
+    await sandbox.control('POST', '/_sandbox/chaos', { drop: true, noReturn: 'always' });
+    const callbackRates: bench.CallbackRates[] = [];
     for (const side of sides) {
-      const paid: { orderId: string; data: Record<string, string> }[] = [];
-      await inParallel(
-        Array.from({ length: ORDERS }, (_, i) => i),
+      const started: { orderId: string; orderNo: string }[] = [];
+      // One more than ORDERS: its first callback is sent alone, the latency without contention.
+      await bench.inParallel(
+        Array.from({ length: ORDERS + 1 }, (_, i) => i),
         8,
         async () => {
           const shop = new GraphqlClient(`${cluster.url}/shop-api`);
@@ -113,55 +123,42 @@ async function main(): Promise<void> {
           const { url, orderNo } = r.gatewaykitStartPayment;
           if (!url || !orderNo) throw new Error('no redirect');
           await submitSandboxPage(url, 'success', TEST_CARD_NUMBERS.success);
-          const g = sandbox.order(orderNo);
-          paid.push({
-            orderId: order.id,
-            data: {
-              transactionType: 'Sale',
-              orderNo,
-              tradeNo: g?.tradeNo ?? '',
-              orderAmount: g?.orderAmount ?? '',
-              orderCurrency: g?.orderCurrency ?? '',
-              orderStatus: 'success',
-              orderInfo: 'Transaction Approved',
-              remark: '',
-            },
-          });
+          started.push({ orderId: order.id, orderNo });
         },
       );
-      const url = `${side.base}/payments/gatewaykit/callback/${activeChannel.token}/gatewaykit-hosted`;
-      // One callback alone first: its latency without contention (a first success adds the payment).
-      const lone = paid[0];
-      const single = lone ? await timedCallback(url, lone.data) : Number.NaN;
-      // Then all: duplicates of one order arrive together, as the gateway's copies and retries would.
-      const callbacks = paid.flatMap((p) => Array.from({ length: COPIES }, () => p.data));
-      let failures = 0;
-      const calls: number[] = [];
-      const t0 = performance.now();
-      await inParallel(callbacks, IN_FLIGHT, async (data) => {
-        const ms = await timedCallback(url, data);
-        if (Number.isNaN(ms))
-          failures++; // the gateway would deliver it again
-        else calls.push(ms);
-      });
-      const seconds = (performance.now() - t0) / 1000;
-      const settled = await db.query<{ n: string }>(
-        `SELECT count(*) AS n FROM payment WHERE state = 'Settled' AND "orderId" = ANY($1::int[])`,
-        [paid.map((p) => Number(p.orderId))],
+      // The success callbacks as the sandbox recorded (and dropped) them, sent below as the gateway would.
+      const deliveries = await sandbox.control<CallbackDelivery[]>('GET', '/_sandbox/callbacks');
+      const bodies = new Map(
+        deliveries.filter((d) => d.type === 'transaction.success').map((d) => [d.orderNo, d.body]),
       );
-      const rate = callbacks.length / seconds;
-      rates.push(rate);
-      console.log(
-        `Callbacks, ${side.name}: ${callbacks.length} (${paid.length} orders × ${COPIES}, ${IN_FLIGHT} in flight) in ` +
-          `${seconds.toFixed(2)} s = ${rate.toFixed(0)}/s; answered other than success: ${failures}; ` +
-          `Settled payments ${settled.rows[0]?.n} for ${paid.length} orders (exactly once: ${Number(settled.rows[0]?.n) === paid.length}); ` +
-          `latency p50 ${percentile(calls, 50).toFixed(0)} ms, p95 ${percentile(calls, 95).toFixed(0)} ms; one callback alone ${single.toFixed(0)} ms`,
+      const paid = started.map(({ orderId, orderNo }) => ({ orderId, body: bodies.get(orderNo) ?? '' }));
+      const url = `${side.base}/payments/gatewaykit/callback/${activeChannel.token}/gatewaykit-hosted`;
+      // Every paid order with exactly one Settled payment, straight from the shared database.
+      const check = async () => {
+        const { rows } = await db.query<{ settled: string; orders: string }>(
+          `SELECT count(*) AS settled, count(DISTINCT "orderId") AS orders FROM payment
+           WHERE state = 'Settled' AND "orderId" = ANY($1::int[])`,
+          [paid.map((p) => Number(p.orderId))],
+        );
+        const { settled, orders } = rows[0] ?? { settled: '0', orders: '0' };
+        const once = Number(settled) === paid.length && Number(orders) === paid.length;
+        return `Settled payments ${settled} for ${paid.length} orders (exactly once: ${once})`;
+      };
+      callbackRates.push(
+        await bench.callbackPhases({
+          side: side.name,
+          callbacks: paid.map((p) => p.body),
+          copies: COPIES,
+          width: IN_FLIGHT,
+          send: (body) => timedCallback(url, body),
+          check,
+        }),
       );
     }
-    sandbox.setChaos({});
+    await sandbox.control('DELETE', '/_sandbox/chaos');
 
     // Checkout under concurrent shoppers; each shopper alternates a gateway card and the no-op handler.
-    const summary: ClusterSide[] = [];
+    const summary: bench.ClusterSide[] = [];
     for (const side of sides) {
       const samples: number[] = [];
       const baseline: number[] = [];
@@ -194,21 +191,20 @@ async function main(): Promise<void> {
       );
       console.log(
         `Checkout, ${side.name}, ${SHOPPERS} concurrent shoppers × ${CHECKOUTS_EACH} card + ${CHECKOUTS_EACH} no-op: ` +
-          `card p50 ${percentile(samples, 50).toFixed(0)} ms, p95 ${percentile(samples, 95).toFixed(0)} ms; ` +
-          `no-op p50 ${percentile(baseline, 50).toFixed(0)} ms, p95 ${percentile(baseline, 95).toFixed(0)} ms (not completed: ${errors})`,
+          `card ${bench.latencyLine(samples)}; no-op ${bench.latencyLine(baseline)} (not completed: ${errors})`,
       );
       summary.push({
         name: side.name,
-        callbacksPerSecond: rates[sides.indexOf(side)] as number,
+        callbacks: callbackRates[sides.indexOf(side)] as bench.CallbackRates,
         checkouts: samples,
         baselineCheckouts: baseline,
       });
     }
-    printClusterSummary('no-op', summary as [ClusterSide, ClusterSide]);
+    bench.printClusterSummary('no-op', summary as [bench.ClusterSide, bench.ClusterSide]);
   } finally {
     await db.end();
     await cluster.stop();
-    await sandbox.close();
+    await sandbox.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -1,4 +1,13 @@
-export { type ClusterSide, inParallel, percentile, printClusterSummary, ratios } from './bench-report.js';
+export {
+  type CallbackRates,
+  type ClusterSide,
+  callbackPhases,
+  inParallel,
+  latencyLine,
+  percentile,
+  printClusterSummary,
+  ratios,
+} from './bench-report.js';
 export { CHROMIUM, ensureChromium, launchChromium } from './chromium.js';
 export { ensureDebianPackage } from './debian-package.js';
 export { freePort } from './free-port.js';
@@ -6,3 +15,4 @@ export { type RunningPostgres, startEmbeddedPostgres } from './postgres.js';
 export { stopProcess } from './processes.js';
 export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
+export { type RunningSandboxProcess, startSandboxProcess } from './sandbox-process.js';
