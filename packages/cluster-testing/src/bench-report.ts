@@ -120,7 +120,7 @@ export async function callbackPhases<T>(options: {
   const duplicate = await timedBurst(duplicates, width, send);
   console.log(
     `Duplicate callbacks, ${side}: ${duplicates.length} (${callbacks.length} orders × ${copies}, ${width} in flight) ` +
-      `in ${burstLine(duplicate, '/s')}; ${await check()}`,
+      `in ${burstLine(duplicate, 'callbacks/s')}; ${await check()}`,
   );
   return { first: first.rate, duplicate: duplicate.rate };
 }
