@@ -73,7 +73,11 @@ describe('saved cards, local methods and method settings', () => {
     expect(paid.__typename).toBe('GatewaykitPaymentCompleted');
     // The answer's order is read after the payment, with the relations the query selects.
     if (paid.__typename !== 'GatewaykitPaymentCompleted') throw new Error('not paid');
-    expect(paid.order).toMatchObject({ id: order.id, state: 'PaymentSettled', payments: [{ state: 'Settled' }] });
+    expect(paid.order).toMatchObject({
+      id: order.id,
+      state: 'PaymentSettled',
+      payments: [{ state: 'Settled' }],
+    });
     expect(paid.order.lines.map((line) => line.productVariant.name.length > 0)).toEqual([true]);
     const settled = await adminOrder(stack.admin, order.id);
     expect(settled.state).toBe('PaymentSettled');
