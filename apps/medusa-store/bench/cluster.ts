@@ -15,7 +15,6 @@
  *   POST /store/carts/:id/complete on server-a alone and through the proxy.
  * Prints figures and ratios two/one, never asserts a time.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +27,7 @@ import pg from 'pg';
 import { startTopology, type Topology } from '../scripts/topology';
 import { CARD, complete, HOSTED, readyCart, startSession } from '../test/support/checkout';
 import { registerCustomer, saveCard } from '../test/support/customer';
+import { uniqueEmail } from '../test/support/email';
 import { useStore } from '../test/support/store-api';
 import { waitFor } from '../test/support/wait';
 import { BASELINES, enableBaselineProviders } from './baselines';
@@ -57,7 +57,7 @@ interface WaitingPayment extends HostedPayment {
  * never returns the shopper, so the payment waits for the callback the bench sends.
  */
 async function hostedPayment(): Promise<HostedPayment> {
-  const { cartId, collectionId } = await readyCart({ email: `bench-callback-${randomUUID()}@example.com` });
+  const { cartId, collectionId } = await readyCart({ email: uniqueEmail('bench-callback') });
   const session = await startSession(collectionId, HOSTED);
   const page = await submitSandboxPage(
     String(session.data.redirectUrl),

@@ -33,6 +33,7 @@ import { Client } from 'pg';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { startCluster } from '../src/topology/cluster';
+import { uniqueEmail } from '../test/support/email';
 
 const ORDERS = Number(process.env.BENCH_CALLBACK_ORDERS ?? 60);
 const COPIES = Number(process.env.BENCH_CALLBACK_COPIES ?? 4);
@@ -49,7 +50,7 @@ async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: s
   );
   await shop.query(
     `mutation ($input: CreateCustomerInput!) { setCustomerForOrder(input: $input) { __typename } }`,
-    { input: { firstName: 'Bench', lastName: 'Mark', emailAddress: `bench-${Math.random()}@example.com` } },
+    { input: { firstName: 'Bench', lastName: 'Mark', emailAddress: uniqueEmail('bench') } },
   );
   await shop.query(`mutation { setOrderShippingAddress(input: { fullName: "Bench", streetLine1: "1 Bench St",
     city: "London", postalCode: "N1 1AA", countryCode: "GB" }) { __typename } }`);
