@@ -45,6 +45,11 @@ const productionModules = redisUrl
       {
         resolve: '@medusajs/medusa/locking',
         options: {
+          // Locks taken without their own timeout (a cart completion's inventory lock among them) wait
+          // 5 s by default; a paid cart whose completion waits longer for a best-selling item's lock
+          // fails, and Medusa refunds the payment. Medusa 2.21 hands a locking provider the module's
+          // options, not its own, so this belongs here (packages/medusa-provider/README.md).
+          waitLockingTimeout: 30,
           providers: [
             {
               resolve: '@medusajs/medusa/locking-redis',
