@@ -114,4 +114,18 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     const { cart } = await expectOk(api('GET', `/store/carts/${cartId}?fields=completed_at`, {}));
     expect(cart.completed_at).toBeFalsy();
   });
+
+  it('attack: the completion guard reads only the path id; unknown, forged or hostile ids are refused by Medusa, never a server error or an order', async () => {
+    for (const id of [
+      'cart_01NOSUCHCART000000000000000',
+      "cart_1' OR '1'='1",
+      'cart_1%00',
+      'x'.repeat(4096),
+    ]) {
+      const response = await complete(encodeURIComponent(id));
+      expect(response.status, id.slice(0, 40)).toBeGreaterThanOrEqual(400);
+      expect(response.status, id.slice(0, 40)).toBeLessThan(500);
+      expect(response.body?.type).not.toBe('order');
+    }
+  });
 });

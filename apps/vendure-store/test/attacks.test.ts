@@ -404,6 +404,45 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     ).toHaveLength(0);
   });
 
+  it('a completed payment answers only the payer’s own order: no client-chosen order id exists, and an injected one is refused before any charge', async () => {
+    // The answer's order is read from the checkout's own order id (GatewaykitPaymentCompletedResolver);
+    // nothing in the schema lets a client name it.
+    const { __type } = await shopClient(stack).query<{ __type: { fields: { name: string }[] } }>(
+      `{ __type(name: "GatewaykitPaymentCompleted") { fields { name } } }`,
+    );
+    expect(__type.fields.map((field) => field.name)).toEqual(['order']);
+
+    const victim = shopClient(stack);
+    const victimOrder = await prepareOrder(victim);
+    const attacker = shopClient(stack);
+    const attackerOrder = await prepareOrder(attacker);
+    const sent = () => stack.sandbox.requests().filter((r) => r.method !== 'GET').length;
+    const before = sent();
+    const injected = await rawGraphql(
+      attacker,
+      `mutation ($input: GatewaykitStartPaymentInput!) { gatewaykitStartPayment(input: $input) { __typename } }`,
+      {
+        input: {
+          paymentMethodCode: 'gatewaykit-card',
+          card: cardInput(CARDS.success),
+          orderId: victimOrder.id,
+        },
+      },
+    );
+    expect(isServerFailure(injected)).toBe(false);
+    expect(injected.body.data?.gatewaykitStartPayment).toBeFalsy();
+    expect(sent()).toBe(before);
+
+    const paid = await startPayment(attacker, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    if (paid.__typename !== 'GatewaykitPaymentCompleted') throw new Error(`not paid: ${paid.__typename}`);
+    expect(paid.order.id).toBe(attackerOrder.id);
+    expect(paid.order.code).toBe(attackerOrder.code);
+    expect((await adminOrder(stack.admin, victimOrder.id)).state).toBe('AddingItems');
+  });
+
   it('saved cards: another customer’s card id and a guest with a card id are refused, nothing is charged', async () => {
     const owner = shopClient(stack);
     await registerAndLogin(owner, uniqueEmail('owner'));
