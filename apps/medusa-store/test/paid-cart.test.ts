@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
 import { complete, HOSTED, readyCart, startSession } from './support/checkout';
+import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
 import { sandboxRefunds } from './support/payments';
@@ -113,6 +114,28 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     expect(await ordersOf(email)).toEqual([]);
     const { cart } = await expectOk(api('GET', `/store/carts/${cartId}?fields=completed_at`, {}));
     expect(cart.completed_at).toBeFalsy();
+
+    // The guard judges before Medusa's cart lock; a completion that passed it just before the refund
+    // (queued behind the failing one) is refused under the lock: the refund marked the session
+    // canceled and Medusa completes only with a payable session. Shown by blinding the guard (the
+    // refund rows hidden, as that completion saw the payment) and completing.
+    const [sessionRow] = await sql<{ status: string }>('select status from payment_session where id = $1', [
+      session.id,
+    ]);
+    expect(sessionRow?.status).toBe('canceled');
+    const hidden = await sql<{ id: string }>(
+      'update refund set deleted_at = now() where payment_id in (select id from payment where payment_session_id = $1) and deleted_at is null returning id',
+      [session.id],
+    );
+    expect(hidden.length).toBe(1);
+    try {
+      const queued = await complete(cartId);
+      expect(queued.status).toBe(400);
+      expect(queued.body.message).toMatch(/Payment sessions are required to complete cart/);
+    } finally {
+      await sql('update refund set deleted_at = null where id = any($1)', [hidden.map((row) => row.id)]);
+    }
+    expect(await ordersOf(email)).toEqual([]);
   });
 
   it('attack: the completion guard reads only the path id; unknown, forged or hostile ids are refused by Medusa, never a server error or an order', async () => {

@@ -142,6 +142,56 @@ describe('refundPayment through the gateway', () => {
   });
 });
 
+describe('refundPayment retires the refunded session', () => {
+  // Medusa's completion re-reads the cart under its lock and completes only with a payable session:
+  // a completion queued behind the compensation that refunds must find none (docs/SECURITY.md §6).
+  it('marks the session canceled once the gateway took the refund, or may have', async () => {
+    for (const answer of [
+      async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+      async () => {
+        throw new UnknownOutcomeError('socket hang up', 'refunds.create');
+      },
+    ]) {
+      const paymentSessionService = { update: vi.fn(async () => ({})) };
+      const { service } = serviceWith(answer, {}, { paymentSessionService });
+      await service.refundPayment(refundInput(60));
+      expect(paymentSessionService.update).toHaveBeenCalledWith({ id: 'payses_PAID', status: 'canceled' });
+    }
+  });
+
+  it('leaves the session payable when the gateway declined or refused the refund', async () => {
+    for (const answer of [
+      async () => ({ batchNo: 'R1', refundStatus: 'fail' }),
+      async () => {
+        throw new GatewayBadRequestError('refund amount too large', { code: 'P0001' });
+      },
+    ]) {
+      const paymentSessionService = { update: vi.fn(async () => ({})) };
+      const { service } = serviceWith(answer, {}, { paymentSessionService });
+      await expect(service.refundPayment(refundInput(60))).rejects.toThrow();
+      expect(paymentSessionService.update).not.toHaveBeenCalled();
+    }
+  });
+
+  it('keeps the refund when the mark cannot be written, and says so', async () => {
+    const paymentSessionService = {
+      update: vi.fn(async () => {
+        throw new Error('connection reset');
+      }),
+    };
+    const { service, logger } = serviceWith(
+      async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+      {},
+      { paymentSessionService },
+    );
+    const data = (await service.refundPayment(refundInput(60))).data!;
+    expect(data.refunds).toEqual([expect.objectContaining({ merTrackNo: 'ref_1', status: 'succeeded' })]);
+    expect(logger.error).toHaveBeenCalledWith(
+      expect.stringMatching(/payses_PAID.*could not be marked canceled/),
+    );
+  });
+});
+
 describe('refundPayment, manual refunds', () => {
   it("refuses with the merchant portal and sends nothing (refunds: 'manual')", async () => {
     const { service, create } = serviceWith(async () => ({}), { refunds: 'manual' });

@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { inject } from 'vitest';
 
-/** Read-only look into the app's database, for assertions the public API cannot make. */
+/** A look into the app's database, for assertions (and staged states) the public API cannot make. */
 export async function sql<T extends Record<string, unknown>>(
   text: string,
   values: unknown[] = [],

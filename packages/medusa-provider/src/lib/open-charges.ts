@@ -23,7 +23,7 @@ export interface StoredSessions {
     id: string,
     config: { select: string[] },
   ): Promise<{ data?: Record<string, unknown> | null; payment_collection_id?: string | null }>;
-  update(input: { id: string; data: Record<string, unknown> }): Promise<unknown>;
+  update(input: { id: string; data?: Record<string, unknown>; status?: 'canceled' }): Promise<unknown>;
   list(
     filters: { payment_collection_id: string },
     config: { select: string[] },

@@ -491,6 +491,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     this.logger_.info(
       `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo} -> ${entry.status} (batchNo ${entry.batchNo ?? '?'})`,
     );
+    await this.retireRefundedSession(data.orderNo);
     // Medusa saves what is returned over the payment data: start from its latest copy, so a notice
     // stored meanwhile (another refund's result, a chargeback) is kept.
     const latest = (await this.latestPaymentData(refundId)) ?? data;
@@ -500,6 +501,24 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         refunds: withRefund(mergeRefunds(data.refunds, latest.refunds), entry),
       } as Record<string, unknown>,
     };
+  }
+
+  /**
+   * Money given back never becomes an order (docs/SECURITY.md §6). The store's completion guard judges
+   * before Medusa's cart lock; this is the same judgement under it: Medusa's completion re-reads the
+   * cart after taking the lock and completes only with a session in a payable status, so a completion
+   * queued behind the one whose compensation refunds here finds none. After an order nothing changes:
+   * its payment status comes from the captured and refunded amounts, not from the session.
+   */
+  private async retireRefundedSession(orderNo: string | undefined): Promise<void> {
+    if (!this.sessions_ || !orderNo) return;
+    try {
+      await this.sessions_.update({ id: orderNo, status: 'canceled' });
+    } catch (error) {
+      this.logger_.error(
+        `gatewaykit: session ${orderNo} was refunded but could not be marked canceled (${String(error)}); the completion guard still refuses its cart`,
+      );
+    }
   }
 
   /** The stored data of the payment a Medusa refund belongs to, read now; undefined when unreadable. */
