@@ -12,6 +12,9 @@ import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
 
+/** How long after its start a checkout may still await a charge's answer (the gateway client's timeout). */
+const ANSWER_AWAITED_FOR_MS = 30_000;
+
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
 export interface OrderAttempt extends StoredAttempt {
   row: GatewaykitPaymentAttempt;
@@ -48,6 +51,16 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
    */
   get finalOutcomesStay(): boolean {
     return !singleConnection(this.connection.rawConnection);
+  }
+
+  /**
+   * Sent and unanswered (`started`) recently enough that its checkout may still await the gateway's
+   * answer: a callback lets that checkout record the answer first (core's afterAwaitedAnswer), so the
+   * shopper never waits for the callback's own trip through the server.
+   */
+  answerAwaited(attempt: OrderAttempt): boolean {
+    const { row } = attempt;
+    return row.status === 'started' && Date.now() - row.createdAt.getTime() < ANSWER_AWAITED_FOR_MS;
   }
 
   constructor(
