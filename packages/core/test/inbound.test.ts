@@ -286,6 +286,22 @@ describe('recordOutcome: a final attempt is answered from a plain read', () => {
     expect(store.exclusives).toEqual(['o-1']);
   });
 
+  it('a store whose final outcomes may be overwritten answers from a plain read only the attempts it says stay', async () => {
+    const pending: PaymentOutcome = { status: 'pending', orderNo: 'o-3' };
+    const store = Object.assign(new MemoryStore().add('o-1', success).add('o-2', { ...success, orderNo: 'o-2' }), {
+      outcomeStays: (attempt: StoredAttempt) => attempt.orderNo === 'o-1',
+    });
+    store.add('o-3', pending);
+    store.finalOutcomesStay = false;
+    expect((await recordOutcome(store, success)).kind).toBe('duplicate');
+    expect((await recordOutcome(store, failure)).kind).toBe('stale');
+    expect(store.exclusives).toEqual([]);
+    expect((await recordOutcome(store, { ...success, orderNo: 'o-2' })).kind).toBe('duplicate');
+    expect((await recordOutcome(store, pending)).kind).toBe('duplicate');
+    expect(store.exclusives).toEqual(['o-2', 'o-3']);
+    expect(store.unchanged).toEqual(['o-1:succeeded', 'o-1:succeeded', 'o-2:succeeded', 'o-3:pending']);
+  });
+
   it('an attempt still open is decided under the exclusive section, even for a repeated outcome', async () => {
     const pending: PaymentOutcome = { status: 'pending', orderNo: 'o-1' };
     const store = new MemoryStore().add('o-1', pending);

@@ -29,7 +29,7 @@ const outcome = {
 };
 
 /** A container whose query answers the session's cart `completed_at` and its payment's refunds, as given. */
-function scope(state: { completedAfter?: number; refunded?: boolean }) {
+function scope(state: { completedAfter?: number; refunded?: boolean; refundedAfter?: number }) {
   const logs: string[] = [];
   const notifications: unknown[] = [];
   let cartReads = 0;
@@ -45,12 +45,14 @@ function scope(state: { completedAfter?: number; refunded?: boolean }) {
             if (entity !== 'payment_session') throw new Error(`unexpected read of ${entity}`);
             cartReads++;
             const completed = state.completedAfter !== undefined && cartReads > state.completedAfter;
+            const refunded =
+              state.refunded || (state.refundedAfter !== undefined && cartReads > state.refundedAfter);
             return {
               data: [
                 {
                   id: 'ps_1',
                   payment_collection: { cart: { id: 'cart_1', completed_at: completed ? new Date() : null } },
-                  payment: { id: 'pay_1', canceled_at: null, refunds: state.refunded ? [{ id: 'r' }] : [] },
+                  payment: { id: 'pay_1', canceled_at: null, refunds: refunded ? [{ id: 'r' }] : [] },
                 },
               ],
             };
@@ -99,6 +101,22 @@ describe('completePaidCart', () => {
     expect(logs.join('\n')).toMatch(
       /PAID BUT NOT APPLIED: Gateway payment orderNo ps_1, tradeNo T1 .*lock not acquired/,
     );
+    expect(notifications).toHaveLength(1);
+  });
+
+  it('a refund that lands during the last try is reported as returned, not as paid but not applied', async () => {
+    // Medusa's compensation refunds while the failing completion holds the cart's lock; the last
+    // completion then fails on the canceled session ("Payment sessions are required").
+    vi.useFakeTimers();
+    completions.results = [1, 2, 3].map(() => ({ errors: [{ error: new Error('lock not acquired') }] }));
+    const { container, logs, notifications } = scope({ refundedAfter: 3 });
+    const done = completePaidCart(container, session, outcome, { first: true });
+    await vi.runAllTimersAsync();
+    await done;
+    vi.useRealTimers();
+    expect(completions.carts).toHaveLength(3);
+    expect(logs.join('\n')).toMatch(/PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ps_1.*was refunded/);
+    expect(logs.join('\n')).not.toMatch(/PAID BUT NOT APPLIED/);
     expect(notifications).toHaveLength(1);
   });
 

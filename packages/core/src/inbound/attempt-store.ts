@@ -32,6 +32,11 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
    */
   readonly finalOutcomesStay?: boolean;
   /**
+   * For a store without `finalOutcomesStay`: true when this attempt's final outcome can no longer be
+   * overwritten (e.g. the platform finished with it for good). Core then answers it the same way.
+   */
+  outcomeStays?(attempt: A): boolean;
+  /**
    * True while the request that sent this attempt's charge may still be waiting for the gateway's
    * answer (nothing recorded yet, sent moments ago): a callback then lets it record the answer first
    * (awaited-answer.ts). Leave it out when the store cannot tell.
@@ -115,9 +120,10 @@ async function unchangedFinalAttempt<A extends StoredAttempt>(
   incoming: PaymentOutcome,
   justRead: { attempt: A | undefined } | undefined,
 ): Promise<InboundDecision<A> | undefined> {
-  if (!store.finalOutcomesStay) return undefined;
+  if (!store.finalOutcomesStay && !store.outcomeStays) return undefined;
   const seen = justRead ? justRead.attempt : await store.find(incoming.orderNo);
   if (!seen || !isFinalOutcome(seen.outcome)) return undefined;
+  if (!store.finalOutcomesStay && !store.outcomeStays?.(seen)) return undefined;
   const decided = decideInbound(seen, incoming);
   return decided.kind === 'duplicate' || decided.kind === 'stale' ? decided : undefined;
 }

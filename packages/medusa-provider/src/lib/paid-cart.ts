@@ -30,8 +30,10 @@ export async function completePaidCart(
 ): Promise<void> {
   const pauses = options.first ? RETRY_PAUSES_MS : [];
   let failure = '';
-  for (let tries = 0; tries <= pauses.length; tries++) {
-    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, pauses[tries - 1]));
+  for (let tries = 0; tries <= pauses.length + 1; tries++) {
+    if (tries > 0 && tries <= pauses.length) {
+      await new Promise((resolve) => setTimeout(resolve, pauses[tries - 1]));
+    }
     const paid = await sessionWithCart(scope, session.id);
     const cart = paid?.payment_collection?.cart;
     if (!cart || cart.completed_at) return;
@@ -43,6 +45,8 @@ export async function completePaidCart(
       else logger(scope).warn(`gatewaykit: payment session ${session.id} ${returned}; its cart stays open`);
       return;
     }
+    // The last read only tells a refund that landed during the last try from a cart still unpaid.
+    if (tries > pauses.length) break;
     const { errors } = await completeCartWorkflow(scope).run({
       input: { id: cart.id },
       throwOnError: false,

@@ -30,6 +30,11 @@ import { readSessionData, withOutcome } from './session-data';
 /** A gateway payment attempt as Medusa stores it: one payment session (orderNo = session id). */
 export interface SessionAttempt extends StoredAttempt {
   session: PaymentSessionDTO;
+  /**
+   * A success whose session is authorized and whose cart is an order: Medusa is done with it for good
+   * (no authorization saves over it again, the order exists), so nothing an outcome says changes it.
+   */
+  inPlacedOrder?: boolean;
 }
 
 /** How often a success is stored again when a concurrent authorize saved its older data over it. */
@@ -45,7 +50,8 @@ const REAUTHORIZE_TRIES = 2;
 export class SessionAttempts implements AttemptStore<SessionAttempt> {
   private reauthorizations = 0;
   // Not `finalOutcomesStay`: an authorize can save a session's older data over a stored success
-  // (afterChange stores it again), so even duplicates are decided under the cart's lock.
+  // (afterChange stores it again), so outcomes are decided under the cart's lock, except for a
+  // success already in a placed order (outcomeStays): its duplicates are answered from a plain read.
 
   constructor(
     private readonly scope: MedusaContainer,
@@ -64,6 +70,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     const session = await this.session(orderNo);
     if (!session) return undefined;
     const data = readSessionData(session.data);
+    const paidAndAuthorized = data.outcome?.status === 'succeeded' && Boolean(session.authorized_at);
     return {
       orderNo,
       // What was sent; sessions stored before the amount was kept in data fall back to the session's.
@@ -71,7 +78,12 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
       currency: data.currency ?? session.currency_code,
       outcome: data.outcome,
       session,
+      inPlacedOrder: paidAndAuthorized && (await this.cartCompleted(session)),
     };
+  }
+
+  outcomeStays(attempt: SessionAttempt): boolean {
+    return attempt.inPlacedOrder === true;
   }
 
   async save(attempt: SessionAttempt, next: PaymentOutcome): Promise<boolean> {
@@ -122,7 +134,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   /** A repeated success finishes what the first one could not: the paid cart's order. */
   async afterUnchanged(attempt: SessionAttempt, current: PaymentOutcome): Promise<void> {
-    if (current.status === 'succeeded') {
+    if (current.status === 'succeeded' && !attempt.inPlacedOrder) {
       await completePaidCart(this.scope, attempt.session, current, { first: false });
     }
   }
@@ -216,6 +228,15 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   private get logger() {
     return this.scope.resolve(ContainerRegistrationKeys.LOGGER);
+  }
+
+  private async cartCompleted(session: PaymentSessionDTO): Promise<boolean> {
+    const cart = await cartOfPaymentCollection<{ completed_at?: unknown }>(
+      this.scope,
+      session.payment_collection_id,
+      ['completed_at'],
+    );
+    return Boolean(cart?.completed_at);
   }
 
   /** The session of orderNo, if one of this account's providers owns it. */

@@ -1,0 +1,95 @@
+import { recordOutcome } from '@gatewaykit/core';
+import type { MedusaContainer } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import { describe, expect, it, vi } from 'vitest';
+import { SessionAttempts } from '../src/lib/session-attempts';
+
+vi.mock('@medusajs/medusa/core-flows', () => ({
+  processPaymentWorkflow: () => ({ run: async () => ({}) }),
+  completeCartWorkflow: () => ({ run: async () => ({ errors: [] }) }),
+}));
+
+const SUCCESS = {
+  status: 'succeeded' as const,
+  orderNo: 'ps_1',
+  tradeNo: 'T1',
+  amount: '10.00',
+  currency: 'USD',
+};
+
+/** One payment session of the account's provider and its cart, as Medusa's modules would answer them. */
+function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartCompleted: boolean }) {
+  const locks: string[] = [];
+  const graphs: string[] = [];
+  const session = {
+    id: 'ps_1',
+    provider_id: 'pp_gatewaykit_gatewaykit',
+    payment_collection_id: 'pc_1',
+    amount: 10,
+    currency_code: 'usd',
+    status: state.authorized ? 'authorized' : 'pending',
+    authorized_at: state.authorized ? new Date() : null,
+    data: { orderNo: 'ps_1', amount: '10.00', currency: 'USD', outcome: state.outcome },
+  };
+  const container = {
+    resolve(key: string) {
+      if (key === Modules.PAYMENT) return { listPaymentSessions: async () => [session] };
+      if (key === ContainerRegistrationKeys.QUERY)
+        return {
+          graph: async ({ entity }: { entity: string }) => {
+            graphs.push(entity);
+            return {
+              data: [
+                {
+                  id: 'pc_1',
+                  cart: { id: 'cart_1', completed_at: state.cartCompleted ? new Date() : null },
+                  payment_collection: {
+                    cart: { id: 'cart_1', completed_at: state.cartCompleted ? new Date() : null },
+                  },
+                  payment: { id: 'pay_1', canceled_at: null, refunds: [] },
+                },
+              ],
+            };
+          },
+        };
+      if (key === Modules.LOCKING)
+        return {
+          execute: async (lockKey: string, work: () => Promise<unknown>) => {
+            locks.push(lockKey);
+            return work();
+          },
+        };
+      if (key === ContainerRegistrationKeys.LOGGER) return { info() {}, warn() {}, error() {} };
+      throw new Error(`unexpected ${key}`);
+    },
+  } as unknown as MedusaContainer;
+  const store = new SessionAttempts(container, {
+    id: 'gatewaykit',
+    providerIds: ['pp_gatewaykit_gatewaykit'],
+  } as never);
+  return { store, locks, graphs };
+}
+
+describe('SessionAttempts: a success already in a placed order (outcomeStays)', () => {
+  it('answers a duplicate success from a plain read: no cart lock, no completion, nothing written', async () => {
+    const { store, locks, graphs } = scopeWith({ outcome: SUCCESS, authorized: true, cartCompleted: true });
+    expect((await recordOutcome(store, SUCCESS)).kind).toBe('duplicate');
+    expect((await recordOutcome(store, { status: 'failed', orderNo: 'ps_1', reason: 'late' })).kind).toBe(
+      'stale',
+    );
+    expect(locks).toEqual([]);
+    // One cart read per callback (is it an order yet?); the paid-cart completion's read is not needed.
+    expect(graphs).toEqual(['payment_collection', 'payment_collection']);
+  });
+
+  it('decides under the cart lock while the cart is open or the session not yet authorized', async () => {
+    for (const state of [
+      { outcome: SUCCESS, authorized: true, cartCompleted: false },
+      { outcome: SUCCESS, authorized: false, cartCompleted: true },
+    ]) {
+      const { store, locks } = scopeWith(state);
+      expect((await recordOutcome(store, SUCCESS)).kind).toBe('duplicate');
+      expect(locks).toEqual(['cart_1']);
+    }
+  });
+});
