@@ -288,9 +288,12 @@ describe('recordOutcome: a final attempt is answered from a plain read', () => {
 
   it('a store whose final outcomes may be overwritten answers from a plain read only the attempts it says stay', async () => {
     const pending: PaymentOutcome = { status: 'pending', orderNo: 'o-3' };
-    const store = Object.assign(new MemoryStore().add('o-1', success).add('o-2', { ...success, orderNo: 'o-2' }), {
-      outcomeStays: (attempt: StoredAttempt) => attempt.orderNo === 'o-1',
-    });
+    const store = Object.assign(
+      new MemoryStore().add('o-1', success).add('o-2', { ...success, orderNo: 'o-2' }),
+      {
+        outcomeStays: (attempt: StoredAttempt) => attempt.orderNo === 'o-1',
+      },
+    );
     store.add('o-3', pending);
     store.finalOutcomesStay = false;
     expect((await recordOutcome(store, success)).kind).toBe('duplicate');
