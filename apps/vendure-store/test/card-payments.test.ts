@@ -35,24 +35,6 @@ describe('card payments (PCI opt-in raw card mode) through the real server and s
     expect(paid.payments[0]?.metadata.maskCardNo).toMatch(/^\d{6}\*+4242$/);
   });
 
-  it("the charge's own answer is recorded first; the callback sent with it waits, then changes nothing", async () => {
-    // The sandbox sends the success callback together with the answer (docs/inbound.md, "The
-    // synchronous answer goes first"): the checkout never waits behind the callback's recording.
-    for (let round = 0; round < 3; round++) {
-      const shop = shopClient(stack);
-      const order = await prepareOrder(shop);
-      expect((await pay(shop, CARDS.success)).__typename).toBe('GatewaykitPaymentCompleted');
-      const orderNo = (await adminOrder(stack.admin, order.id)).payments[0]?.metadata.orderNo;
-      expect(orderNo).toBeTruthy();
-      const log = await eventually(
-        async () => stack.server.output(),
-        (text) => text.includes(`callback ${orderNo}:`),
-      );
-      expect(log).toContain(`gatewaykit: callback ${orderNo}: succeeded again, nothing changed`);
-      expect(log).not.toContain(`callback ${orderNo}: sent -> succeeded`);
-    }
-  });
-
   it('decline, then retry with another card', async () => {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);

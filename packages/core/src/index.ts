@@ -34,11 +34,6 @@ export { type HeaderSource, readHeader } from './headers.js';
 export type { InboundAccount } from './inbound/account-verification.js';
 export { type AttemptStore, type MerchantAlert, recordOutcome } from './inbound/attempt-store.js';
 export {
-  AWAITED_ANSWER_WAIT,
-  type AwaitedAnswerWait,
-  afterAwaitedAnswer,
-} from './inbound/awaited-answer.js';
-export {
   decideInbound,
   type InboundDecision,
   type StoredAttempt,

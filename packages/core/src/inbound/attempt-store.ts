@@ -36,12 +36,6 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
    * overwritten (e.g. the platform finished with it for good). Core then answers it the same way.
    */
   outcomeStays?(attempt: A): boolean;
-  /**
-   * True while the request that sent this attempt's charge may still be waiting for the gateway's
-   * answer (nothing recorded yet, sent moments ago): a callback then lets it record the answer first
-   * (awaited-answer.ts). Leave it out when the store cannot tell.
-   */
-  answerAwaited?(attempt: A): boolean;
   /** Runs after `exclusive` when the attempt changed (work that takes the platform's own locks). */
   afterChange?(attempt: A, next: PaymentOutcome): Promise<void>;
   /**
@@ -68,10 +62,8 @@ const SAVE_TRIES = 3;
 export async function recordOutcome<A extends StoredAttempt>(
   store: AttemptStore<A>,
   incoming: PaymentOutcome,
-  /** The attempt as the caller has just read it (`store.find`), so it is not read again. */
-  justRead?: { attempt: A | undefined },
 ): Promise<InboundDecision<A>> {
-  const settled = await unchangedFinalAttempt(store, incoming, justRead);
+  const settled = await unchangedFinalAttempt(store, incoming);
   if (settled) {
     await afterUnchanged(store, settled);
     return settled;
@@ -118,10 +110,9 @@ export async function recordOutcome<A extends StoredAttempt>(
 async function unchangedFinalAttempt<A extends StoredAttempt>(
   store: AttemptStore<A>,
   incoming: PaymentOutcome,
-  justRead: { attempt: A | undefined } | undefined,
 ): Promise<InboundDecision<A> | undefined> {
   if (!store.finalOutcomesStay && !store.outcomeStays) return undefined;
-  const seen = justRead ? justRead.attempt : await store.find(incoming.orderNo);
+  const seen = await store.find(incoming.orderNo);
   if (!seen || !isFinalOutcome(seen.outcome)) return undefined;
   if (!store.finalOutcomesStay && !store.outcomeStays?.(seen)) return undefined;
   const decided = decideInbound(seen, incoming);

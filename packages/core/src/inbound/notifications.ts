@@ -18,7 +18,6 @@ import { verifyCallback } from '../verify-callback.js';
 import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
 import { type InboundAccount, verifyWithAccounts } from './account-verification.js';
 import { type AttemptStore, recordOutcome } from './attempt-store.js';
-import { type AwaitedAnswerWait, afterAwaitedAnswer } from './awaited-answer.js';
 import type { InboundDecision, StoredAttempt } from './decision.js';
 
 export interface InboundLogger {
@@ -66,8 +65,6 @@ export interface CallbackInput<Acc extends InboundAccount, A extends StoredAttem
   rawBody: string | Uint8Array | undefined;
   headers: HeaderSource;
   now?: number;
-  /** How long the callback lets an awaited charge answer be recorded first (awaited-answer.ts). */
-  awaitedAnswerWait?: AwaitedAnswerWait;
 }
 
 export interface ReturnInput<Acc extends InboundAccount, A extends StoredAttempt>
@@ -168,8 +165,7 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
       );
       return { answer: CALLBACK_ACCEPTED, result: { kind: 'notice', event }, account };
     }
-    const justRead = await afterAwaitedAnswer(store, outcome.orderNo, input.awaitedAnswerWait);
-    const decision = await recordOutcome(store, outcome, justRead);
+    const decision = await recordOutcome(store, outcome);
     logDecision(logger, 'callback', decision);
     return { answer: CALLBACK_ACCEPTED, result: decision, account };
   } catch (error) {

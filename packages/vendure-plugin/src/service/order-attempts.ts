@@ -12,11 +12,6 @@ import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
 
-/** How long after its start a checkout may still await a charge's answer (the gateway client's default timeout). */
-const ANSWER_AWAITED_FOR_MS = 30_000;
-/** How far the database's clock may be ahead of this server's. */
-const CLOCK_SKEW_MS = 5_000;
-
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
 export interface OrderAttempt extends StoredAttempt {
   row: GatewaykitPaymentAttempt;
@@ -53,19 +48,6 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
    */
   get finalOutcomesStay(): boolean {
     return !singleConnection(this.connection.rawConnection);
-  }
-
-  /**
-   * Sent and unanswered (`started`) recently enough that its checkout may still await the gateway's
-   * answer: a callback lets that checkout record the answer first (core's afterAwaitedAnswer), so the
-   * shopper never waits for the callback's own trip through the server.
-   */
-  answerAwaited(attempt: OrderAttempt): boolean {
-    const { row } = attempt;
-    // The row's time is the database's: an age far outside the window (clocks or time zones apart)
-    // means "not awaited", and the callback records at once as it always could.
-    const age = Date.now() - row.createdAt.getTime();
-    return row.status === 'started' && age > -CLOCK_SKEW_MS && age < ANSWER_AWAITED_FOR_MS;
   }
 
   constructor(
