@@ -14,6 +14,7 @@
  *   card (gatewaykitStartPayment → sandbox confirmCharge → Settled), p50/p95 of the payment call, on
  *   server-1 alone and through the proxy; every other cart is paid with the no-op handler instead
  *   (transitionOrderToState + addPaymentToOrder), the overhead baseline on that side.
+ * Then the CPU each process spends per payment on one instance, card against no-op (process-cpu.ts).
  * Same cluster for both sides (one PostgreSQL, one Redis, the worker running). Prints figures and
  * ratios, never asserts a time.
  */
@@ -40,6 +41,7 @@ const COPIES = Number(process.env.BENCH_CALLBACK_COPIES ?? 4);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 20);
 const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH ?? 4);
 const IN_FLIGHT = 20;
+const CPU_PAYMENTS = Number(process.env.BENCH_CPU_PAYMENTS ?? 60);
 
 async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: string; code: string }> {
   await shop.query(
@@ -58,6 +60,24 @@ async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: s
     `mutation { setOrderShippingMethod(shippingMethodId: ["1"]) { ... on Order { id code } } }`,
   );
   return r.setOrderShippingMethod;
+}
+
+/** Pays the cart by card (the sandbox's success card, its callback sent as it answers); true if paid. */
+async function payByCard(shop: GraphqlClient): Promise<boolean> {
+  const r = await shop.query<{ gatewaykitStartPayment: { __typename: string } }>(
+    `mutation ($card: GatewaykitCardInput) { gatewaykitStartPayment(input: { paymentMethodCode: "gatewaykit-card", card: $card }) { __typename } }`,
+    { card: testCardForm(TEST_CARD_NUMBERS.success) },
+  );
+  return r.gatewaykitStartPayment.__typename === 'GatewaykitPaymentCompleted';
+}
+
+/** Pays the cart with the no-op handler (the baseline: settled at once); true if paid. */
+async function payNoop(shop: GraphqlClient): Promise<boolean> {
+  await shop.query(`mutation { transitionOrderToState(state: "ArrangingPayment") { __typename } }`);
+  const r = await shop.query<{ addPaymentToOrder: { __typename: string } }>(
+    `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: {} }) { __typename } }`,
+  );
+  return r.addPaymentToOrder.__typename === 'Order';
 }
 
 /** One signed callback; its latency in ms, NaN unless answered `success`. */
@@ -169,24 +189,11 @@ async function main(): Promise<void> {
           for (let i = 0; i < CHECKOUTS_EACH * 2; i++) {
             const shop = new GraphqlClient(`${side.base}/shop-api`);
             await fillCart(shop, variantId);
+            const card = (i + shopper) % 2 === 0;
             const t0 = performance.now();
-            if ((i + shopper) % 2 === 0) {
-              const r = await shop.query<{ gatewaykitStartPayment: { __typename: string } }>(
-                `mutation ($card: GatewaykitCardInput) { gatewaykitStartPayment(input: { paymentMethodCode: "gatewaykit-card", card: $card }) { __typename } }`,
-                { card: testCardForm(TEST_CARD_NUMBERS.success) },
-              );
-              samples.push(performance.now() - t0);
-              if (r.gatewaykitStartPayment.__typename !== 'GatewaykitPaymentCompleted') errors++;
-            } else {
-              await shop.query(
-                `mutation { transitionOrderToState(state: "ArrangingPayment") { __typename } }`,
-              );
-              const r = await shop.query<{ addPaymentToOrder: { __typename: string } }>(
-                `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: {} }) { __typename } }`,
-              );
-              baseline.push(performance.now() - t0);
-              if (r.addPaymentToOrder.__typename !== 'Order') errors++;
-            }
+            const completed = await (card ? payByCard(shop) : payNoop(shop));
+            (card ? samples : baseline).push(performance.now() - t0);
+            if (!completed) errors++;
           }
         }),
       );
@@ -202,6 +209,55 @@ async function main(): Promise<void> {
       });
     }
     bench.printClusterSummary('no-op', summary as [bench.ClusterSide, bench.ClusterSide]);
+
+    // Where the time goes under load: the CPU each process spends per payment, one instance, carts
+    // filled first and then paid all at once (SHOPPERS in flight), by card and then by the no-op.
+    const [server] = cluster.servers;
+    const groups: bench.CpuGroup[] = [
+      { name: 'server-1', pids: () => [server?.child.pid as number] },
+      { name: 'worker', pids: () => [cluster.worker.child.pid as number] },
+      { name: 'postgres', pids: () => bench.postgresPids(path.join(dir, 'pg')) },
+      { name: 'redis', pids: () => bench.childPids(process.pid, 'redis-server') },
+      { name: 'sandbox', pids: () => [sandbox.pid] },
+      { name: 'load generator', pids: () => [process.pid] },
+    ];
+    // Each kind in two runs of half the payments, in turn (card, no-op, no-op, card), so that the
+    // database's background work (checkpoints, autovacuum) falls on both alike.
+    const kinds = { card: payByCard, 'no-op': payNoop } as const;
+    const measured = new Map<
+      keyof typeof kinds,
+      { cpu: Map<string, number>; latencies: number[]; seconds: number }
+    >();
+    for (const name of ['card', 'no-op', 'no-op', 'card'] as const) {
+      const shops = Array.from({ length: CPU_PAYMENTS / 2 }, () => new GraphqlClient(`${one}/shop-api`));
+      await bench.inParallel(shops, 8, async (shop) => {
+        await fillCart(shop, variantId);
+      });
+      const meter = bench.startCpuMeter(groups);
+      const t0 = performance.now();
+      const latencies: number[] = [];
+      await bench.inParallel(shops, SHOPPERS, async (shop) => {
+        const started = performance.now();
+        if (await kinds[name](shop)) latencies.push(performance.now() - started);
+      });
+      const seconds = (performance.now() - t0) / 1000;
+      // The callbacks' and the worker's trailing work belongs to these payments too.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const cpu = meter.stop();
+      const sum = measured.get(name) ?? { cpu: new Map<string, number>(), latencies: [], seconds: 0 };
+      for (const [group, ms] of cpu) sum.cpu.set(group, (sum.cpu.get(group) ?? 0) + ms);
+      sum.latencies.push(...latencies);
+      sum.seconds += seconds;
+      measured.set(name, sum);
+    }
+    const cpuSides = [...measured].map(([name, { cpu, latencies, seconds }]) => {
+      console.log(
+        `Paid alone, one instance, ${CPU_PAYMENTS} payments by ${name}, ${SHOPPERS} in flight: ` +
+          `${(CPU_PAYMENTS / seconds).toFixed(1)} payments/s, ${bench.latencyLine(latencies)} (${latencies.length} completed)`,
+      );
+      return { name, count: CPU_PAYMENTS, cpu };
+    });
+    console.log(bench.cpuTable(cpuSides));
   } finally {
     await db.end();
     await cluster.stop();

@@ -12,6 +12,7 @@ export { CHROMIUM, ensureChromium, launchChromium } from './chromium.js';
 export { ensureDebianPackage } from './debian-package.js';
 export { freePort } from './free-port.js';
 export { type RunningPostgres, startEmbeddedPostgres } from './postgres.js';
+export { type CpuGroup, childPids, cpuTable, postgresPids, startCpuMeter } from './process-cpu.js';
 export { stopProcess } from './processes.js';
 export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';

@@ -8,6 +8,8 @@ export interface RunningSandboxProcess {
   /** The sandbox's base URL (the gateway API base, its dashboard, `/_sandbox/` control API). */
   url: string;
   port: number;
+  /** The sandbox process (its CPU, process-cpu.ts). */
+  pid: number;
   /**
    * One call of the control API (packages/sandbox/src/control.ts), JSON in and out; throws on an answer
    * other than 2xx. E.g. `control('POST', '/_sandbox/chaos', { drop: true })`, `control('GET',
@@ -82,5 +84,5 @@ export async function startSandboxProcess(options: {
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return { url, port, control, stop };
+  return { url, port, pid: child.pid as number, control, stop };
 }

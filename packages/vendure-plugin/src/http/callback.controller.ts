@@ -21,11 +21,9 @@ export class GatewaykitCallbackController {
     @Req() req: RequestWithRawBody,
     @Res() res: Response,
   ): Promise<void> {
-    const inbound = await this.endpoints.inbound(channelToken, methodCode, res);
-    if (!inbound) return;
-    sendInboundAnswer(
-      res,
-      (await handleCallback({ ...inbound, rawBody: req.rawBody, headers: req.headers })).answer,
+    const handled = await this.endpoints.inbound(channelToken, methodCode, res, (inbound) =>
+      handleCallback({ ...inbound, rawBody: req.rawBody, headers: req.headers }),
     );
+    if (handled) sendInboundAnswer(res, handled.answer);
   }
 }

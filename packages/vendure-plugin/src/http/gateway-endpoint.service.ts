@@ -1,13 +1,20 @@
 import type { InboundLogger } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
-import type { RequestContext } from '@vendure/core';
+import { type RequestContext, TransactionalConnection } from '@vendure/core';
 import type { Response } from 'express';
 import { type MethodConfig, MethodConfigError } from '../config/method-args';
 import { MethodConfigService } from '../service/method-config.service';
+import { onOneConnection } from '../service/one-connection';
 import type { OrderAttempts } from '../service/order-attempts';
 import { PaymentRecorderService } from '../service/payment-recorder.service';
 import { ChannelContextService } from './channel-context.service';
 import { inboundLogger } from './inbound-logger';
+
+export interface InboundEndpoint {
+  accounts: [MethodConfig];
+  storeFor: () => OrderAttempts;
+  logger: InboundLogger;
+}
 
 export type GatewayEndpoint =
   /** `methodCode` is the method whose credentials verify the request: only its attempts may change. */
@@ -20,35 +27,43 @@ export type GatewayEndpoint =
 @Injectable()
 export class GatewayEndpointService {
   constructor(
+    private readonly connection: TransactionalConnection,
     private readonly channels: ChannelContextService,
     private readonly methods: MethodConfigService,
     private readonly recorder: PaymentRecorderService,
   ) {}
 
   /**
-   * What core's handleCallback/handleReturn need for the URL's channel and method: its credentials as
-   * the one account and the attempts they may change. Answers 404 itself when the URL names nothing.
+   * Runs `handle` with what core's handleCallback/handleReturn need for the URL's channel and method:
+   * its credentials as the one account and the attempts they may change, all on one pooled database
+   * connection (one-connection.ts). Answers 404 itself, and does not call `handle`, when the URL names
+   * nothing.
    */
-  async inbound(
+  async inbound<T>(
     channelToken: string,
     methodCode: string,
     res: Response,
-  ): Promise<{ accounts: [MethodConfig]; storeFor: () => OrderAttempts; logger: InboundLogger } | undefined> {
-    const endpoint = await this.resolve(channelToken, methodCode);
-    if ('notFound' in endpoint) {
-      res.status(404).type('text/plain').send(endpoint.notFound);
-      return undefined;
-    }
-    return {
-      accounts: [endpoint.config],
-      storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
-      logger: inboundLogger,
-    };
+    handle: (inbound: InboundEndpoint) => Promise<T>,
+  ): Promise<T | undefined> {
+    const ctx = await this.channels.forToken(channelToken);
+    if (!ctx) return notFound(res, 'unknown channel');
+    return onOneConnection(this.connection, ctx, async (phase) => {
+      const endpoint = await this.methodOf(phase, methodCode);
+      if ('notFound' in endpoint) return notFound(res, endpoint.notFound);
+      return handle({
+        accounts: [endpoint.config],
+        storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
+        logger: inboundLogger,
+      });
+    });
   }
 
   async resolve(channelToken: string, methodCode: string): Promise<GatewayEndpoint> {
     const ctx = await this.channels.forToken(channelToken);
-    if (!ctx) return { notFound: 'unknown channel' };
+    return ctx ? this.methodOf(ctx, methodCode) : { notFound: 'unknown channel' };
+  }
+
+  private async methodOf(ctx: RequestContext, methodCode: string): Promise<GatewayEndpoint> {
     try {
       const resolved = await this.methods.resolve(ctx, methodCode);
       return { ctx, config: resolved.config, methodCode: resolved.method.code };
@@ -57,4 +72,9 @@ export class GatewayEndpointService {
       return { notFound: 'unknown payment method' };
     }
   }
+}
+
+function notFound(res: Response, why: string): undefined {
+  res.status(404).type('text/plain').send(why);
+  return undefined;
 }

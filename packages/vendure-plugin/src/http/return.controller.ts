@@ -25,19 +25,20 @@ export class GatewaykitReturnController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const inbound = await this.endpoints.inbound(channelToken, methodCode, res);
-    if (!inbound) return;
-    const { answer } = await handleReturn({
-      ...inbound,
-      query: new URL(req.originalUrl, 'http://return.local').searchParams,
-      storefrontUrl: (attempt, status) => {
-        const target = new URL(
-          this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(attempt.row.orderCode)),
-        );
-        target.searchParams.set('payment', status);
-        return target.toString();
-      },
-    });
-    sendInboundAnswer(res, answer);
+    const handled = await this.endpoints.inbound(channelToken, methodCode, res, (inbound) =>
+      handleReturn({
+        ...inbound,
+        query: new URL(req.originalUrl, 'http://return.local').searchParams,
+        storefrontUrl: (attempt, status) => {
+          const target = new URL(
+            this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(attempt.row.orderCode)),
+          );
+          target.searchParams.set('payment', status);
+          return target.toString();
+        },
+      }),
+    );
+    if (!handled) return;
+    sendInboundAnswer(res, handled.answer);
   }
 }

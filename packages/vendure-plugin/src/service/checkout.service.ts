@@ -4,6 +4,7 @@ import {
   ActiveOrderService,
   ConfigService,
   Logger,
+  Order,
   OrderService,
   PaymentMethodService,
   RequestContext,
@@ -20,16 +21,25 @@ import { attemptMode, claimNextAttempt, sendClaimed } from './attempt-guard';
 import { type CardInput, chargeSourceFor, misplacedCardInput, withCardMask } from './charge-source';
 import {
   isPaymentError,
+  type PaymentErrorResult,
   paymentError,
   paymentPending,
   resultForOutcome,
   type ShopStartPaymentResult,
 } from './checkout-result';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
+import { onOneConnection } from './one-connection';
 import { arrangePayment, ineligibility } from './order-readiness';
 import { PaymentRecorderService } from './payment-recorder.service';
-import { buildPaymentRequest, clientIp, gatewayUrl, staleRequest, webSiteOf } from './payment-request';
-import { SavedCardService } from './saved-card.service';
+import {
+  buildPaymentRequest,
+  clientIp,
+  gatewayUrl,
+  type PreparedRequest,
+  staleRequest,
+  webSiteOf,
+} from './payment-request';
+import { type SavedCard, SavedCardService } from './saved-card.service';
 
 /** The Shop API's `GatewaykitStartPaymentInput` once parsed (not core's PaymentRequest). */
 export interface ShopStartPaymentInput extends CardInput {
@@ -61,31 +71,11 @@ export class CheckoutService {
     const parsed = parseShopInput(startPaymentInput, rawInput);
     if (!parsed.ok) return paymentError('INVALID_INPUT', parsed.message);
     const input: ShopStartPaymentInput = parsed.value;
-    const active = await this.activeOrderService.getActiveOrder(ctx, undefined);
-    if (!active) return paymentError('NO_ACTIVE_ORDER', 'There is no active order');
+    // Three phases on one pooled connection each (one-connection.ts), none held across a gateway call.
+    const ready = await onOneConnection(this.connection, ctx, (phase) => this.arrange(ctx, phase, input));
+    if (isPaymentError(ready)) return ready;
+    const { resolved, order, savedCard } = ready;
 
-    let resolved: ResolvedMethod;
-    try {
-      resolved = await this.methods.resolve(ctx, input.paymentMethodCode);
-    } catch (e) {
-      if (e instanceof MethodConfigError) return paymentError('METHOD_NOT_AVAILABLE', e.message);
-      throw e;
-    }
-    const misplaced = misplacedCardInput(resolved.config.mode, input);
-    if (misplaced) return misplaced;
-    // The saved card's ownership read (the customer, then the gateway's list of their cards) does not
-    // depend on the order: started now, it runs while the order moves to ArrangingPayment. Read only.
-    const savedCard =
-      input.savedCardId && ctx.activeUserId
-        ? this.savedCards.findOwnedCard(ctx, resolved, input.savedCardId)
-        : undefined;
-    // Awaited by chargeSourceFor when it gets there; an early return must not leave it unhandled.
-    savedCard?.catch(() => undefined);
-
-    const order = await arrangePayment(this.connection, this.orderService, ctx, active.id);
-    if (typeof order === 'string') return paymentError('ORDER_STATE_ERROR', order);
-    const ineligible = await ineligibility(this.paymentMethodService, ctx, order, resolved.method);
-    if (ineligible) return paymentError('INELIGIBLE_PAYMENT_METHOD', ineligible);
     const charge = await chargeSourceFor(resolved.config, input, {
       loggedIn: Boolean(ctx.activeUserId),
       allowRawCardData: Boolean(this.options.allowRawCardData),
@@ -108,12 +98,94 @@ export class CheckoutService {
     });
     if (isPaymentError(prepared)) return prepared;
 
+    const claim = await onOneConnection(this.connection, ctx, (phase) =>
+      this.claim(phase, order, resolved, prepared),
+    );
+    if (!('attempt' in claim)) return claim;
+    const { orderNo } = claim;
     const attempts = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
+    const sent = await sendClaimed(attempts, claim.attempt, () =>
+      startPayment(resolved.client, { ...prepared.request, orderNo }),
+    );
+    if (!sent.sent) return paymentError('INVALID_INPUT', sent.reason);
+    const outcome = withCardMask(sent.outcome, charge);
+
+    const adminCtx = await this.requestContextService.create({
+      apiType: 'admin',
+      channelOrToken: ctx.channel,
+      languageCode: ctx.languageCode,
+    });
+    await onOneConnection(this.connection, adminCtx, (phase) =>
+      this.recorder.record(phase, methodCode, orderNo, outcome),
+    );
+    if (charge.elementCard) {
+      // A saved element card is kept only after a success without redirect; the order is paid either way.
+      const kept = await keepElementCard(resolved.client, charge.elementCard, outcome);
+      if (kept === 'failed') {
+        Logger.warn(`Order ${order.code}: paid, but the card could not be saved for the customer`, loggerCtx);
+      }
+    }
+
+    return resultForOutcome(outcome, orderNo, order.id);
+  }
+
+  /**
+   * The order moved to ArrangingPayment and everything about it that can refuse the payment (method,
+   * card input, eligibility), on `phase`'s connection. The saved card's ownership read (the customer,
+   * then the gateway's list of their cards) does not depend on the order: started here with the
+   * request's own context, it runs while the order moves on and outlives the phase.
+   */
+  private async arrange(
+    ctx: RequestContext,
+    phase: RequestContext,
+    input: ShopStartPaymentInput,
+  ): Promise<
+    | PaymentErrorResult
+    | { resolved: ResolvedMethod; order: Order; savedCard?: Promise<SavedCard | undefined> }
+  > {
+    const active = await this.activeOrderService.getActiveOrder(phase, undefined);
+    if (!active) return paymentError('NO_ACTIVE_ORDER', 'There is no active order');
+
+    let resolved: ResolvedMethod;
+    try {
+      resolved = await this.methods.resolve(phase, input.paymentMethodCode);
+    } catch (e) {
+      if (e instanceof MethodConfigError) return paymentError('METHOD_NOT_AVAILABLE', e.message);
+      throw e;
+    }
+    const misplaced = misplacedCardInput(resolved.config.mode, input);
+    if (misplaced) return misplaced;
+    const savedCard =
+      input.savedCardId && ctx.activeUserId
+        ? this.savedCards.findOwnedCard(ctx, resolved, input.savedCardId)
+        : undefined;
+    // Awaited by chargeSourceFor when it gets there; an early return must not leave it unhandled.
+    savedCard?.catch(() => undefined);
+
+    const order = await arrangePayment(this.connection, this.orderService, phase, active.id);
+    if (typeof order === 'string') return paymentError('ORDER_STATE_ERROR', order);
+    const ineligible = await ineligibility(this.paymentMethodService, phase, order, resolved.method);
+    if (ineligible) return paymentError('INELIGIBLE_PAYMENT_METHOD', ineligible);
+    return { resolved, order, ...(savedCard ? { savedCard } : {}) };
+  }
+
+  /**
+   * Claims the order for attempt n+1 (attempt-guard.ts) and checks, after the claim, that nothing paid
+   * or changed the order since it was read, on `phase`'s connection. Each statement commits on its
+   * own, so the claim is in the database before the charge is sent.
+   */
+  private async claim(
+    phase: RequestContext,
+    order: Order,
+    resolved: ResolvedMethod,
+    prepared: PreparedRequest,
+  ): Promise<ShopStartPaymentResult | { orderNo: string; attempt: GatewaykitPaymentAttempt }> {
+    const attempts = this.connection.getRepository(phase, GatewaykitPaymentAttempt);
     const next = await claimNextAttempt(attempts, {
       orderId: String(order.id),
       orderCode: order.code,
-      channelId: String(ctx.channelId),
-      paymentMethodCode: methodCode,
+      channelId: String(phase.channelId),
+      paymentMethodCode: resolved.method.code,
       mode: attemptMode(resolved.config),
       amount: prepared.amount,
       orderAmount: prepared.request.amount,
@@ -129,49 +201,24 @@ export class CheckoutService {
     const { orderNo } = next;
     // Prepared from a read taken before the claim: an attempt that finished in between (a double
     // click) has recorded its payment by now, and this one must not charge again.
-    const current = await this.orderService.findOne(ctx, order.id, ['payments']);
+    const current = await this.orderService.findOne(phase, order.id, ['payments']);
     const stale = current ? staleRequest(prepared.amount, current) : 'changed';
-    if (stale) {
-      await closeUnsent(
-        attempts,
-        next.attempt,
-        'the order changed before the payment was sent; nothing was sent',
-      );
-      if (stale === 'changed') {
-        return paymentError(
-          'ORDER_STATE_ERROR',
-          'The order changed while the payment started: start it again',
-        );
-      }
-      const paidBy = await attempts.findOne({
-        where: { orderId: String(order.id), status: 'succeeded' },
-        order: { createdAt: 'DESC' },
-      });
-      return paymentPending(
-        paidBy?.orderNo ?? orderNo,
-        'The order was paid by another payment meanwhile; nothing was charged',
-      );
-    }
-    const sent = await sendClaimed(attempts, next.attempt, () =>
-      startPayment(resolved.client, { ...prepared.request, orderNo }),
+    if (!stale) return { orderNo, attempt: next.attempt };
+    await closeUnsent(
+      attempts,
+      next.attempt,
+      'the order changed before the payment was sent; nothing was sent',
     );
-    if (!sent.sent) return paymentError('INVALID_INPUT', sent.reason);
-    const outcome = withCardMask(sent.outcome, charge);
-
-    const adminCtx = await this.requestContextService.create({
-      apiType: 'admin',
-      channelOrToken: ctx.channel,
-      languageCode: ctx.languageCode,
-    });
-    await this.recorder.record(adminCtx, resolved.method.code, orderNo, outcome);
-    if (charge.elementCard) {
-      // A saved element card is kept only after a success without redirect; the order is paid either way.
-      const kept = await keepElementCard(resolved.client, charge.elementCard, outcome);
-      if (kept === 'failed') {
-        Logger.warn(`Order ${order.code}: paid, but the card could not be saved for the customer`, loggerCtx);
-      }
+    if (stale === 'changed') {
+      return paymentError('ORDER_STATE_ERROR', 'The order changed while the payment started: start it again');
     }
-
-    return resultForOutcome(outcome, orderNo, order.id);
+    const paidBy = await attempts.findOne({
+      where: { orderId: String(order.id), status: 'succeeded' },
+      order: { createdAt: 'DESC' },
+    });
+    return paymentPending(
+      paidBy?.orderNo ?? orderNo,
+      'The order was paid by another payment meanwhile; nothing was charged',
+    );
   }
 }

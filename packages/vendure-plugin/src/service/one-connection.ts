@@ -1,0 +1,36 @@
+import type { RequestContext, TransactionalConnection } from '@vendure/core';
+// Where Vendure keeps a context's EntityManager: TransactionalConnection.getRepository(ctx, …) reads it,
+// and withTransaction(ctx, …) runs on its query runner. Not re-exported by @vendure/core's index; the
+// vendure-plugin test `one-connection.test.ts` fails if a Vendure version moves it.
+import { TRANSACTION_MANAGER_KEY } from '@vendure/core/dist/common/constants';
+import { singleConnection } from './attempt-lock';
+
+/**
+ * Runs `work` with every query it makes through the context it is given on one pooled database
+ * connection (docs/performance.md, "Vendure under load"). Nothing else changes: no transaction is
+ * opened, each statement commits on its own as before, and a `withTransaction` inside runs its
+ * transaction on that same connection and commits it when it ends. What it saves is the pool: a
+ * request that makes a dozen separate reads and writes waits for a free connection once, not a dozen
+ * times behind other requests' transactions when the pool is busy.
+ *
+ * Used per phase of a request, never across a call to the gateway: the connection goes back to the
+ * pool before the charge is sent. Work started inside that must outlive it (or run concurrently with a
+ * transaction in it) takes the outer context, not this one. On an embedded database (one connection)
+ * and inside a context that already has a transaction or phase, it is `work(ctx)`.
+ */
+export async function onOneConnection<T>(
+  connection: TransactionalConnection,
+  ctx: RequestContext,
+  work: (ctx: RequestContext) => Promise<T>,
+): Promise<T> {
+  const managers = ctx as unknown as Record<symbol, unknown>;
+  if (singleConnection(connection.rawConnection) || managers[TRANSACTION_MANAGER_KEY]) return work(ctx);
+  const runner = connection.rawConnection.createQueryRunner();
+  const phase = ctx.copy();
+  (phase as unknown as Record<symbol, unknown>)[TRANSACTION_MANAGER_KEY] = runner.manager;
+  try {
+    return await work(phase);
+  } finally {
+    await runner.release();
+  }
+}
