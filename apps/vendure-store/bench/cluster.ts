@@ -14,7 +14,8 @@
  *   card (gatewaykitStartPayment → sandbox confirmCharge → Settled), p50/p95 of the payment call, on
  *   server-1 alone and through the proxy; every other cart is paid with the no-op handler instead
  *   (transitionOrderToState + addPaymentToOrder), the overhead baseline on that side.
- * Then the CPU each process spends per payment on one instance, card against no-op (process-cpu.ts).
+ * Then, on one instance: the same two payments quiet (one shopper, in turn), and the CPU each process
+ * spends per payment under load, card against no-op (process-cpu.ts).
  * Same cluster for both sides (one PostgreSQL, one Redis, the worker running). Prints figures and
  * ratios, never asserts a time.
  */
@@ -42,6 +43,7 @@ const SHOPPERS = Number(process.env.BENCH_SHOPPERS ?? 20);
 const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH ?? 4);
 const IN_FLIGHT = 20;
 const CPU_PAYMENTS = Number(process.env.BENCH_CPU_PAYMENTS ?? 60);
+const QUIET_PAYMENTS = Number(process.env.BENCH_QUIET_PAYMENTS ?? 30);
 
 async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: string; code: string }> {
   await shop.query(
@@ -209,6 +211,22 @@ async function main(): Promise<void> {
       });
     }
     bench.printClusterSummary('no-op', summary as [bench.ClusterSide, bench.ClusterSide]);
+
+    // Quiet, on the production database: one shopper, card and no-op in turn, one instance.
+    const quiet = { card: [] as number[], noop: [] as number[] };
+    for (let i = 0; i < QUIET_PAYMENTS * 2; i++) {
+      const shop = new GraphqlClient(`${one}/shop-api`);
+      await fillCart(shop, variantId);
+      const card = i % 2 === 0;
+      const t0 = performance.now();
+      if (await (card ? payByCard(shop) : payNoop(shop)))
+        (card ? quiet.card : quiet.noop).push(performance.now() - t0);
+    }
+    console.log(
+      `Checkout, quiet, one instance on PostgreSQL, ${QUIET_PAYMENTS} card + ${QUIET_PAYMENTS} no-op one at a time: ` +
+        `card ${bench.latencyLine(quiet.card)}; no-op ${bench.latencyLine(quiet.noop)}; ` +
+        `gateway / no-op ${bench.ratios(quiet.card, quiet.noop)} (goal <= 1.2x)`,
+    );
 
     // Where the time goes under load: the CPU each process spends per payment, one instance, carts
     // filled first and then paid all at once (SHOPPERS in flight), by card and then by the no-op.
