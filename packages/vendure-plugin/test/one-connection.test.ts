@@ -19,16 +19,17 @@ class RecordingRunner {
     this.manager = { queryRunner: this, getRepository: (target) => ({ runner: this.name, target }) };
   }
   async startTransaction() {
-    this.isTransactionActive = true;
-    this.events.push('begin');
+    this.mark('begin', true);
   }
   async commitTransaction() {
-    this.isTransactionActive = false;
-    this.events.push('commit');
+    this.mark('commit', false);
   }
   async rollbackTransaction() {
-    this.isTransactionActive = false;
-    this.events.push('rollback');
+    this.mark('rollback', false);
+  }
+  private mark(event: string, active: boolean) {
+    this.isTransactionActive = active;
+    this.events.push(event);
   }
   async release() {
     this.isReleased = true;
