@@ -98,6 +98,14 @@ describe('onOneConnection (one pooled connection per request phase)', () => {
     expect(runners[0]?.events).toEqual(['release']);
   });
 
+  it('a transaction left open by the work is rolled back before the connection goes back to the pool', async () => {
+    const { connection, runners } = setup('postgres');
+    await onOneConnection(connection, RequestContext.empty(), async () => {
+      await runners[0]?.startTransaction();
+    });
+    expect(runners[0]?.events).toEqual(['begin', 'rollback', 'release']);
+  });
+
   it('inside a phase or a transaction it adds nothing: the outer connection is used', async () => {
     const { connection, runners } = setup('postgres');
     await onOneConnection(connection, RequestContext.empty(), async (phase) => {

@@ -1,8 +1,9 @@
-import type { RequestContext, TransactionalConnection } from '@vendure/core';
+import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 // Where Vendure keeps a context's EntityManager: TransactionalConnection.getRepository(ctx, …) reads it,
 // and withTransaction(ctx, …) runs on its query runner. Not re-exported by @vendure/core's index; the
 // vendure-plugin test `one-connection.test.ts` fails if a Vendure version moves it.
 import { TRANSACTION_MANAGER_KEY } from '@vendure/core/dist/common/constants';
+import { loggerCtx } from '../constants';
 import { singleConnection } from './attempt-lock';
 
 /**
@@ -14,7 +15,9 @@ import { singleConnection } from './attempt-lock';
  * times behind other requests' transactions when the pool is busy.
  *
  * Used per phase of a request, never across a call to the gateway: the connection goes back to the
- * pool before the charge is sent. Work started inside that must outlive it (or run concurrently with a
+ * pool before the charge is sent. Whatever else runs inside a phase holds it too (an eligibility
+ * checker, a refund notice waiting for its refund's commit, gateway-notice.service.ts), as Vendure's
+ * own mutations hold theirs. Work started inside that must outlive it (or run concurrently with a
  * transaction in it) takes the outer context, not this one. On an embedded database (one connection)
  * and inside a context that already has a transaction or phase, it is `work(ctx)`.
  */
@@ -31,6 +34,12 @@ export async function onOneConnection<T>(
   try {
     return await work(phase);
   } finally {
+    // Every withTransaction inside is awaited and ends its transaction; should one still be open (work
+    // left running), it is rolled back, never handed to the pool's next user half done.
+    if (runner.isTransactionActive) {
+      Logger.error('a transaction was still open at the end of a request phase; rolled back', loggerCtx);
+      await runner.rollbackTransaction().catch(() => undefined);
+    }
     await runner.release();
   }
 }

@@ -91,7 +91,11 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
   }
 
   async save(attempt: OrderAttempt, next: PaymentOutcome): Promise<boolean> {
-    const ctx = this.tx ?? this.ctx;
+    // Only inside `exclusive` (core calls it there): its transaction and row locks are what make the
+    // versioned update and the payment one step. A context that merely holds a connection
+    // (one-connection.ts) would pass Vendure's own transaction check, so the check is made here.
+    const ctx = this.tx;
+    if (!ctx) throw new Error(`gatewaykit: attempt ${attempt.orderNo} saved outside its exclusive section`);
     const { row } = attempt;
     const changes = {
       status: next.status,
