@@ -16,7 +16,7 @@ describe('OrderAttempts.save', () => {
     const row = { orderNo: 'CODE-1', version: 0 } as GatewaykitPaymentAttempt;
     await expect(
       attempts.save(
-        { orderNo: 'CODE-1', orderAmount: '10.00', currency: 'USD', row },
+        { orderNo: 'CODE-1', orderAmount: '10.00', currency: 'USD', outcome: undefined, row },
         { orderNo: 'CODE-1', status: 'succeeded', tradeNo: 'T1' },
       ),
     ).rejects.toThrow('saved outside its exclusive section');
