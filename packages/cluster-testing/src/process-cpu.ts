@@ -68,14 +68,19 @@ export function postgresPids(dataDir: string): number[] {
   return Number.isInteger(postmaster) ? [postmaster, ...childPids(postmaster)] : [];
 }
 
-function groupTicks(groups: readonly CpuGroup[]): Map<string, Map<number, number>> {
+interface Sample {
+  ticks: number;
+  parent: number;
+}
+
+function groupSamples(groups: readonly CpuGroup[]): Map<string, Map<number, Sample>> {
   return new Map(
     groups.map((group) => [
       group.name,
       new Map(
         group.pids().flatMap((pid) => {
           const ticks = ticksOf(pid);
-          return ticks ? [[pid, ticks.own + ticks.ended] as const] : [];
+          return ticks ? [[pid, { ticks: ticks.own + ticks.ended, parent: ticks.parent }] as const] : [];
         }),
       ),
     ]),
@@ -84,16 +89,22 @@ function groupTicks(groups: readonly CpuGroup[]): Map<string, Map<number, number
 
 /** Starts measuring; `stop()` answers the CPU milliseconds each group used since, by name. */
 export function startCpuMeter(groups: readonly CpuGroup[]): { stop(): Map<string, number> } {
-  const before = groupTicks(groups);
+  const before = groupSamples(groups);
   return {
     stop() {
-      const after = groupTicks(groups);
+      const after = groupSamples(groups);
       const msPerTick = 1000 / clockTicks();
       return new Map(
         groups.map((group) => {
+          const then = before.get(group.name) ?? new Map<number, Sample>();
+          const now = after.get(group.name) ?? new Map<number, Sample>();
           let ticks = 0;
-          for (const [pid, now] of after.get(group.name) ?? []) {
-            ticks += now - (before.get(group.name)?.get(pid) ?? 0);
+          for (const [pid, sample] of now) ticks += sample.ticks - (then.get(pid)?.ticks ?? 0);
+          // A process that ended meanwhile and was waited for by a parent still in the group (a
+          // database backend) had its whole life added to the parent's `ended`: take off what it
+          // had used before the meter started.
+          for (const [pid, sample] of then) {
+            if (!now.has(pid) && now.has(sample.parent)) ticks -= sample.ticks;
           }
           return [group.name, ticks * msPerTick];
         }),
@@ -104,7 +115,7 @@ export function startCpuMeter(groups: readonly CpuGroup[]): { stop(): Map<string
 
 /**
  * A table of CPU milliseconds per operation by process group, one column per measured side (`card`,
- * `no-op`, …), with each side's total and its ratio to the last column.
+ * `no-op`, …): a row per group and one for all of them, each with the first column's ratio to the last.
  */
 export function cpuTable(sides: { name: string; count: number; cpu: Map<string, number> }[]): string {
   const names = [...new Set(sides.flatMap((side) => [...side.cpu.keys()]))];

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, type RunningPostgres, startEmbeddedPostgres } from '../src/index.js';
+import {
+  freePort,
+  postgresPids,
+  type RunningPostgres,
+  startCpuMeter,
+  startEmbeddedPostgres,
+} from '../src/index.js';
 
 let folder: string;
 let postgres: RunningPostgres;
@@ -50,5 +56,21 @@ describe('startEmbeddedPostgres', () => {
     expect(names.map((row) => row.datname)).not.toContain('store_two');
     expect(names.map((row) => row.datname)).toContain('store_one');
     await held.end().catch(() => {});
+  });
+
+  it("postgresPids finds the postmaster and a client's backend; the CPU meter counts a backend that ended", async () => {
+    const dataDir = join(folder, 'data');
+    const client = new pg.Client({ connectionString: postgres.url('postgres') });
+    await client.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(postgresPids(dataDir)).toContain(rows[0]?.pid);
+    const meter = startCpuMeter([{ name: 'postgres', pids: () => postgresPids(dataDir) }]);
+    // Work in this backend, which then ends before the meter stops: its CPU reaches the postmaster.
+    await client.query('SELECT count(*) FROM generate_series(1, 3000000)');
+    await client.end();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(postgresPids(dataDir)).not.toContain(rows[0]?.pid);
+    expect(meter.stop().get('postgres')).toBeGreaterThan(0);
+    expect(postgresPids(join(folder, 'no-such-cluster'))).toEqual([]);
   });
 });

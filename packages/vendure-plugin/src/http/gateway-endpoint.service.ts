@@ -16,7 +16,7 @@ export interface InboundEndpoint {
   logger: InboundLogger;
 }
 
-export type GatewayEndpoint =
+type GatewayEndpoint =
   /** `methodCode` is the method whose credentials verify the request: only its attempts may change. */
   { ctx: RequestContext; config: MethodConfig; methodCode: string } | { notFound: string };
 
@@ -56,11 +56,6 @@ export class GatewayEndpointService {
         logger: inboundLogger,
       });
     });
-  }
-
-  async resolve(channelToken: string, methodCode: string): Promise<GatewayEndpoint> {
-    const ctx = await this.channels.forToken(channelToken);
-    return ctx ? this.methodOf(ctx, methodCode) : { notFound: 'unknown channel' };
   }
 
   private async methodOf(ctx: RequestContext, methodCode: string): Promise<GatewayEndpoint> {
