@@ -38,7 +38,6 @@ export class GatewaykitReturnController {
         },
       }),
     );
-    if (!handled) return;
-    sendInboundAnswer(res, handled.answer);
+    if (handled) sendInboundAnswer(res, handled.answer);
   }
 }

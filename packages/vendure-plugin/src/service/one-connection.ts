@@ -8,7 +8,7 @@ import { singleConnection } from './attempt-lock';
 
 /**
  * Runs `work` with every query it makes through the context it is given on one pooled database
- * connection (docs/performance.md, "Vendure under load"). Nothing else changes: no transaction is
+ * connection (docs/performance.md, "Vendure: pay one order", the connection pool). Nothing else changes: no transaction is
  * opened, each statement commits on its own as before, and a `withTransaction` inside runs its
  * transaction on that same connection and commits it when it ends. What it saves is the pool: a
  * request that makes a dozen separate reads and writes waits for a free connection once, not a dozen
