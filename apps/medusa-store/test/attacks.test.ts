@@ -514,3 +514,16 @@ describe('attack: refunds and reconciliation', () => {
     expect(customer.status).toBe(401);
   });
 });
+
+describe('attack: a made-up payment collection', () => {
+  it('a payment session for a collection id that does not exist is a 404 naming it; nothing stored or charged', async () => {
+    const made = 'pay_col_01MADEUP0000000000000000';
+    for (const provider of [CARD, HOSTED, LOCAL]) {
+      const response = await createSession(made, provider, {});
+      expect(response.status).toBe(404);
+      expect(response.body.message).toBe('No such payment collection');
+    }
+    expect(await sessionRowsOf(made)).toEqual([]);
+    expect(await chargesMentioning(made)).toEqual([]);
+  });
+});

@@ -167,6 +167,21 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
     expect(main.statusOf('o-1')).toBeUndefined();
   });
 
+  it('a gateway number no account has: 401 saying so, nothing read; a wrong key says the signature', async () => {
+    const main = new MemoryStore().add('o-1');
+    main.failWith = new Error('the store must not be read');
+    const unknown = await callback(storesWith(main), { account: { gatewayNo: '99999999', signKey: 'k' } });
+    expect(unknown.answer).toEqual({ status: 401, body: 'invalid signature' });
+    expect(unknown.result).toMatchObject({
+      kind: 'rejected',
+      reason: expect.stringMatching(/gateway number/),
+    });
+    const wrongKey = await callback(storesWith(main), { signKey: 'not-the-key' });
+    expect(wrongKey.result).toMatchObject({ kind: 'rejected' });
+    expect(wrongKey.result).not.toMatchObject({ reason: expect.stringMatching(/gateway number/) });
+    expect(main.statusOf('o-1')).toBeUndefined();
+  });
+
   it('unknown orderNo: success answered (retrying cannot help); a success raises paid-not-applied', async () => {
     const main = new MemoryStore();
     const handled = await callback(storesWith(main), { data: callbackData('nobody') });

@@ -21,6 +21,7 @@ const SUCCESS = {
 function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartCompleted: boolean }) {
   const locks: string[] = [];
   const graphs: string[] = [];
+  const cartReads: string[] = [];
   const session = {
     id: 'ps_1',
     provider_id: 'pp_gatewaykit_gatewaykit',
@@ -34,6 +35,13 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
   const container = {
     resolve(key: string) {
       if (key === Modules.PAYMENT) return { listPaymentSessions: async () => [session] };
+      if (key === Modules.CART)
+        return {
+          listCarts: async ({ id }: { id: string }) => {
+            cartReads.push(id);
+            return [{ id, completed_at: state.cartCompleted ? new Date() : null }];
+          },
+        };
       if (key === ContainerRegistrationKeys.QUERY)
         return {
           graph: async ({ entity }: { entity: string }) => {
@@ -42,6 +50,7 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
               data: [
                 {
                   id: 'pc_1',
+                  cart_id: 'cart_1',
                   cart: { id: 'cart_1', completed_at: state.cartCompleted ? new Date() : null },
                   payment_collection: {
                     cart: { id: 'cart_1', completed_at: state.cartCompleted ? new Date() : null },
@@ -67,19 +76,25 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
     id: 'gatewaykit',
     providerIds: ['pp_gatewaykit_gatewaykit'],
   } as never);
-  return { store, locks, graphs };
+  return { store, locks, graphs, cartReads };
 }
 
 describe('SessionAttempts: a success already in a placed order (outcomeStays)', () => {
   it('answers a duplicate success from a plain read: no cart lock, no completion, nothing written', async () => {
-    const { store, locks, graphs } = scopeWith({ outcome: SUCCESS, authorized: true, cartCompleted: true });
+    const { store, locks, graphs, cartReads } = scopeWith({
+      outcome: SUCCESS,
+      authorized: true,
+      cartCompleted: true,
+    });
     expect((await recordOutcome(store, SUCCESS)).kind).toBe('duplicate');
     expect((await recordOutcome(store, { status: 'failed', orderNo: 'ps_1', reason: 'late' })).kind).toBe(
       'stale',
     );
     expect(locks).toEqual([]);
-    // One cart read per callback (is it an order yet?); the paid-cart completion's read is not needed.
-    expect(graphs).toEqual(['payment_collection', 'payment_collection']);
+    // One link read and one cart read per callback (is it an order yet?), no read across the link;
+    // the paid-cart completion's read is not needed.
+    expect(graphs).toEqual(['cart_payment_collection', 'cart_payment_collection']);
+    expect(cartReads).toEqual(['cart_1', 'cart_1']);
   });
 
   it('decides under the cart lock while the cart is open or the session not yet authorized', async () => {

@@ -12,7 +12,7 @@ import {
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
-import { cartOfPaymentCollection } from './cart-of-collection';
+import { cartIdOfCollection, isCartCompleted } from './cart-of-collection';
 import {
   reportAmountMismatch,
   reportChargeback,
@@ -37,6 +37,21 @@ export interface SessionAttempt extends StoredAttempt {
   inPlacedOrder?: boolean;
 }
 
+/**
+ * The session fields the callback's flow uses (the outcome in `data`, the authorization, what an update
+ * sends back): a read of all of them costs Medusa about twice the CPU (docs/performance.md).
+ */
+const SESSION_FIELDS = [
+  'id',
+  'provider_id',
+  'payment_collection_id',
+  'amount',
+  'currency_code',
+  'status',
+  'authorized_at',
+  'data',
+];
+
 /** How often a success is stored again when a concurrent authorize saved its older data over it. */
 const REAUTHORIZE_TRIES = 2;
 
@@ -60,7 +75,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
     const session = await this.session(orderNo);
-    const cartId = session ? await cartIdOfSession(this.scope, session) : undefined;
+    const cartId = session ? await cartIdOfCollection(this.scope, session.payment_collection_id) : undefined;
     return this.scope
       .resolve(Modules.LOCKING)
       .execute(cartId ?? `gatewaykit:${orderNo}`, work, { timeout: 60 });
@@ -231,26 +246,15 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   }
 
   private async cartCompleted(session: PaymentSessionDTO): Promise<boolean> {
-    const cart = await cartOfPaymentCollection<{ completed_at?: unknown }>(
-      this.scope,
-      session.payment_collection_id,
-      ['completed_at'],
-    );
-    return Boolean(cart?.completed_at);
+    const cartId = await cartIdOfCollection(this.scope, session.payment_collection_id);
+    return cartId !== undefined && (await isCartCompleted(this.scope, cartId));
   }
 
   /** The session of orderNo, if one of this account's providers owns it. */
   private async session(orderNo: string): Promise<PaymentSessionDTO | undefined> {
-    const [session] = await this.scope.resolve(Modules.PAYMENT).listPaymentSessions({ id: orderNo });
+    const [session] = await this.scope
+      .resolve(Modules.PAYMENT)
+      .listPaymentSessions({ id: orderNo }, { select: SESSION_FIELDS });
     return session && this.account.providerIds.includes(session.provider_id) ? session : undefined;
   }
-}
-
-/** The cart a payment session pays for (its lock key, and the storefront redirect after a return). */
-export async function cartIdOfSession(
-  scope: MedusaContainer,
-  session: PaymentSessionDTO,
-): Promise<string | undefined> {
-  const cart = await cartOfPaymentCollection<{ id?: string }>(scope, session.payment_collection_id, ['id']);
-  return cart?.id;
 }

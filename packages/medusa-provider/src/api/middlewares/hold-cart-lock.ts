@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { paymentCollectionWithCart } from '../../lib/cart-of-collection';
+import { cartIdOfCollection } from '../../lib/cart-of-collection';
 import { paymentCollectionIdOf } from './payment-session-route';
 
 /** How long a payment-session request waits for a cart busy completing or changing (Medusa's own bound). */
@@ -18,14 +18,11 @@ export async function holdCartLock(
 ): Promise<void> {
   let cartId: string | undefined;
   try {
-    const collection = await paymentCollectionWithCart<{ id?: string }>(
-      req.scope,
-      paymentCollectionIdOf(req),
-      ['id'],
-    );
+    const collectionId = paymentCollectionIdOf(req);
+    cartId = await cartIdOfCollection(req.scope, collectionId);
     // Medusa's own workflow fails with a TypeError (a 500) on an unknown collection: answer it here.
-    if (!collection) throw new MedusaError(MedusaError.Types.NOT_FOUND, 'No such payment collection');
-    cartId = collection.cart?.id;
+    if (!cartId && !(await collectionExists(req, collectionId)))
+      throw new MedusaError(MedusaError.Types.NOT_FOUND, 'No such payment collection');
   } catch (error) {
     return next(error);
   }
@@ -54,4 +51,11 @@ export async function holdCartLock(
       ),
     );
   }
+}
+
+async function collectionExists(req: MedusaRequest, collectionId: string): Promise<boolean> {
+  const found = await req.scope
+    .resolve(Modules.PAYMENT)
+    .listPaymentCollections({ id: collectionId }, { select: ['id'] });
+  return found.length > 0;
 }

@@ -1,7 +1,7 @@
 import { handleReturn, sendInboundAnswer, withQuery } from '@gatewaykit/core';
 import type { MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import { cartIdOfCollection } from '../../../../lib/cart-of-collection';
 import { inboundContext } from '../../../../lib/inbound-request';
-import { cartIdOfSession } from '../../../../lib/session-attempts';
 
 /**
  * The gateway's returnUrl: core verifies and records the return like a callback (docs/inbound.md);
@@ -12,7 +12,7 @@ export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void
     ...inboundContext(req),
     query: new URL(req.originalUrl, 'http://return.local').searchParams,
     storefrontUrl: async (attempt, status, account) => {
-      const cartId = await cartIdOfSession(req.scope, attempt.session);
+      const cartId = await cartIdOfCollection(req.scope, attempt.session.payment_collection_id);
       return withQuery(account.options.storefrontReturnUrl, {
         ...(cartId ? { cart_id: cartId } : {}),
         outcome: status,
