@@ -11,6 +11,8 @@
  *   (b) duplicate callbacks: afterwards COPIES more copies of every payment's callback, answered from
  *       the stored final outcome (callbacks/s).
  *   After each phase every cart must have one order and one captured payment (printed).
+ * - Medusa's floor on server-a: duplicate callbacks beside a callback refused at its signature and the
+ *   lightest store route, with the server's CPU per request (what Medusa's HTTP stack itself costs).
  * - Cart completion with a saved card under concurrent shoppers: p50/p95 of
  *   POST /store/carts/:id/complete on server-a alone and through the proxy.
  * Prints figures and ratios two/one, never asserts a time.
@@ -24,7 +26,7 @@ import * as bench from '@gatewaykit/cluster-testing';
 import { signedCallback } from '@gatewaykit/core/testing';
 import { type CallbackDelivery, submitSandboxPage, TEST_CARD_NUMBERS } from '@gatewaykit/sandbox';
 import pg from 'pg';
-import { startTopology, type Topology } from '../scripts/topology';
+import { type Instance, startTopology, type Topology } from '../scripts/topology';
 import { CARD, complete, HOSTED, readyCart, startSession } from '../test/support/checkout';
 import { registerCustomer, saveCard } from '../test/support/customer';
 import { uniqueEmail } from '../test/support/email';
@@ -134,13 +136,33 @@ function serverErrors(topology: Topology): string[] {
   );
 }
 
+/** Every process of the bench, for the CPU meter. */
+function cpuGroups(
+  topology: Topology,
+  sandbox: bench.RunningSandboxProcess,
+  dataDir: string,
+): bench.CpuGroup[] {
+  const one = (pid: number | undefined) => () => (pid ? [pid] : []);
+  return [
+    ...[...topology.servers, topology.worker].map((instance) => ({
+      name: instance.name,
+      pids: one(instance.medusa.pid),
+    })),
+    { name: 'postgres', pids: () => bench.postgresPids(join(dataDir, 'pg')) },
+    { name: 'redis', pids: () => bench.childPids(process.pid, 'redis-server') },
+    { name: 'sandbox', pids: one(sandbox.pid) },
+    { name: 'load generator', pids: one(process.pid) },
+  ];
+}
+
 async function callbacksSide(
   name: string,
   callbackUrl: string,
   topology: Topology,
   sandbox: bench.RunningSandboxProcess,
   db: pg.Client,
-): Promise<bench.CallbackRates> {
+  dataDir: string,
+): Promise<{ rates: bench.CallbackRates; callbacks: string[] }> {
   // One more than ORDERS: its first callback is sent alone, the latency without contention.
   say(`callbacks, ${name}: preparing ${ORDERS + 1} hosted payments waiting for their callback …`);
   useStore(topology.url, topology.publishableKey);
@@ -156,7 +178,7 @@ async function callbacksSide(
   // The order can follow the last `success` answer by a moment (Medusa finishes the cart completion
   // after the capture): checked once every cart is settled, or after a bounded wait.
   let allOnce = true;
-  const check = async () => {
+  const settledLine = async () => {
     const answered = performance.now();
     await waitFor(async () => (await settledOnce(db, waiting)).settled, 'every cart settled').catch(
       () => undefined,
@@ -170,6 +192,19 @@ async function callbacksSide(
     );
   };
   const errorsBefore = serverErrors(topology).length;
+  // The CPU of every process from the first callbacks until every cart is settled: how much of a
+  // core one first callback takes, in which process (a Node process uses at most one core).
+  const meter = bench.startCpuMeter(cpuGroups(topology, sandbox, dataDir));
+  let firstCpu: Map<string, number> | undefined;
+  const check = async () => {
+    const line = await settledLine();
+    if (!firstCpu) {
+      firstCpu = meter.stop();
+      console.log(`CPU per first callback (ms), ${name}:`);
+      console.log(bench.cpuTable([{ name: 'callback', count: ORDERS + 1, cpu: firstCpu }]));
+    }
+    return line;
+  };
   const rates = await bench.callbackPhases({
     side: name,
     callbacks: waiting.map((w) => w.callbackBody),
@@ -183,7 +218,71 @@ async function callbacksSide(
   const errors = serverErrors(topology).slice(errorsBefore);
   if (!allOnce)
     for (const line of errors.slice(0, 6)) console.log(`  server error: ${line.trim().slice(0, 240)}`);
-  return rates;
+  return { rates, callbacks: waiting.map((w) => w.callbackBody) };
+}
+
+const FLOOR_REQUESTS = Number(process.env.BENCH_FLOOR_REQUESTS || 1000);
+
+/**
+ * Duplicate callbacks beside what Medusa's own HTTP stack costs on this machine, on one server, the
+ * same width in flight: a callback refused at its signature (no read), the store's region list (one
+ * `query.graph` read, the lightest store route) and duplicates of settled payments (a session read, a
+ * link read and a cart read). Rate and the server process's CPU per request (docs/performance.md).
+ */
+async function medusaFloor(server: Instance, publishableKey: string, settled: readonly string[]) {
+  const pid = server.medusa.pid;
+  const meterServer = () => bench.startCpuMeter([{ name: 'server', pids: () => (pid ? [pid] : []) }]);
+  const post = (body: string, signKey: string) => {
+    const signed = signedCallback({ gatewayNo: GATEWAY_NO, signKey, body });
+    return fetch(`${server.url}/hooks/gatewaykit/callback`, {
+      method: 'POST',
+      headers: signed.headers,
+      body: signed.body,
+    });
+  };
+  const routes = [
+    {
+      name: 'callback refused at its signature',
+      status: 401,
+      send: (i: number) => post(settled[i % settled.length]!, 'not-the-key'),
+    },
+    {
+      name: 'GET /store/regions',
+      status: 200,
+      send: () =>
+        fetch(`${server.url}/store/regions`, { headers: { 'x-publishable-api-key': publishableKey } }),
+    },
+    {
+      name: 'duplicate callback',
+      status: 200,
+      send: (i: number) => post(settled[i % settled.length]!, SIGN_KEY),
+    },
+  ];
+  say(`Medusa's floor, ${server.name}: ${FLOOR_REQUESTS} requests of each kind, ${IN_FLIGHT} in flight …`);
+  const rates = new Map<string, number>();
+  for (const route of routes) {
+    let wrong = 0;
+    const meter = meterServer();
+    const started = performance.now();
+    await bench.inParallel(
+      Array.from({ length: FLOOR_REQUESTS }, (_, i) => i),
+      IN_FLIGHT,
+      async (i) => {
+        const response = await route.send(i);
+        await response.text();
+        if (response.status !== route.status) wrong++;
+      },
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = meter.stop().get('server') ?? 0;
+    rates.set(route.name, FLOOR_REQUESTS / seconds);
+    console.log(
+      `Floor, ${server.name}: ${route.name}: ${(FLOOR_REQUESTS / seconds).toFixed(0)}/s, server CPU ` +
+        `${(cpu / FLOOR_REQUESTS).toFixed(2)} ms per request (other than ${route.status}: ${wrong})`,
+    );
+  }
+  const ratio = (rates.get('duplicate callback') ?? 0) / (rates.get('GET /store/regions') ?? 1);
+  console.log(`Floor, ${server.name}: duplicate callbacks / GET /store/regions = ${ratio.toFixed(2)}x`);
 }
 
 interface Shopper {
@@ -287,10 +386,20 @@ async function main(): Promise<void> {
     // one-instance runs.
     await sandbox.control('POST', '/_sandbox/chaos', { drop: true, noReturn: 'always' });
     const rates: bench.CallbackRates[] = [];
-    for (const side of sides)
-      rates.push(
-        await callbacksSide(side.name, `${side.url}/hooks/gatewaykit/callback`, topology, sandbox, db),
+    const settled: string[] = [];
+    for (const side of sides) {
+      const done = await callbacksSide(
+        side.name,
+        `${side.url}/hooks/gatewaykit/callback`,
+        topology,
+        sandbox,
+        db,
+        dataDir,
       );
+      rates.push(done.rates);
+      settled.push(...done.callbacks);
+    }
+    await medusaFloor(topology.servers[0], topology.publishableKey, settled);
 
     say(`checkout: registering ${SHOPPERS} customers with a saved card …`);
     useStore(topology.url, topology.publishableKey);
