@@ -20,6 +20,8 @@ export async function cartIdOfCollection(
   scope: MedusaContainer,
   paymentCollectionId: string,
 ): Promise<string | undefined> {
+  // An empty filter would match every link row: some other shopper's cart.
+  if (!paymentCollectionId) return undefined;
   const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
     entity: CART_PAYMENT_COLLECTION_LINK,
     fields: ['cart_id'],

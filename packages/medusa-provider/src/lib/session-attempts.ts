@@ -245,6 +245,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     return this.scope.resolve(ContainerRegistrationKeys.LOGGER);
   }
 
+  /** Two reads, not one: a cart completed between them reads as open, which takes the locked path. */
   private async cartCompleted(session: PaymentSessionDTO): Promise<boolean> {
     const cartId = await cartIdOfCollection(this.scope, session.payment_collection_id);
     return cartId !== undefined && (await isCartCompleted(this.scope, cartId));
