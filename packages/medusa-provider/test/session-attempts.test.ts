@@ -22,6 +22,7 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
   const locks: string[] = [];
   const graphs: string[] = [];
   const cartReads: string[] = [];
+  let sessionReads = 0;
   const session = {
     id: 'ps_1',
     provider_id: 'pp_gatewaykit_gatewaykit',
@@ -34,7 +35,13 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
   };
   const container = {
     resolve(key: string) {
-      if (key === Modules.PAYMENT) return { listPaymentSessions: async () => [session] };
+      if (key === Modules.PAYMENT)
+        return {
+          listPaymentSessions: async () => {
+            sessionReads++;
+            return [session];
+          },
+        };
       if (key === Modules.CART)
         return {
           listCarts: async ({ id }: { id: string }) => {
@@ -76,7 +83,7 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
     id: 'gatewaykit',
     providerIds: ['pp_gatewaykit_gatewaykit'],
   } as never);
-  return { store, locks, graphs, cartReads };
+  return { store, locks, graphs, cartReads, sessionReads: () => sessionReads };
 }
 
 describe('SessionAttempts: a success already in a placed order (outcomeStays)', () => {
@@ -91,9 +98,9 @@ describe('SessionAttempts: a success already in a placed order (outcomeStays)', 
       'stale',
     );
     expect(locks).toEqual([]);
-    // One link read and one cart read per callback (is it an order yet?), no read across the link;
-    // the paid-cart completion's read is not needed.
-    expect(graphs).toEqual(['cart_payment_collection', 'cart_payment_collection']);
+    // A session read and a cart read per outcome (is it an order yet?), no read across the link; the
+    // link is read once (a collection's cart never changes); the paid-cart completion's read is not needed.
+    expect(graphs).toEqual(['cart_payment_collection']);
     expect(cartReads).toEqual(['cart_1', 'cart_1']);
   });
 
@@ -102,9 +109,12 @@ describe('SessionAttempts: a success already in a placed order (outcomeStays)', 
       { outcome: SUCCESS, authorized: true, cartCompleted: false },
       { outcome: SUCCESS, authorized: false, cartCompleted: true },
     ]) {
-      const { store, locks } = scopeWith(state);
+      const { store, locks, graphs, sessionReads } = scopeWith(state);
       expect((await recordOutcome(store, SUCCESS)).kind).toBe('duplicate');
       expect(locks).toEqual(['cart_1']);
+      // The lock key comes from the session the plain read found: read again under the lock, not before.
+      expect(sessionReads()).toBe(2);
+      expect(graphs.filter((entity) => entity === 'cart_payment_collection')).toHaveLength(1);
     }
   });
 });

@@ -68,14 +68,23 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   // (afterChange stores it again), so outcomes are decided under the cart's lock, except for a
   // success already in a placed order (outcomeStays): its duplicates are answered from a plain read.
 
+  /**
+   * What this store has read (one store serves one callback, return or job run): a session's payment
+   * collection and a collection's cart never change, so the lock key and the cart check read them
+   * once. Everything that can change (the session's data, the cart's completion) is read every time.
+   */
+  private readonly collectionOfSession = new Map<string, string>();
+  private readonly cartOfCollection = new Map<string, string>();
+
   constructor(
     private readonly scope: MedusaContainer,
     private readonly account: GatewaykitAccount,
   ) {}
 
   async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
-    const session = await this.session(orderNo);
-    const cartId = session ? await cartIdOfCollection(this.scope, session.payment_collection_id) : undefined;
+    const collectionId =
+      this.collectionOfSession.get(orderNo) ?? (await this.session(orderNo))?.payment_collection_id;
+    const cartId = collectionId ? await this.cartIdOf(collectionId) : undefined;
     return this.scope
       .resolve(Modules.LOCKING)
       .execute(cartId ?? `gatewaykit:${orderNo}`, work, { timeout: 60 });
@@ -247,8 +256,17 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   /** Two reads, not one: a cart completed between them reads as open, which takes the locked path. */
   private async cartCompleted(session: PaymentSessionDTO): Promise<boolean> {
-    const cartId = await cartIdOfCollection(this.scope, session.payment_collection_id);
+    const cartId = await this.cartIdOf(session.payment_collection_id);
     return cartId !== undefined && (await isCartCompleted(this.scope, cartId));
+  }
+
+  /** The cart of a payment collection; a collection without one (an order's) is asked again. */
+  private async cartIdOf(collectionId: string): Promise<string | undefined> {
+    const known = this.cartOfCollection.get(collectionId);
+    if (known) return known;
+    const cartId = await cartIdOfCollection(this.scope, collectionId);
+    if (cartId) this.cartOfCollection.set(collectionId, cartId);
+    return cartId;
   }
 
   /** The session of orderNo, if one of this account's providers owns it. */
@@ -256,6 +274,8 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     const [session] = await this.scope
       .resolve(Modules.PAYMENT)
       .listPaymentSessions({ id: orderNo }, { select: SESSION_FIELDS });
-    return session && this.account.providerIds.includes(session.provider_id) ? session : undefined;
+    if (!session || !this.account.providerIds.includes(session.provider_id)) return undefined;
+    this.collectionOfSession.set(orderNo, session.payment_collection_id);
+    return session;
   }
 }
