@@ -142,17 +142,14 @@ function cpuGroups(
   sandbox: bench.RunningSandboxProcess,
   dataDir: string,
 ): bench.CpuGroup[] {
-  const one = (pid: number | undefined) => () => (pid ? [pid] : []);
-  return [
-    ...[...topology.servers, topology.worker].map((instance) => ({
+  return bench.clusterCpuGroups({
+    stores: [...topology.servers, topology.worker].map((instance) => ({
       name: instance.name,
-      pids: one(instance.medusa.pid),
+      pid: instance.medusa.pid,
     })),
-    { name: 'postgres', pids: () => bench.postgresPids(join(dataDir, 'pg')) },
-    { name: 'redis', pids: () => bench.childPids(process.pid, 'redis-server') },
-    { name: 'sandbox', pids: one(sandbox.pid) },
-    { name: 'load generator', pids: one(process.pid) },
-  ];
+    postgresDataDir: join(dataDir, 'pg'),
+    sandboxPid: sandbox.pid,
+  });
 }
 
 async function callbacksSide(
@@ -261,24 +258,22 @@ async function medusaFloor(server: Instance, publishableKey: string, settled: re
   say(`Medusa's floor, ${server.name}: ${FLOOR_REQUESTS} requests of each kind, ${IN_FLIGHT} in flight …`);
   const rates = new Map<string, number>();
   for (const route of routes) {
-    let wrong = 0;
     const meter = meterServer();
-    const started = performance.now();
-    await bench.inParallel(
+    const burst = await bench.timedBurst(
       Array.from({ length: FLOOR_REQUESTS }, (_, i) => i),
       IN_FLIGHT,
       async (i) => {
+        const started = performance.now();
         const response = await route.send(i);
         await response.text();
-        if (response.status !== route.status) wrong++;
+        return response.status === route.status ? performance.now() - started : Number.NaN;
       },
     );
-    const seconds = (performance.now() - started) / 1000;
     const cpu = meter.stop().get('server') ?? 0;
-    rates.set(route.name, FLOOR_REQUESTS / seconds);
+    rates.set(route.name, burst.rate);
     console.log(
-      `Floor, ${server.name}: ${route.name}: ${(FLOOR_REQUESTS / seconds).toFixed(0)}/s, server CPU ` +
-        `${(cpu / FLOOR_REQUESTS).toFixed(2)} ms per request (other than ${route.status}: ${wrong})`,
+      `Floor, ${server.name}: ${route.name}: ${burst.rate.toFixed(0)}/s, server CPU ` +
+        `${(cpu / FLOOR_REQUESTS).toFixed(2)} ms per request (other than ${route.status}: ${burst.refused})`,
     );
   }
   const ratio = (rates.get('duplicate callback') ?? 0) / (rates.get('GET /store/regions') ?? 1);

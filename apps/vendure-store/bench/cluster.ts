@@ -232,14 +232,14 @@ async function main(): Promise<void> {
     // Where the time goes under load: the CPU each process spends per payment, one instance, carts
     // filled first and then paid all at once (SHOPPERS in flight), by card and then by the no-op.
     const [server] = cluster.servers;
-    const groups: bench.CpuGroup[] = [
-      { name: 'server-1', pids: () => [server?.child.pid as number] },
-      { name: 'worker', pids: () => [cluster.worker.child.pid as number] },
-      { name: 'postgres', pids: () => bench.postgresPids(path.join(dir, 'pg')) },
-      { name: 'redis', pids: () => bench.childPids(process.pid, 'redis-server') },
-      { name: 'sandbox', pids: () => [sandbox.pid] },
-      { name: 'load generator', pids: () => [process.pid] },
-    ];
+    const groups = bench.clusterCpuGroups({
+      stores: [
+        { name: 'server-1', pid: server?.child.pid },
+        { name: 'worker', pid: cluster.worker.child.pid },
+      ],
+      postgresDataDir: path.join(dir, 'pg'),
+      sandboxPid: sandbox.pid,
+    });
     // Each kind in two runs of half the payments, in turn (card, no-op, no-op, card), so that the
     // database's background work (checkpoints, autovacuum) falls on both alike.
     const kinds = { card: payByCard, 'no-op': payNoop } as const;

@@ -24,7 +24,7 @@ export async function inParallel<T>(
 }
 
 /** What `timedBurst` measured: the wall time, each answered item's latency (ms), and the refused. */
-interface Burst {
+export interface Burst {
   seconds: number;
   latencies: number[];
   /** Items whose `send` resolved to NaN (not answered as the sender wanted). */
@@ -37,7 +37,7 @@ interface Burst {
  * Sends every item with at most `width` in flight and times the whole burst; `send` resolves to the
  * item's latency in ms, or NaN when it was refused.
  */
-async function timedBurst<T>(
+export async function timedBurst<T>(
   items: readonly T[],
   width: number,
   send: (item: T) => Promise<number>,

@@ -1,4 +1,5 @@
 export {
+  type Burst,
   type CallbackRates,
   type ClusterSide,
   callbackPhases,
@@ -7,12 +8,20 @@ export {
   percentile,
   printClusterSummary,
   ratios,
+  timedBurst,
 } from './bench-report.js';
 export { CHROMIUM, ensureChromium, launchChromium } from './chromium.js';
 export { ensureDebianPackage } from './debian-package.js';
 export { freePort } from './free-port.js';
 export { type RunningPostgres, startEmbeddedPostgres } from './postgres.js';
-export { type CpuGroup, childPids, cpuTable, postgresPids, startCpuMeter } from './process-cpu.js';
+export {
+  type CpuGroup,
+  childPids,
+  clusterCpuGroups,
+  cpuTable,
+  postgresPids,
+  startCpuMeter,
+} from './process-cpu.js';
 export { stopProcess } from './processes.js';
 export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';

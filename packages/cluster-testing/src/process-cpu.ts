@@ -68,6 +68,25 @@ export function postgresPids(dataDir: string): number[] {
   return Number.isInteger(postmaster) ? [postmaster, ...childPids(postmaster)] : [];
 }
 
+/**
+ * The groups both stores' cluster benches measure: each store process by name, then PostgreSQL (the
+ * postmaster and its backends), the Redis this process started, the sandbox and this load generator.
+ */
+export function clusterCpuGroups(options: {
+  stores: readonly { name: string; pid: number | undefined }[];
+  postgresDataDir: string;
+  sandboxPid: number;
+}): CpuGroup[] {
+  const only = (pid: number | undefined) => () => (pid ? [pid] : []);
+  return [
+    ...options.stores.map((store) => ({ name: store.name, pids: only(store.pid) })),
+    { name: 'postgres', pids: () => postgresPids(options.postgresDataDir) },
+    { name: 'redis', pids: () => childPids(process.pid, 'redis-server') },
+    { name: 'sandbox', pids: only(options.sandboxPid) },
+    { name: 'load generator', pids: only(process.pid) },
+  ];
+}
+
 interface Sample {
   ticks: number;
   parent: number;
