@@ -14,7 +14,12 @@
  * - Medusa's floor on server-a: duplicate callbacks beside a callback refused at its signature and the
  *   lightest store route, with the server's CPU per request (what Medusa's HTTP stack itself costs).
  * - Cart completion with a saved card under concurrent shoppers: p50/p95 of
- *   POST /store/carts/:id/complete on server-a alone and through the proxy.
+ *   POST /store/carts/:id/complete on server-a alone and through the proxy, against the
+ *   instant-capture baseline. From here on the sandbox delivers its callbacks (to the store's public
+ *   URL, the proxy), as a real gateway does: a card completion pays for the callback that follows it.
+ * - CPU per completion on server-a: carts made ready first, then completed all at once, card against
+ *   instant capture, with the CPU each process spent (what one order costs Medusa, with and without
+ *   the gateway).
  * Prints figures and ratios two/one, never asserts a time.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -38,6 +43,7 @@ const ORDERS = Number(process.env.BENCH_CALLBACK_ORDERS || 40);
 const COPIES = Number(process.env.BENCH_CALLBACK_COPIES || 4);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS || 20);
 const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH || 3);
+const CPU_COMPLETIONS = Number(process.env.BENCH_CPU_COMPLETIONS || 40);
 const IN_FLIGHT = 20;
 const GATEWAY_NO = '12345678';
 const SIGN_KEY = 'medusa-store-cluster-bench-sign-key';
@@ -329,6 +335,69 @@ async function checkoutSide(name: string, url: string, topology: Topology, shopp
   return { samples, baseline };
 }
 
+/**
+ * CPU per completion on one server: for each kind, carts made ready first (a cart, a session), then
+ * completed all at once, IN_FLIGHT at a time; in two halves, in the order card, instant, instant, card,
+ * so that the database's background work falls on both alike. Prints the latency of each burst and the
+ * CPU each process spent per completion (docs/performance.md).
+ */
+async function completionCpu(
+  server: Instance,
+  topology: Topology,
+  shoppers: Shopper[],
+  sandbox: bench.RunningSandboxProcess,
+  dataDir: string,
+) {
+  useStore(server.url, topology.publishableKey);
+  const half = Math.ceil(CPU_COMPLETIONS / 2);
+  say(`CPU per completion, ${server.name}: ${half * 2} card and ${half * 2} instant-capture carts …`);
+  const kinds = ['card', 'instant capture'] as const;
+  const measured = new Map(
+    kinds.map((kind) => [kind, { cpu: new Map<string, number>(), latencies: [] as number[], failed: 0 }]),
+  );
+  for (const kind of ['card', 'instant capture', 'instant capture', 'card'] as const) {
+    const carts: { cartId: string; token: string }[] = [];
+    await bench.inParallel(
+      Array.from({ length: half }, (_, i) => shoppers[i % shoppers.length]!),
+      8,
+      async (shopper) => {
+        const { cartId, collectionId } = await readyCart({ token: shopper.token, email: shopper.email });
+        if (kind === 'card')
+          await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
+        else await startSession(collectionId, BASELINES.instant, {}, shopper.token);
+        carts.push({ cartId, token: shopper.token });
+      },
+    );
+    const sum = measured.get(kind)!;
+    const meter = bench.startCpuMeter(cpuGroups(topology, sandbox, dataDir));
+    const burst = await bench.timedBurst(carts, IN_FLIGHT, async (cart) => {
+      const started = performance.now();
+      const response = await complete(cart.cartId, cart.token);
+      const ok = response.status === 200 && response.body.type === 'order';
+      return ok ? performance.now() - started : Number.NaN;
+    });
+    // The callbacks that follow the card charges, and the worker's events, belong to these orders too.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    for (const [group, ms] of meter.stop()) sum.cpu.set(group, (sum.cpu.get(group) ?? 0) + ms);
+    sum.latencies.push(...burst.latencies);
+    sum.failed += burst.refused;
+  }
+  const card = measured.get('card')!;
+  const instant = measured.get('instant capture')!;
+  console.log(
+    `Completed at once, ${server.name}, ${half * 2} each, ${IN_FLIGHT} in flight: card ${bench.latencyLine(card.latencies)}; ` +
+      `instant capture ${bench.latencyLine(instant.latencies)}; card / instant ${bench.ratios(card.latencies, instant.latencies)} ` +
+      `(not completed: card ${card.failed}, instant ${instant.failed})`,
+  );
+  console.log(`CPU per completion (ms), ${server.name}, card against instant capture:`);
+  console.log(
+    bench.cpuTable([
+      { name: 'card', count: half * 2, cpu: card.cpu },
+      { name: 'instant', count: half * 2, cpu: instant.cpu },
+    ]),
+  );
+}
+
 async function main(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'gatewaykit-medusa-bench-cluster-'));
   const cleanups: (() => Promise<unknown>)[] = [
@@ -396,6 +465,8 @@ async function main(): Promise<void> {
     }
     await medusaFloor(topology.servers[0], topology.publishableKey, settled);
 
+    // From here the gateway's callbacks are delivered (to the proxy), as in production.
+    await sandbox.control('POST', '/_sandbox/chaos', { noReturn: 'always' });
     say(`checkout: registering ${SHOPPERS} customers with a saved card …`);
     useStore(topology.url, topology.publishableKey);
     await enableBaselineProviders();
@@ -424,6 +495,8 @@ async function main(): Promise<void> {
         baselineCheckouts: baseline,
       });
     }
+
+    await completionCpu(topology.servers[0], topology, shoppers, sandbox, dataDir);
 
     bench.printClusterSummary('instant-capture', summary as [bench.ClusterSide, bench.ClusterSide]);
   } finally {
