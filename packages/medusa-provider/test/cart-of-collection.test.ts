@@ -1,7 +1,7 @@
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { describe, expect, it } from 'vitest';
-import { cartIdOfCollection } from '../src/lib/cart-of-collection';
+import { cartIdOfCollection, collectionIdOfCart } from '../src/lib/cart-of-collection';
 
 /** A container whose query answers every link row it is asked for, and records the filters. */
 function scopeWithLinks(rows: { cart_id: string; payment_collection_id: string }[]) {
@@ -10,10 +10,15 @@ function scopeWithLinks(rows: { cart_id: string; payment_collection_id: string }
     resolve(key: string) {
       if (key !== ContainerRegistrationKeys.QUERY) throw new Error(`unexpected ${key}`);
       return {
-        graph: async (input: { filters: { payment_collection_id?: string } }) => {
+        graph: async (input: { filters: { payment_collection_id?: string; cart_id?: string } }) => {
           filters.push(input.filters);
-          const wanted = input.filters.payment_collection_id;
-          return { data: rows.filter((row) => !wanted || row.payment_collection_id === wanted) };
+          const { payment_collection_id: collection, cart_id: cart } = input.filters;
+          return {
+            data: rows.filter(
+              (row) =>
+                (!collection || row.payment_collection_id === collection) && (!cart || row.cart_id === cart),
+            ),
+          };
         },
       };
     },
@@ -37,6 +42,27 @@ describe('cartIdOfCollection', () => {
   it("an empty collection id reads nothing: an empty filter would answer some other shopper's cart", async () => {
     const { scope, filters } = scopeWithLinks(rows);
     expect(await cartIdOfCollection(scope, '')).toBeUndefined();
+    expect(filters).toEqual([]);
+  });
+});
+
+describe('collectionIdOfCart', () => {
+  const rows = [
+    { cart_id: 'cart_other', payment_collection_id: 'pc_other' },
+    { cart_id: 'cart_1', payment_collection_id: 'pc_1' },
+  ];
+
+  it("reads the link of the cart named, and answers that cart's collection", async () => {
+    const { scope, filters } = scopeWithLinks(rows);
+    expect(await collectionIdOfCart(scope, 'cart_1')).toBe('pc_1');
+    expect(filters).toEqual([{ cart_id: 'cart_1' }]);
+    // A cart early in checkout has no payment collection yet.
+    expect(await collectionIdOfCart(scope, 'cart_none')).toBeUndefined();
+  });
+
+  it("an empty cart id reads nothing: an empty filter would answer some other shopper's collection", async () => {
+    const { scope, filters } = scopeWithLinks(rows);
+    expect(await collectionIdOfCart(scope, '')).toBeUndefined();
     expect(filters).toEqual([]);
   });
 });

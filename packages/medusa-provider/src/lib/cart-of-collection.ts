@@ -30,6 +30,21 @@ export async function cartIdOfCollection(
   return (data[0] as { cart_id?: string } | undefined)?.cart_id ?? undefined;
 }
 
+/** The id of the payment collection of cart `cartId`; undefined while it has none (early in checkout). */
+export async function collectionIdOfCart(
+  scope: MedusaContainer,
+  cartId: string,
+): Promise<string | undefined> {
+  // An empty filter would match every link row: some other shopper's collection.
+  if (!cartId) return undefined;
+  const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
+    entity: CART_PAYMENT_COLLECTION_LINK,
+    fields: ['payment_collection_id'],
+    filters: { cart_id: cartId },
+  });
+  return (data[0] as { payment_collection_id?: string } | undefined)?.payment_collection_id ?? undefined;
+}
+
 /** Whether cart `cartId` is an order (Medusa sets `completed_at` when it completes the cart). */
 export async function isCartCompleted(scope: MedusaContainer, cartId: string): Promise<boolean> {
   const [cart] = await scope

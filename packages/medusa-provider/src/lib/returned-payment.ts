@@ -8,6 +8,9 @@
 /** The fields the judgement needs, relative to a payment session (prefix them when read from further up). */
 export const RETURNED_PAYMENT_FIELDS = ['payment.id', 'payment.canceled_at', 'payment.refunds.id'];
 
+/** The relations those fields cross, for a payment module read of sessions. */
+export const RETURNED_PAYMENT_RELATIONS = ['payment', 'payment.refunds'];
+
 export interface SessionPayment {
   payment?: { canceled_at?: unknown; refunds?: unknown[] | null } | null;
 }

@@ -1,6 +1,12 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
-import { RETURNED_PAYMENT_FIELDS, type SessionPayment, whyPaymentReturned } from '../../lib/returned-payment';
+import { MedusaError, Modules } from '@medusajs/framework/utils';
+import { collectionIdOfCart, isCartCompleted } from '../../lib/cart-of-collection';
+import {
+  RETURNED_PAYMENT_FIELDS,
+  RETURNED_PAYMENT_RELATIONS,
+  type SessionPayment,
+  whyPaymentReturned,
+} from '../../lib/returned-payment';
 
 /**
  * `POST /store/carts/:id/complete` of an open cart whose payment was given back (Medusa's compensation
@@ -14,28 +20,29 @@ export async function refuseReturnedPayment(
   next: MedusaNextFunction,
 ): Promise<void> {
   try {
-    const { data } = await req.scope.resolve(ContainerRegistrationKeys.QUERY).graph({
-      entity: 'cart',
-      fields: [
-        'id',
-        'completed_at',
-        ...RETURNED_PAYMENT_FIELDS.map((field) => `payment_collection.payment_sessions.${field}`),
-      ],
-      filters: { id: req.params.id! },
-    });
-    const cart = data[0] as
-      | { completed_at?: unknown; payment_collection?: { payment_sessions?: SessionPayment[] | null } | null }
-      | undefined;
+    const cartId = req.params.id!;
     // A completed cart answers its order again (Medusa's own idempotency); only an open one is checked.
-    if (cart && !cart.completed_at) {
-      for (const session of cart.payment_collection?.payment_sessions ?? []) {
-        const returned = whyPaymentReturned(session);
-        if (returned) {
-          throw new MedusaError(
-            MedusaError.Types.NOT_ALLOWED,
-            `The payment for this cart ${returned} before an order was placed; start a new cart to pay again`,
-          );
-        }
+    // Plain reads (cart module, link, payment module), not a `query.graph` across the link: this runs on
+    // every completion, for every provider (lib/cart-of-collection.ts).
+    const collectionId =
+      cartId && !(await isCartCompleted(req.scope, cartId))
+        ? await collectionIdOfCart(req.scope, cartId)
+        : undefined;
+    const sessions: SessionPayment[] = collectionId
+      ? await req.scope
+          .resolve(Modules.PAYMENT)
+          .listPaymentSessions(
+            { payment_collection_id: collectionId },
+            { select: ['id', ...RETURNED_PAYMENT_FIELDS], relations: RETURNED_PAYMENT_RELATIONS },
+          )
+      : [];
+    for (const session of sessions) {
+      const returned = whyPaymentReturned(session);
+      if (returned) {
+        throw new MedusaError(
+          MedusaError.Types.NOT_ALLOWED,
+          `The payment for this cart ${returned} before an order was placed; start a new cart to pay again`,
+        );
       }
     }
     next();

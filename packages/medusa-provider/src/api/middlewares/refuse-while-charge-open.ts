@@ -1,5 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { ContainerRegistrationKeys, MedusaError } from '@medusajs/framework/utils';
+import { MedusaError, Modules } from '@medusajs/framework/utils';
+import { collectionIdOfCart } from '../../lib/cart-of-collection';
 import { firstOpenCharge } from '../../lib/open-charges';
 import { paymentCollectionIdOf } from './payment-session-route';
 
@@ -29,27 +30,23 @@ export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
   };
 }
 
+/**
+ * The payment sessions of the cart's (or the named) payment collection, with the fields
+ * `firstOpenCharge` judges. These guards run on every cart change, for every provider: they read the
+ * cart–collection link and the payment module, not a `query.graph` across the link
+ * (lib/cart-of-collection.ts).
+ */
 async function sessionsOf(
   req: MedusaRequest,
   param: 'cart' | 'payment_collection',
   id: string,
 ): Promise<Sessions> {
-  const query = req.scope.resolve(ContainerRegistrationKeys.QUERY);
-  if (param === 'cart') {
-    const { data } = await query.graph({
-      entity: 'cart',
-      fields: ['payment_collection.payment_sessions.*'],
-      filters: { id },
-    });
-    return (
-      (data[0] as { payment_collection?: { payment_sessions?: Sessions } } | undefined)?.payment_collection
-        ?.payment_sessions ?? []
-    );
-  }
-  const { data } = await query.graph({
-    entity: 'payment_collection',
-    fields: ['payment_sessions.*'],
-    filters: { id },
-  });
-  return (data[0] as { payment_sessions?: Sessions } | undefined)?.payment_sessions ?? [];
+  const collectionId = param === 'cart' ? await collectionIdOfCart(req.scope, id) : id;
+  if (!collectionId) return [];
+  return req.scope
+    .resolve(Modules.PAYMENT)
+    .listPaymentSessions(
+      { payment_collection_id: collectionId },
+      { select: ['id', 'provider_id', 'data'] },
+    ) as Promise<Sessions>;
 }
