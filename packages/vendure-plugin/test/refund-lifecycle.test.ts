@@ -1,6 +1,9 @@
 import type { PaymentOutcome } from '@gatewaykit/core';
+import { RequestContext, TransactionSubscriber } from '@vendure/core';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { gatewaykitRefundProcess, isGatewaykitRefund } from '../src/config/refund-process';
+import { setContextManager } from '../src/service/context-manager';
 import { reconciledOutcome } from '../src/service/reconcile.service';
 import { RefundFlights } from '../src/service/refund-flights';
 
@@ -56,5 +59,73 @@ describe('reconciledOutcome', () => {
     expect(reconciledOutcome('redirect', pending)).toBeUndefined();
     expect(reconciledOutcome('redirect', success)).toBe(success);
     expect(reconciledOutcome('redirect', failed)).toBe(failed);
+  });
+});
+
+describe("RefundFlights and the admin's transaction", () => {
+  /** Vendure's own TransactionSubscriber, fed TypeORM's commit and rollback events by hand. */
+  function adminTransaction() {
+    const subscriber = new TransactionSubscriber({ subscribers: [] } as unknown as DataSource);
+    const runner = { isTransactionActive: true } as QueryRunner;
+    const ctx = RequestContext.empty();
+    setContextManager(ctx, { queryRunner: runner } as EntityManager);
+    const finish = (type: 'commit' | 'rollback') => {
+      (runner as { isTransactionActive: boolean }).isTransactionActive = false;
+      const event = { queryRunner: runner } as never;
+      if (type === 'commit') subscriber.afterTransactionCommit(event);
+      else subscriber.afterTransactionRollback(event);
+    };
+    return { subscriber, ctx, finish };
+  }
+
+  const waitState = (promise: Promise<void>) => {
+    let done = false;
+    void promise.then(() => {
+      done = true;
+    });
+    return () => done;
+  };
+
+  for (const type of ['commit', 'rollback'] as const) {
+    it(`holds a notice until the refund's transaction ends (${type}), not for the whole bound`, async () => {
+      const { subscriber, ctx, finish } = adminTransaction();
+      const flights = new RefundFlights(undefined, subscriber);
+      flights.maxWaitMs = 60_000;
+      flights.begin('M1', ctx);
+      const done = waitState(flights.settled('M1'));
+      await new Promise((r) => setTimeout(r, 10));
+      expect(done()).toBe(false);
+      finish(type);
+      await new Promise((r) => setTimeout(r, 10));
+      expect(done()).toBe(true);
+    });
+  }
+
+  it("an earlier transaction's end does not end a later flight of the same merTrackNo", async () => {
+    const first = adminTransaction();
+    const second = adminTransaction();
+    const flights = new RefundFlights(undefined, first.subscriber);
+    flights.maxWaitMs = 60_000;
+    flights.begin('M1', first.ctx);
+    flights.begin('M1', second.ctx);
+    const done = waitState(flights.settled('M1'));
+    first.finish('rollback');
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done()).toBe(false);
+    flights.end('M1');
+    await new Promise((r) => setTimeout(r, 0));
+    expect(done()).toBe(true);
+  });
+
+  it('outside a transaction the wait is the bound', async () => {
+    const { subscriber } = adminTransaction();
+    const flights = new RefundFlights(undefined, subscriber);
+    flights.maxWaitMs = 30;
+    flights.begin('M1', RequestContext.empty());
+    const done = waitState(flights.settled('M1'));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(done()).toBe(false);
+    await new Promise((r) => setTimeout(r, 40));
+    expect(done()).toBe(true);
   });
 });

@@ -75,7 +75,7 @@ export class GatewayRefundService {
       refundType: request.refundType,
     };
 
-    this.flights.begin(request.merTrackNo);
+    this.flights.begin(request.merTrackNo, ctx);
     try {
       const answer = await this.methods.clientFor(config).refunds.create(request);
       Logger.info(

@@ -1,10 +1,7 @@
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
-// Where Vendure keeps a context's EntityManager: TransactionalConnection.getRepository(ctx, …) reads it,
-// and withTransaction(ctx, …) runs on its query runner. Not re-exported by @vendure/core's index; the
-// vendure-plugin test `one-connection.test.ts` fails if a Vendure version moves it.
-import { TRANSACTION_MANAGER_KEY } from '@vendure/core/dist/common/constants';
 import { loggerCtx } from '../constants';
 import { singleConnection } from './attempt-lock';
+import { contextManagerOf, setContextManager } from './context-manager';
 
 /**
  * Runs `work` with every query it makes through the context it is given on one pooled database
@@ -26,11 +23,10 @@ export async function onOneConnection<T>(
   ctx: RequestContext,
   work: (ctx: RequestContext) => Promise<T>,
 ): Promise<T> {
-  const managers = ctx as unknown as Record<symbol, unknown>;
-  if (singleConnection(connection.rawConnection) || managers[TRANSACTION_MANAGER_KEY]) return work(ctx);
+  if (singleConnection(connection.rawConnection) || contextManagerOf(ctx)) return work(ctx);
   const runner = connection.rawConnection.createQueryRunner();
   const phase = ctx.copy();
-  (phase as unknown as Record<symbol, unknown>)[TRANSACTION_MANAGER_KEY] = runner.manager;
+  setContextManager(phase, runner.manager);
   try {
     return await work(phase);
   } finally {
