@@ -1,7 +1,7 @@
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { describe, expect, it } from 'vitest';
-import { cartIdOfCollection, collectionIdOfCart } from '../src/lib/cart-of-collection';
+import { cartIdOfCollection, collectionIdsOfCart } from '../src/lib/cart-of-collection';
 
 /** A container whose query answers every link row it is asked for, and records the filters. */
 function scopeWithLinks(rows: { cart_id: string; payment_collection_id: string }[]) {
@@ -46,23 +46,28 @@ describe('cartIdOfCollection', () => {
   });
 });
 
-describe('collectionIdOfCart', () => {
+describe('collectionIdsOfCart', () => {
   const rows = [
     { cart_id: 'cart_other', payment_collection_id: 'pc_other' },
     { cart_id: 'cart_1', payment_collection_id: 'pc_1' },
   ];
 
-  it("reads the link of the cart named, and answers that cart's collection", async () => {
+  it("reads the link of the cart named, and answers that cart's collections", async () => {
     const { scope, filters } = scopeWithLinks(rows);
-    expect(await collectionIdOfCart(scope, 'cart_1')).toBe('pc_1');
+    expect(await collectionIdsOfCart(scope, 'cart_1')).toEqual(['pc_1']);
     expect(filters).toEqual([{ cart_id: 'cart_1' }]);
     // A cart early in checkout has no payment collection yet.
-    expect(await collectionIdOfCart(scope, 'cart_none')).toBeUndefined();
+    expect(await collectionIdsOfCart(scope, 'cart_none')).toEqual([]);
   });
 
-  it("an empty cart id reads nothing: an empty filter would answer some other shopper's collection", async () => {
+  it('answers every linked collection: a guard must see an open charge on any of them', async () => {
+    const { scope } = scopeWithLinks([...rows, { cart_id: 'cart_1', payment_collection_id: 'pc_2' }]);
+    expect(await collectionIdsOfCart(scope, 'cart_1')).toEqual(['pc_1', 'pc_2']);
+  });
+
+  it("an empty cart id reads nothing: an empty filter would answer other shoppers' collections", async () => {
     const { scope, filters } = scopeWithLinks(rows);
-    expect(await collectionIdOfCart(scope, '')).toBeUndefined();
+    expect(await collectionIdsOfCart(scope, '')).toEqual([]);
     expect(filters).toEqual([]);
   });
 });

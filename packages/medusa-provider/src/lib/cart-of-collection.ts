@@ -30,19 +30,22 @@ export async function cartIdOfCollection(
   return (data[0] as { cart_id?: string } | undefined)?.cart_id ?? undefined;
 }
 
-/** The id of the payment collection of cart `cartId`; undefined while it has none (early in checkout). */
-export async function collectionIdOfCart(
-  scope: MedusaContainer,
-  cartId: string,
-): Promise<string | undefined> {
-  // An empty filter would match every link row: some other shopper's collection.
-  if (!cartId) return undefined;
+/**
+ * The ids of the payment collections of cart `cartId`: none while it has none (early in checkout), one
+ * as Medusa links them. Every linked one is answered: the link table does not itself forbid a second
+ * row, and a guard that read only one could miss an open charge on the other.
+ */
+export async function collectionIdsOfCart(scope: MedusaContainer, cartId: string): Promise<string[]> {
+  // An empty filter would match every link row: other shoppers' collections.
+  if (typeof cartId !== 'string' || !cartId) return [];
   const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
     entity: CART_PAYMENT_COLLECTION_LINK,
     fields: ['payment_collection_id'],
     filters: { cart_id: cartId },
   });
-  return (data[0] as { payment_collection_id?: string } | undefined)?.payment_collection_id ?? undefined;
+  return (data as { payment_collection_id?: string | null }[])
+    .map((row) => row.payment_collection_id)
+    .filter((id): id is string => typeof id === 'string' && id !== '');
 }
 
 /** Whether cart `cartId` is an order (Medusa sets `completed_at` when it completes the cart). */

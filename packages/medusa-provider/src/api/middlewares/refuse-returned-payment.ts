@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { collectionIdOfCart, isCartCompleted } from '../../lib/cart-of-collection';
+import { collectionIdsOfCart, isCartCompleted } from '../../lib/cart-of-collection';
 import {
   RETURNED_PAYMENT_FIELDS,
   RETURNED_PAYMENT_RELATIONS,
@@ -24,15 +24,15 @@ export async function refuseReturnedPayment(
     // A completed cart answers its order again (Medusa's own idempotency); only an open one is checked.
     // Plain reads (cart module, link, payment module), not a `query.graph` across the link: this runs on
     // every completion, for every provider (lib/cart-of-collection.ts).
-    const collectionId =
-      cartId && !(await isCartCompleted(req.scope, cartId))
-        ? await collectionIdOfCart(req.scope, cartId)
-        : undefined;
-    const sessions: SessionPayment[] = collectionId
+    const collectionIds =
+      typeof cartId === 'string' && cartId && !(await isCartCompleted(req.scope, cartId))
+        ? await collectionIdsOfCart(req.scope, cartId)
+        : [];
+    const sessions: SessionPayment[] = collectionIds.length
       ? await req.scope
           .resolve(Modules.PAYMENT)
           .listPaymentSessions(
-            { payment_collection_id: collectionId },
+            { payment_collection_id: collectionIds },
             { select: ['id', ...RETURNED_PAYMENT_FIELDS], relations: RETURNED_PAYMENT_RELATIONS },
           )
       : [];

@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { collectionIdOfCart } from '../../lib/cart-of-collection';
+import { collectionIdsOfCart } from '../../lib/cart-of-collection';
 import { firstOpenCharge } from '../../lib/open-charges';
 import { paymentCollectionIdOf } from './payment-session-route';
 
@@ -41,12 +41,13 @@ async function sessionsOf(
   param: 'cart' | 'payment_collection',
   id: string,
 ): Promise<Sessions> {
-  const collectionId = param === 'cart' ? await collectionIdOfCart(req.scope, id) : id;
-  if (!collectionId) return [];
+  if (typeof id !== 'string' || !id) return [];
+  const collectionIds = param === 'cart' ? await collectionIdsOfCart(req.scope, id) : [id];
+  if (collectionIds.length === 0) return [];
   return req.scope
     .resolve(Modules.PAYMENT)
     .listPaymentSessions(
-      { payment_collection_id: collectionId },
+      { payment_collection_id: collectionIds },
       { select: ['id', 'provider_id', 'data'] },
     ) as Promise<Sessions>;
 }
