@@ -26,12 +26,13 @@ function scopeWithLinks(rows: { cart_id: string; payment_collection_id: string }
   return { scope, filters };
 }
 
-describe('cartIdOfCollection', () => {
-  const rows = [
-    { cart_id: 'cart_other', payment_collection_id: 'pc_other' },
-    { cart_id: 'cart_1', payment_collection_id: 'pc_1' },
-  ];
+/** Two shoppers' carts, each linked to its own collection. */
+const rows = [
+  { cart_id: 'cart_other', payment_collection_id: 'pc_other' },
+  { cart_id: 'cart_1', payment_collection_id: 'pc_1' },
+];
 
+describe('cartIdOfCollection', () => {
   it("reads the link of the collection named, and answers that collection's cart", async () => {
     const { scope, filters } = scopeWithLinks(rows);
     expect(await cartIdOfCollection(scope, 'pc_1')).toBe('cart_1');
@@ -47,11 +48,6 @@ describe('cartIdOfCollection', () => {
 });
 
 describe('collectionIdsOfCart', () => {
-  const rows = [
-    { cart_id: 'cart_other', payment_collection_id: 'pc_other' },
-    { cart_id: 'cart_1', payment_collection_id: 'pc_1' },
-  ];
-
   it("reads the link of the cart named, and answers that cart's collections", async () => {
     const { scope, filters } = scopeWithLinks(rows);
     expect(await collectionIdsOfCart(scope, 'cart_1')).toEqual(['pc_1']);
