@@ -347,6 +347,39 @@ describe('the card element in Chromium', { timeout: 60_000 }, () => {
       await page.close();
     }
   });
+
+  it('a layout reaching fields already drawn takes effect at once, not animated from the default look', async () => {
+    const { page, frame } = await mount();
+    try {
+      const cvc = frame.locator('#cardCvc');
+      // The fields are drawn with the default look; then a layout arrives (on a slow machine the first
+      // one can arrive after the first paint too).
+      await cvc.evaluate((input) => getComputedStyle(input).borderTopColor);
+      await page.evaluate((frameId) => {
+        const target = document.getElementById(frameId) as HTMLIFrameElement;
+        target.contentWindow?.postMessage(
+          {
+            ns: 'gatewaykit-element',
+            type: 'init',
+            layout: {
+              pageMode: 'block',
+              input: { ContainerBorder: '2px solid rgb(0, 128, 0)', ContainerSh: 'none' },
+            },
+          },
+          new URL(target.src).origin,
+        );
+      }, FRAME_ID);
+      await expect.poll(() => cvc.evaluate((input) => getComputedStyle(input).borderTopWidth)).toBe('2px');
+      const look = await cvc.evaluate((input) => ({
+        border: getComputedStyle(input).borderTopColor,
+        shadow: getComputedStyle(input).boxShadow,
+        running: input.getAnimations().length,
+      }));
+      expect(look).toEqual({ border: 'rgb(0, 128, 0)', shadow: 'none', running: 0 });
+    } finally {
+      await page.close();
+    }
+  });
 });
 
 describe('attacks on the element', { timeout: 60_000 }, () => {

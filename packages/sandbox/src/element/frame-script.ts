@@ -144,6 +144,11 @@ function applyLayout(layout) {
   if (typeof layout !== 'object' || layout === null) return;
   form.className = layout.pageMode === 'inner' ? 'inner' : 'block';
   var input = typeof layout.input === 'object' && layout.input !== null ? layout.input : {};
+  // The merchant's style is how the fields look from the start, not a change to animate: the inputs'
+  // border and shadow transitions (for focus) are off while it is set, and on again once it is drawn.
+  CHECKS.forEach(function (check) {
+    check.input.style.transition = 'none';
+  });
   Object.keys(STYLE_PROPERTIES).forEach(function (key) {
     var value = input[key];
     if (typeof value !== 'string' || value.length > 200) return;
@@ -152,6 +157,11 @@ function applyLayout(layout) {
     CHECKS.forEach(function (check) {
       check.input.style.setProperty(STYLE_PROPERTIES[key], value);
     });
+  });
+  CHECKS.forEach(function (check) {
+    // Reading a computed value applies the new style at once; then the stylesheet's transition is back.
+    void getComputedStyle(check.input).borderTopColor;
+    check.input.style.transition = '';
   });
 }
 
