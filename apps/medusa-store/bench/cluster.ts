@@ -445,9 +445,9 @@ async function main(): Promise<void> {
       { name: 'two instances (proxy)', url: topology.url },
     ];
 
-    // Every callback stays with the sandbox: the bench sends them, to the instance(s) measured. Card
-    // charges are answered at once; their callbacks through the proxy would make server-b work in the
-    // one-instance runs.
+    // In the callback phases every callback stays with the sandbox: the bench sends them, to the
+    // instance(s) measured (through the proxy they would make server-b work in the one-instance runs).
+    // The checkout phases below have the sandbox deliver them again.
     await sandbox.control('POST', '/_sandbox/chaos', { drop: true, noReturn: 'always' });
     const rates: bench.CallbackRates[] = [];
     const settled: string[] = [];
