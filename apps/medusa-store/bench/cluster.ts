@@ -292,14 +292,20 @@ interface Shopper {
   cardId: string;
 }
 
+/** A cart of the shopper's, filled and ready to complete with their saved card (or instant capture). */
+async function readyPaidCart(shopper: Shopper, baseline: boolean): Promise<string> {
+  const { cartId, collectionId } = await readyCart({ token: shopper.token, email: shopper.email });
+  if (baseline) await startSession(collectionId, BASELINES.instant, {}, shopper.token);
+  else await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
+  return cartId;
+}
+
 /**
  * One cart filled and paid with the shopper's saved card (or with the instant-capture baseline); the
  * completion's latency, or an error.
  */
 async function timedCheckout(shopper: Shopper, baseline = false): Promise<number> {
-  const { cartId, collectionId } = await readyCart({ token: shopper.token, email: shopper.email });
-  if (baseline) await startSession(collectionId, BASELINES.instant, {}, shopper.token);
-  else await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
+  const cartId = await readyPaidCart(shopper, baseline);
   const started = performance.now();
   const response = await complete(cartId, shopper.token);
   const elapsed = performance.now() - started;
@@ -361,11 +367,7 @@ async function completionCpu(
       Array.from({ length: half }, (_, i) => shoppers[i % shoppers.length]!),
       8,
       async (shopper) => {
-        const { cartId, collectionId } = await readyCart({ token: shopper.token, email: shopper.email });
-        if (kind === 'card')
-          await startSession(collectionId, CARD, { customerPaymentMethodId: shopper.cardId }, shopper.token);
-        else await startSession(collectionId, BASELINES.instant, {}, shopper.token);
-        carts.push({ cartId, token: shopper.token });
+        carts.push({ cartId: await readyPaidCart(shopper, kind !== 'card'), token: shopper.token });
       },
     );
     const sum = measured.get(kind)!;

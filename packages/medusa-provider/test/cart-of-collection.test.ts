@@ -1,13 +1,25 @@
 import type { MedusaContainer } from '@medusajs/framework/types';
-import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
+import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { describe, expect, it } from 'vitest';
-import { cartIdOfCollection, collectionIdsOfCart } from '../src/lib/cart-of-collection';
+import { cartIdOfCollection, collectionIdsOfCart, sessionsOfCart } from '../src/lib/cart-of-collection';
+import { RETURNED_PAYMENT_RELATIONS } from '../src/lib/returned-payment';
 
-/** A container whose query answers every link row it is asked for, and records the filters. */
+/**
+ * A container whose query answers every link row it is asked for, and whose payment module lists one
+ * session per collection asked for; both record what they were asked.
+ */
 function scopeWithLinks(rows: { cart_id: string; payment_collection_id: string }[]) {
   const filters: unknown[] = [];
+  const sessionReads: unknown[][] = [];
   const scope = {
     resolve(key: string) {
+      if (key === Modules.PAYMENT)
+        return {
+          listPaymentSessions: async (filter: { payment_collection_id: string[] }, config: unknown) => {
+            sessionReads.push([filter, config]);
+            return filter.payment_collection_id.map((id) => ({ id: `ps_of_${id}` }));
+          },
+        };
       if (key !== ContainerRegistrationKeys.QUERY) throw new Error(`unexpected ${key}`);
       return {
         graph: async (input: { filters: { payment_collection_id?: string; cart_id?: string } }) => {
@@ -23,7 +35,7 @@ function scopeWithLinks(rows: { cart_id: string; payment_collection_id: string }
       };
     },
   } as unknown as MedusaContainer;
-  return { scope, filters };
+  return { scope, filters, sessionReads };
 }
 
 /** Two shoppers' carts, each linked to its own collection. */
@@ -65,5 +77,33 @@ describe('collectionIdsOfCart', () => {
     const { scope, filters } = scopeWithLinks(rows);
     expect(await collectionIdsOfCart(scope, '')).toEqual([]);
     expect(filters).toEqual([]);
+  });
+});
+
+describe('sessionsOfCart', () => {
+  it("lists the sessions of every collection of the cart, with the guard's fields", async () => {
+    const { scope, sessionReads } = scopeWithLinks([
+      ...rows,
+      { cart_id: 'cart_1', payment_collection_id: 'pc_2' },
+    ]);
+    const config = { select: ['id', 'payment.id'], relations: ['payment'] };
+    expect(await sessionsOfCart(scope, 'cart_1', config)).toEqual([
+      { id: 'ps_of_pc_1' },
+      { id: 'ps_of_pc_2' },
+    ]);
+    expect(sessionReads).toEqual([[{ payment_collection_id: ['pc_1', 'pc_2'] }, config]]);
+  });
+
+  it('reads no sessions for a cart without a collection, nor for an empty cart id', async () => {
+    const { scope, sessionReads } = scopeWithLinks(rows);
+    expect(await sessionsOfCart(scope, 'cart_none', { select: ['id'] })).toEqual([]);
+    expect(await sessionsOfCart(scope, '', { select: ['id'] })).toEqual([]);
+    expect(sessionReads).toEqual([]);
+  });
+});
+
+describe('RETURNED_PAYMENT_RELATIONS', () => {
+  it('names every relation the returned-payment fields cross, once each', () => {
+    expect(RETURNED_PAYMENT_RELATIONS).toEqual(['payment', 'payment.refunds']);
   });
 });

@@ -48,6 +48,22 @@ export async function collectionIdsOfCart(scope: MedusaContainer, cartId: string
     .filter((id): id is string => typeof id === 'string' && id !== '');
 }
 
+/**
+ * The payment sessions of every collection of cart `cartId` (none before it has one), read from the
+ * payment module with `config`'s fields: what the store guards judge.
+ */
+export async function sessionsOfCart<Session>(
+  scope: MedusaContainer,
+  cartId: string,
+  config: { select: string[]; relations?: string[] },
+): Promise<Session[]> {
+  const collectionIds = await collectionIdsOfCart(scope, cartId);
+  if (collectionIds.length === 0) return [];
+  return (await scope
+    .resolve(Modules.PAYMENT)
+    .listPaymentSessions({ payment_collection_id: collectionIds }, config)) as Session[];
+}
+
 /** Whether cart `cartId` is an order (Medusa sets `completed_at` when it completes the cart). */
 export async function isCartCompleted(scope: MedusaContainer, cartId: string): Promise<boolean> {
   const [cart] = await scope

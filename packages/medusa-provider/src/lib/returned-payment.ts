@@ -8,8 +8,10 @@
 /** The fields the judgement needs, relative to a payment session (prefix them when read from further up). */
 export const RETURNED_PAYMENT_FIELDS = ['payment.id', 'payment.canceled_at', 'payment.refunds.id'];
 
-/** The relations those fields cross, for a payment module read of sessions. */
-export const RETURNED_PAYMENT_RELATIONS = ['payment', 'payment.refunds'];
+/** The relations those fields cross (`payment`, `payment.refunds`), for a payment module read of sessions. */
+export const RETURNED_PAYMENT_RELATIONS = [
+  ...new Set(RETURNED_PAYMENT_FIELDS.map((field) => field.slice(0, field.lastIndexOf('.')))),
+];
 
 export interface SessionPayment {
   payment?: { canceled_at?: unknown; refunds?: unknown[] | null } | null;

@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { collectionIdsOfCart, isCartCompleted } from '../../lib/cart-of-collection';
+import { MedusaError } from '@medusajs/framework/utils';
+import { isCartCompleted, sessionsOfCart } from '../../lib/cart-of-collection';
 import {
   RETURNED_PAYMENT_FIELDS,
   RETURNED_PAYMENT_RELATIONS,
@@ -24,18 +24,13 @@ export async function refuseReturnedPayment(
     // A completed cart answers its order again (Medusa's own idempotency); only an open one is checked.
     // Plain reads (cart module, link, payment module), not a `query.graph` across the link: this runs on
     // every completion, for every provider (lib/cart-of-collection.ts).
-    const collectionIds =
+    const sessions =
       typeof cartId === 'string' && cartId && !(await isCartCompleted(req.scope, cartId))
-        ? await collectionIdsOfCart(req.scope, cartId)
+        ? await sessionsOfCart<SessionPayment>(req.scope, cartId, {
+            select: ['id', ...RETURNED_PAYMENT_FIELDS],
+            relations: RETURNED_PAYMENT_RELATIONS,
+          })
         : [];
-    const sessions: SessionPayment[] = collectionIds.length
-      ? await req.scope
-          .resolve(Modules.PAYMENT)
-          .listPaymentSessions(
-            { payment_collection_id: collectionIds },
-            { select: ['id', ...RETURNED_PAYMENT_FIELDS], relations: RETURNED_PAYMENT_RELATIONS },
-          )
-      : [];
     for (const session of sessions) {
       const returned = whyPaymentReturned(session);
       if (returned) {

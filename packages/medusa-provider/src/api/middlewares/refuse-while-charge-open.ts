@@ -1,6 +1,6 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { collectionIdsOfCart } from '../../lib/cart-of-collection';
+import { sessionsOfCart } from '../../lib/cart-of-collection';
 import { firstOpenCharge } from '../../lib/open-charges';
 import { paymentCollectionIdOf } from './payment-session-route';
 
@@ -42,12 +42,9 @@ async function sessionsOf(
   id: string,
 ): Promise<Sessions> {
   if (typeof id !== 'string' || !id) return [];
-  const collectionIds = param === 'cart' ? await collectionIdsOfCart(req.scope, id) : [id];
-  if (collectionIds.length === 0) return [];
-  return req.scope
+  const config = { select: ['id', 'provider_id', 'data'] };
+  if (param === 'cart') return sessionsOfCart<Sessions[number]>(req.scope, id, config);
+  return (await req.scope
     .resolve(Modules.PAYMENT)
-    .listPaymentSessions(
-      { payment_collection_id: collectionIds },
-      { select: ['id', 'provider_id', 'data'] },
-    ) as Promise<Sessions>;
+    .listPaymentSessions({ payment_collection_id: id }, config)) as Sessions;
 }
