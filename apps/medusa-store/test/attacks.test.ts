@@ -527,3 +527,24 @@ describe('attack: a made-up payment collection', () => {
     expect(await chargesMentioning(made)).toEqual([]);
   });
 });
+
+describe('attack: a made-up cart', () => {
+  const madeUp = ['cart_01MADEUP00000000000000000', "cart_' OR '1'='1", `cart_${'x'.repeat(4000)}`];
+
+  it('completing it, changing it or adding a line to it is a 4xx, never a 5xx; no order, nothing charged', async () => {
+    for (const id of madeUp) {
+      const path = `/store/carts/${encodeURIComponent(id)}`;
+      const answers = [
+        await api('POST', `${path}/complete`, { body: {} }),
+        await api('POST', path, { body: { email: 'someone@example.com' } }),
+        await api('POST', `${path}/line-items`, { body: { variant_id: 'variant_madeup', quantity: 1 } }),
+      ];
+      for (const answer of answers) {
+        expect(answer.status, `${answer.status} for ${id.slice(0, 40)}`).toBeGreaterThanOrEqual(400);
+        expect(answer.status).toBeLessThan(500);
+      }
+      expect(await sql(`SELECT order_id FROM order_cart WHERE cart_id = $1`, [id])).toEqual([]);
+      expect(await chargesMentioning(id)).toEqual([]);
+    }
+  });
+});
