@@ -217,6 +217,57 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     expect(paid.payments).toHaveLength(1);
   });
 
+  it('attack: an order moved to another currency while its payment was open is never settled by it (flagged for refund)', async () => {
+    // A channel selling in two currencies: Vendure moves an order to the currency of the request that
+    // changes it, and keeps every amount as a bare integer. ¥1,205 paid must never cover $1,205.
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const { activeChannel } = await jpAdmin.query<{
+      activeChannel: { id: string; availableCurrencyCodes: string[] };
+    }>(`{ activeChannel { id availableCurrencyCodes } }`);
+    if (!activeChannel.availableCurrencyCodes.includes('USD')) {
+      await jpAdmin.query(
+        `mutation ($input: UpdateChannelInput!) { updateChannel(input: $input) { __typename } }`,
+        { input: { id: activeChannel.id, availableCurrencyCodes: ['JPY', 'USD'] } },
+      );
+    }
+    const { shop, order, started } = await hostedOrder(JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted');
+    expect(order.currencyCode).toBe('JPY');
+    const { activeOrder } = await shop.query<{
+      activeOrder: { lines: { id: string; productVariant: { id: string } }[] };
+    }>(`{ activeOrder { lines { id productVariant { id } } } }`);
+    const variantId = activeOrder.lines[0]?.productVariant.id;
+    await jpAdmin.query(
+      `mutation ($input: [UpdateProductVariantInput!]!) { updateProductVariants(input: $input) { id } }`,
+      { input: [{ id: variantId, prices: [{ currencyCode: 'USD', price: 1000 }] }] },
+    );
+    const back = await shop.query<{ transitionOrderToState: { state?: string } }>(
+      `mutation { transitionOrderToState(state: "AddingItems") { ... on Order { state } } }`,
+    );
+    expect(back.transitionOrderToState.state).toBe('AddingItems');
+    const inDollars = shop.withChannel(JP_CHANNEL_TOKEN);
+    (inDollars as { url: string }).url = `${shop.url}?currencyCode=USD`;
+    const moved = await inDollars.query<{
+      adjustOrderLine: { __typename: string; currencyCode?: string; totalWithTax?: number };
+    }>(
+      `mutation ($id: ID!) { adjustOrderLine(orderLineId: $id, quantity: 2) {
+         __typename ... on Order { currencyCode totalWithTax } } }`,
+      { id: activeOrder.lines[0]?.id },
+    );
+    expect(moved.adjustOrderLine.currencyCode).toBe('USD');
+    // The amount paid in yen would cover the order counted in dollars.
+    expect(moved.adjustOrderLine.totalWithTax).toBeLessThanOrEqual(order.totalWithTax);
+
+    await completeRedirect(started.url, 'success');
+    await deliveredCallbacks(stack.sandbox, started.orderNo);
+    const after = await adminOrder(jpAdmin, order.id);
+    expect(after.currencyCode).toBe('USD');
+    expect(after.state).not.toBe('PaymentSettled');
+    expect(after.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
+    const tradeNo = stack.sandbox.order(started.orderNo)?.tradeNo ?? '?';
+    expect(JSON.stringify(after.history.items)).toContain(`Gateway trade ${tradeNo}`);
+    expect(stack.server.output()).toContain(`the order's currency is now USD`);
+  });
+
   it('a success for an order cancelled meanwhile is not applied, and is flagged for refund (log + order note)', async () => {
     const { order, started } = await hostedOrder();
     const cancelled = await stack.admin.query<{ cancelOrder: { __typename: string; state?: string } }>(

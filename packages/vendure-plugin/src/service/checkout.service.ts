@@ -202,7 +202,9 @@ export class CheckoutService {
     // Prepared from a read taken before the claim: an attempt that finished in between (a double
     // click) has recorded its payment by now, and this one must not charge again.
     const current = await this.orderService.findOne(phase, order.id, ['payments']);
-    const stale = current ? staleRequest(prepared.amount, current) : 'changed';
+    const stale = current
+      ? staleRequest({ amount: prepared.amount, currency: order.currencyCode }, current)
+      : 'changed';
     if (!stale) return { orderNo, attempt: next.attempt };
     await closeUnsent(
       attempts,

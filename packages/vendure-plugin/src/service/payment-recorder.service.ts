@@ -67,6 +67,17 @@ export class PaymentRecorderService {
 
     if (state === 'Settled') {
       if (tradeNo && order.payments.some((p) => p.transactionId === tradeNo && p.state === 'Settled')) return;
+      // Vendure moves an order to the currency of the request that changes it and keeps amounts as bare
+      // integers: money taken in the attempt's currency must never be counted in another one.
+      if (order.currencyCode !== attempt.currency) {
+        await this.chargedButUnapplied(
+          ctx,
+          attempt,
+          tradeNo,
+          `the order's currency is now ${order.currencyCode}, the payment was made in ${attempt.currency}`,
+        );
+        return;
+      }
       if (order.state === 'AddingItems') {
         // The shopper went back to the cart while paying: the money is taken, so the order moves on.
         const moved = await this.orderService.transitionToState(ctx, order.id, 'ArrangingPayment');
@@ -80,8 +91,8 @@ export class PaymentRecorderService {
         await this.chargedButUnapplied(ctx, attempt, tradeNo, `order is already in state ${order.state}`);
         return;
       }
-    } else if (!PAYABLE_STATES.includes(order.state)) {
-      // A decline for an order that is no longer waiting for payment changes nothing.
+    } else if (!PAYABLE_STATES.includes(order.state) || order.currencyCode !== attempt.currency) {
+      // A decline for an order that is no longer waiting for this payment changes nothing.
       return;
     }
 

@@ -70,12 +70,19 @@ export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments
  * so the order is `paid`, or `changed` (another amount, another state); undefined: send it.
  */
 export function staleRequest(
-  preparedAmount: number,
-  current: Pick<PayableOrder, 'totalWithTax' | 'payments'> & { state: string },
+  prepared: { amount: number; currency: string },
+  current: Pick<PayableOrder, 'totalWithTax' | 'payments' | 'currencyCode'> & { state: string },
 ): 'paid' | 'changed' | undefined {
   const left = amountToPay(current);
   if (left <= 0) return 'paid';
-  if (current.state !== 'ArrangingPayment' || left !== preparedAmount) return 'changed';
+  // Vendure keeps amounts as bare integers: the same number in another currency is another order.
+  if (
+    current.state !== 'ArrangingPayment' ||
+    left !== prepared.amount ||
+    current.currencyCode !== prepared.currency
+  ) {
+    return 'changed';
+  }
   return undefined;
 }
 
