@@ -135,6 +135,40 @@ describe("attack: charging someone else's saved card", () => {
     const [charge] = await chargesMentioning(session.id);
     expect(JSON.stringify(charge)).toContain(session.data.gatewayCustomerId);
   });
+
+  it("whoever holds the owner's cart id cannot complete it with the owner's card (changed address, guest or another customer); the owner can", async () => {
+    const owner = await registerCustomer();
+    const card = await saveCard(owner.token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    // The cart id is a bearer token in Medusa: its holder may change the cart while nothing is charged.
+    await expectOk(
+      api('POST', `/store/carts/${cartId}`, {
+        body: {
+          shipping_address: {
+            first_name: 'Mallory',
+            address_1: '1 Drop Street',
+            city: 'Austin',
+            country_code: 'us',
+            province: 'us-tx',
+            postal_code: '73301',
+          },
+        },
+      }),
+    );
+    const asGuest = await complete(cartId);
+    expect(asGuest.status).toBe(400);
+    expect(asGuest.body.message).toContain('log in as that customer');
+    const other = await registerCustomer();
+    const asOther = await complete(cartId, other.token);
+    expect(asOther.status).toBe(400);
+    expect(asOther.body.message).toContain('another customer chose');
+    expect(await chargesMentioning(session.id)).toEqual([]);
+    expect(await ordersOf(owner.email)).toEqual([]);
+
+    expect((await complete(cartId, owner.token)).body.type).toBe('order');
+    expect(await chargesMentioning(session.id)).toHaveLength(1);
+  });
 });
 
 describe('attack: card data in session data', () => {

@@ -9,10 +9,19 @@ import { findCardData } from './card-data.js';
 import { GatewayValidationError, type ValidationIssue } from './errors.js';
 import { isLocalPaymentMethodName } from './local-methods.js';
 
-/** A saved card (gateway customerPaymentMethodId) as a storefront names it. */
+/**
+ * A gateway payment method (customerPaymentMethodId: a saved card, or what the card element made) as a
+ * storefront names it. Gateway ids carry a letter prefix (`pm_` + digits, docs/gateway-protocol.md), so a
+ * value that is digits once its `-` and `_` are gone is a card number typed into the wrong field: refused
+ * here, before it is stored or sent to the gateway as a path in a lookup.
+ */
 export const savedCardIdInput = z
   .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a saved card id (1 to 64 letters, digits, _ or -)');
+  .regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be a payment method id (1 to 100 letters, digits, _ or -)')
+  .refine(
+    (id) => !/^\d+$/.test(id.replace(/[-_]/g, '')),
+    'looks like a card number; send the payment method id (pm_…) the card element or the saved cards returned',
+  );
 
 /** A local payment method name (klarna, ideal, …), any case. */
 export const localMethodInput = z

@@ -64,6 +64,19 @@ describe('parseStorefrontInput', () => {
     );
   });
 
+  it('a payment method id is an id with its letter prefix, never a card number with or without separators', () => {
+    for (const id of ['pm_1526753334131306496', 'pm_1', 'pm-element_9']) {
+      expect(savedCardIdInput.safeParse(id).success).toBe(true);
+    }
+    for (const typed of ['4242424242424242', '4111-1111-1111-1111', '4111_1111_1111_1111', '1234', '-_-1']) {
+      const parsed = savedCardIdInput.safeParse(typed);
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues[0]?.message).toMatch(/^looks like a card number/);
+    }
+    expect(savedCardIdInput.safeParse('pm_1 OR 1=1').success).toBe(false);
+    expect(savedCardIdInput.safeParse(`pm_${'1'.repeat(100)}`).success).toBe(false);
+  });
+
   it('checks named card fields by the schema only, and still scans everything else', () => {
     const form = z.strictObject({
       card: z.strictObject({ cardNo: z.string().regex(/^\d{13,19}$/) }),

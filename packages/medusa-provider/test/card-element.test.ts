@@ -38,9 +38,11 @@ describe('card session data from the storefront', () => {
 
   it('a card number in customerPaymentMethodId is refused before any lookup', async () => {
     const { service, retrieve } = cardServiceWith(SUCCESS);
-    await expect(
-      service.initiatePayment(initiate({ customerPaymentMethodId: '4242424242424242' })),
-    ).rejects.toThrow(/data\.customerPaymentMethodId: looks like a card number/);
+    for (const pan of ['4242424242424242', '4111-1111-1111-1111', '4111_1111_1111_1111']) {
+      await expect(service.initiatePayment(initiate({ customerPaymentMethodId: pan }))).rejects.toThrow(
+        /data\.customerPaymentMethodId: looks like a card number/,
+      );
+    }
     expect(retrieve).not.toHaveBeenCalled();
   });
 

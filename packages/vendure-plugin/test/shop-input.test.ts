@@ -38,7 +38,7 @@ describe('startPaymentInput: card element fields', () => {
 
   it('refuses a card number typed as an id, without echoing it', () => {
     for (const field of ['elementPaymentMethodId', 'savedCardId']) {
-      for (const pan of ['4242424242424242', '4242-4242-4242-4242']) {
+      for (const pan of ['4242424242424242', '4242-4242-4242-4242', '4242_4242_4242_4242']) {
         const parsed = parseShopInput(startPaymentInput, {
           paymentMethodCode: 'gatewaykit-card',
           [field]: pan,

@@ -1,9 +1,9 @@
 import { authenticate, defineMiddlewares } from '@medusajs/framework/http';
 import { addBuyerToSessionData } from './middlewares/add-buyer';
+import { guardCartCompletion } from './middlewares/guard-cart-completion';
 import { holdCartLock } from './middlewares/hold-cart-lock';
 import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { readRawCallbackBody } from './middlewares/raw-callback-body';
-import { refuseReturnedPayment } from './middlewares/refuse-returned-payment';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
@@ -42,8 +42,16 @@ export default defineMiddlewares({
       ],
     },
     ...CART_CHANGES.map((route) => ({ ...route, middlewares: [refuseWhileChargeOpen('cart')] })),
-    // A payment given back before an order existed never becomes one (docs/SECURITY.md §6).
-    { matcher: '/store/carts/:id/complete', method: ['POST'], middlewares: [refuseReturnedPayment] },
+    // A payment given back before an order existed never becomes one (docs/SECURITY.md §6), and a
+    // customer's chosen card is charged only when that customer completes (§2).
+    {
+      matcher: '/store/carts/:id/complete',
+      method: ['POST'],
+      middlewares: [
+        authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true }),
+        guardCartCompletion,
+      ],
+    },
     {
       matcher: '/store/gatewaykit/payment-methods*',
       middlewares: [authenticate('customer', ['session', 'bearer'])],

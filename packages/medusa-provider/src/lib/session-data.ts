@@ -39,6 +39,12 @@ export interface GatewaykitSessionData {
    * it to decide whose card may be charged.
    */
   gatewayCustomerId?: string | undefined;
+  /**
+   * The logged-in Medusa customer who created the session (absent for a guest): only they may complete
+   * the cart with it (lib/session-chooser.ts). Set by the server from Medusa's context, never the
+   * storefront's to give; the cart's own responses show its customer already.
+   */
+  medusaCustomerId?: string | undefined;
   /** Whether a card the shopper asked to save was attached after the payment (`attached`, `failed`, …). */
   cardKept?: KeptCard | undefined;
   buyer?: BuyerDetails | undefined;
@@ -65,6 +71,7 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'customerPaymentMethodId',
   'saveCard',
   'gatewayCustomerId',
+  'medusaCustomerId',
   'cardKept',
   'buyer',
   'attemptedAt',

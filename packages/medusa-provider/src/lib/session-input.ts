@@ -2,7 +2,6 @@ import {
   type CheckoutFlow,
   localMethodInput,
   parseStorefrontInput,
-  passesLuhn,
   savedCardIdInput,
 } from '@gatewaykit/core';
 import { z } from 'zod';
@@ -14,19 +13,9 @@ import type { BuyerDetails } from './session-data';
  * Everything else (outcome, attemptedAt, redirectUrl, buyer, card data, …) is refused with a 400 before
  * Medusa stores the session, because Medusa stores the storefront's data as given.
  */
-/**
- * A gateway payment-method id: made by the card element (docs/card-element.md) or one of the customer's
- * saved cards. Gateway ids carry a prefix (`pm_…`), so a bare card number typed into it is refused here,
- * before it is stored or sent to the gateway in a lookup.
- */
-const paymentMethodIdInput = savedCardIdInput.refine(
-  (id) => !(/^\d{12,19}$/.test(id) && passesLuhn(id)),
-  'looks like a card number; send the customerPaymentMethodId the card element returned',
-);
-
 const STOREFRONT_INPUT = {
   card: z.strictObject({
-    customerPaymentMethodId: paymentMethodIdInput.optional(),
+    customerPaymentMethodId: savedCardIdInput.optional(),
     /** Keep the element's card as a saved card of the logged-in customer (true or false, nothing else). */
     saveCard: z.boolean('must be true or false').optional(),
   }),

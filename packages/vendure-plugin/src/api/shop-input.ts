@@ -1,4 +1,4 @@
-import { GatewayValidationError, parseStorefrontInput } from '@gatewaykit/core';
+import { GatewayValidationError, parseStorefrontInput, savedCardIdInput } from '@gatewaykit/core';
 import { z } from 'zod';
 
 /**
@@ -8,22 +8,10 @@ import { z } from 'zod';
  */
 
 const METHOD_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
-/** Gateway payment-method ids (`pm_…`) and the like: no spaces, no markup. */
-const SAVED_CARD_ID = /^[A-Za-z0-9_-]{1,100}$/;
 /** Control characters never belong in an address line. */
 const CONTROL = /\p{Cc}/u;
 
 const methodCode = z.string().regex(METHOD_CODE, 'must be a payment method code (letters, digits, . _ -)');
-/**
- * Gateway method ids carry a prefix (`pm_…`); a value of digits only is a card number typed into the
- * wrong field, refused before it reaches the gateway as an id.
- */
-const notACardNumber = (value: string) => !/^[\d\s-]+$/.test(value);
-const savedCardId = z
-  .string()
-  .regex(SAVED_CARD_ID, 'must be a saved card id (letters, digits, _ -)')
-  .refine(notACardNumber, 'must be a payment method id, not a card number');
-
 const card = z.strictObject({
   cardNo: z.string().regex(/^\d{13,19}$/, 'must be 13 to 19 digits'),
   cardExpireMonth: z.string().regex(/^(0[1-9]|1[0-2])$/, 'must be two digits, 01 to 12'),
@@ -40,18 +28,13 @@ function text(max: number, min = 1) {
     .refine((value) => !CONTROL.test(value), 'must not contain control characters');
 }
 
-const elementPaymentMethodId = z
-  .string()
-  .regex(SAVED_CARD_ID, "must be the card element's payment method id (letters, digits, _ -)")
-  .refine(notACardNumber, 'must be a payment method id, not a card number');
-
 export const startPaymentInput = z
   .strictObject({
     paymentMethodCode: methodCode,
-    savedCardId: savedCardId.nullish(),
+    savedCardId: savedCardIdInput.nullish(),
     card: card.nullish(),
     /** The card element's `customerPaymentMethodId` (docs/card-element.md). */
-    elementPaymentMethodId: elementPaymentMethodId.nullish(),
+    elementPaymentMethodId: savedCardIdInput.nullish(),
     saveCard: z.boolean().nullish(),
   })
   .refine(
@@ -81,7 +64,7 @@ export const saveCardInput = z.strictObject({
 
 export const savedCardsArgs = z.strictObject({ paymentMethodCode: methodCode });
 
-export const removeSavedCardArgs = z.strictObject({ paymentMethodCode: methodCode, id: savedCardId });
+export const removeSavedCardArgs = z.strictObject({ paymentMethodCode: methodCode, id: savedCardIdInput });
 
 export type ShopInputResult<T> = { ok: true; value: T } | { ok: false; message: string };
 

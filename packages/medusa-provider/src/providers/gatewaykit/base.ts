@@ -80,6 +80,7 @@ import {
 import { buildPaymentRequest, gatewayAmount } from '../../lib/payment-request';
 import type { SaveCardInput } from '../../lib/save-card-input';
 import { toSavedCard } from '../../lib/saved-card';
+import { customerIdOf } from '../../lib/session-chooser';
 import {
   completeSessionData,
   type GatewaykitSessionData,
@@ -224,6 +225,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       customerPaymentMethodId: incoming.customerPaymentMethodId,
       saveCard: incoming.saveCard,
       localMethod: incoming.localMethod,
+      medusaCustomerId: customerIdOf(input.context),
     };
     data = await this.checkChoice(data, input.context);
     const plan = this.startsOnInitiate ? await this.chargePlan(data) : undefined;

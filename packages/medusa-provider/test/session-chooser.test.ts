@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { customerIdOf, whyNotTheChooser } from '../src/lib/session-chooser';
+
+const chosen = (data: Record<string, unknown>, provider_id = 'pp_gatewaykit_gatewaykit') => ({
+  provider_id,
+  data: { orderNo: 'payses_1', mode: 'card', amount: '10.00', currency: 'USD', ...data },
+});
+
+describe('whyNotTheChooser (who may complete a cart with a logged-in customer’s session)', () => {
+  it('only the customer who created the session, while its charge is not sent', () => {
+    const session = chosen({ medusaCustomerId: 'cus_owner', customerPaymentMethodId: 'pm_1' });
+    expect(whyNotTheChooser(session, 'cus_owner')).toBeUndefined();
+    expect(whyNotTheChooser(session, undefined)).toMatch(/log in as that customer/);
+    expect(whyNotTheChooser(session, 'cus_other')).toMatch(/another customer chose/);
+  });
+
+  it("a guest's session, a sent or decided charge, and other providers' sessions are not judged", () => {
+    expect(whyNotTheChooser(chosen({ customerPaymentMethodId: 'pm_1' }), 'cus_other')).toBeUndefined();
+    const sent = chosen({ medusaCustomerId: 'cus_owner', attemptedAt: '2026-11-25T10:00:00.000Z' });
+    expect(whyNotTheChooser(sent, undefined)).toBeUndefined();
+    // Another provider's data is the storefront's own: a key it wrote there decides nothing.
+    const foreign = chosen({ medusaCustomerId: 'cus_owner' }, 'pp_system_default');
+    expect(whyNotTheChooser(foreign, undefined)).toBeUndefined();
+  });
+});
+
+describe('customerIdOf', () => {
+  it("reads Medusa's context customer id, and nothing from anything else", () => {
+    expect(customerIdOf({ customer: { id: 'cus_1' } })).toBe('cus_1');
+    expect(customerIdOf({ customer: { id: '' } })).toBeUndefined();
+    expect(customerIdOf({ customer: { id: 42 } })).toBeUndefined();
+    expect(customerIdOf(undefined)).toBeUndefined();
+  });
+});
