@@ -36,6 +36,14 @@ export const returnPage: Page = async ({ store, path, query, refreshHeader }) =>
           data-testid="try-again" class="button">Try again</a></p></section>`);
       return;
     }
+    if (state.kind === 'elsewhere') {
+      // Not this browser's cart: shown, never adopted (no "try again", which would pay this browser's cart).
+      render(html`<section class="card" data-testid="return-elsewhere">
+        <h1>This payment is not for the cart in this browser</h1>
+        <p data-testid="elsewhere-message">${state.message}</p>
+        <p><a href="/" data-link>Continue shopping</a></p></section>`);
+      return;
+    }
     if (Date.now() > deadline) {
       render(html`<section class="card"><h1>Still waiting for the gateway</h1>
         <p>${state.message} We will place the order as soon as the gateway confirms; reload this page later.</p></section>`);

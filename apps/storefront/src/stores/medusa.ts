@@ -26,6 +26,23 @@ const LOCAL = 'pp_gatewaykit-local_gatewaykit';
 const CART_KEY = 'gatewaykit.medusa.cart';
 const TOKEN_KEY = 'gatewaykit.medusa.token';
 
+/** What a Medusa cart id looks like (`cart_` and a ULID); anything else never reaches a request. */
+const CART_ID = /^cart_[A-Za-z0-9]+$/;
+
+/**
+ * The API path of cart `id` (and `rest` under it). The id is checked and encoded: a cart id is a
+ * bearer token that may come from storage a script wrote or from a link, and must not be able to
+ * reach another route of the same origin (`cart_x/../../customers/me`).
+ */
+function cartPath(id: string, rest = ''): string {
+  // A plain Error, not a StoreError: nothing was asked, and no store answer may be assumed from it.
+  if (!CART_ID.test(id)) throw new Error('This is not a Medusa cart id (cart_…); it was refused');
+  return `/store/carts/${encodeURIComponent(id)}${rest}`;
+}
+
+/** One path segment of an id the store handed out (line item, payment collection, saved card). */
+const segment = encodeURIComponent;
+
 // biome-ignore lint/suspicious/noExplicitAny: untyped store JSON, read field by field into typed objects.
 type Json = Record<string, any>;
 
@@ -51,8 +68,22 @@ export class MedusaStore implements StoreAdapter {
     return localStorage.getItem(TOKEN_KEY) ?? undefined;
   }
 
+  /** This browser's cart: only ever one the store created for it (never one named by a link). */
   private get cartId(): string | undefined {
-    return localStorage.getItem(CART_KEY) ?? undefined;
+    const id = localStorage.getItem(CART_KEY) ?? undefined;
+    if (id !== undefined && !CART_ID.test(id)) {
+      // Not a cart id Medusa made: dropped, a fresh cart is made when the shopper adds an item.
+      localStorage.removeItem(CART_KEY);
+      return undefined;
+    }
+    return id;
+  }
+
+  /** This browser's cart id, or the shopper is told the cart is empty. */
+  private requireCartId(): string {
+    const id = this.cartId;
+    if (!id) throw new Error('Your cart is empty');
+    return id;
   }
 
   private api<T = Json>(method: string, path: string, json?: unknown, token = this.token): Promise<T> {
@@ -78,7 +109,7 @@ export class MedusaStore implements StoreAdapter {
     const region = await this.region();
     const { products } = await this.api<{ products: Json[] }>(
       'GET',
-      `/store/products?region_id=${region.id}&fields=*variants.calculated_price&limit=50`,
+      `/store/products?region_id=${segment(region.id)}&fields=*variants.calculated_price&limit=50`,
     );
     return products.map((product) => ({
       id: product.id,
@@ -134,7 +165,10 @@ export class MedusaStore implements StoreAdapter {
     try {
       const { cart } = await this.api<{ cart: Json }>(
         'GET',
-        `/store/carts/${id}?fields=*items,*shipping_address,*shipping_methods,*payment_collection,*payment_collection.payment_sessions`,
+        cartPath(
+          id,
+          '?fields=*items,*shipping_address,*shipping_methods,*payment_collection,*payment_collection.payment_sessions',
+        ),
       );
       if (cart.completed_at) {
         localStorage.removeItem(CART_KEY);
@@ -163,7 +197,7 @@ export class MedusaStore implements StoreAdapter {
       id = cart.id as string;
       localStorage.setItem(CART_KEY, id);
     }
-    const { cart } = await this.api<{ cart: Json }>('POST', `/store/carts/${id}/line-items`, {
+    const { cart } = await this.api<{ cart: Json }>('POST', cartPath(id, '/line-items'), {
       variant_id: variantId,
       quantity,
     });
@@ -171,7 +205,7 @@ export class MedusaStore implements StoreAdapter {
   }
 
   async removeLine(lineId: string): Promise<Cart | undefined> {
-    await this.api('DELETE', `/store/carts/${this.cartId}/line-items/${lineId}`);
+    await this.api('DELETE', cartPath(this.requireCartId(), `/line-items/${segment(lineId)}`));
     return this.getCart();
   }
 
@@ -187,7 +221,7 @@ export class MedusaStore implements StoreAdapter {
       phone: address.phone,
     };
     try {
-      const { cart } = await this.api<{ cart: Json }>('POST', `/store/carts/${this.cartId}`, {
+      const { cart } = await this.api<{ cart: Json }>('POST', cartPath(this.requireCartId()), {
         email,
         shipping_address: medusaAddress,
         billing_address: medusaAddress,
@@ -206,7 +240,7 @@ export class MedusaStore implements StoreAdapter {
   async shippingOptions(): Promise<ShippingOption[]> {
     const { shipping_options } = await this.api<{ shipping_options: Json[] }>(
       'GET',
-      `/store/shipping-options?cart_id=${this.cartId}`,
+      `/store/shipping-options?cart_id=${segment(this.requireCartId())}`,
     );
     const cart = await this.getCart();
     const currency = cart?.total.currency ?? 'USD';
@@ -218,9 +252,13 @@ export class MedusaStore implements StoreAdapter {
   }
 
   async setShipping(optionId: string): Promise<Cart> {
-    const { cart } = await this.api<{ cart: Json }>('POST', `/store/carts/${this.cartId}/shipping-methods`, {
-      option_id: optionId,
-    });
+    const { cart } = await this.api<{ cart: Json }>(
+      'POST',
+      cartPath(this.requireCartId(), '/shipping-methods'),
+      {
+        option_id: optionId,
+      },
+    );
     return this.toCart(cart);
   }
 
@@ -228,7 +266,7 @@ export class MedusaStore implements StoreAdapter {
     const region = this.regionId ?? (await this.region()).id;
     const { payment_providers } = await this.api<{ payment_providers: Json[] }>(
       'GET',
-      `/store/payment-providers?region_id=${region}`,
+      `/store/payment-providers?region_id=${segment(region)}`,
     );
     const ids = new Set(payment_providers.map((provider) => provider.id as string));
     const options: PaymentOption[] = [];
@@ -275,7 +313,7 @@ export class MedusaStore implements StoreAdapter {
     const collectionId = await this.paymentCollectionId();
     const { payment_collection } = await this.api<{ payment_collection: Json }>(
       'POST',
-      `/store/payment-collections/${collectionId}/payment-sessions`,
+      `/store/payment-collections/${segment(collectionId)}/payment-sessions`,
       { provider_id: providerId, data },
     );
     return (payment_collection.payment_sessions as MedusaSession[])[0]!;
@@ -319,7 +357,7 @@ export class MedusaStore implements StoreAdapter {
   /** Completes the cart; when the payment needs more (3DS) or failed, the session says what. */
   private async complete(cartId: string): Promise<PayResult> {
     try {
-      const result = await this.api<Json>('POST', `/store/carts/${cartId}/complete`);
+      const result = await this.api<Json>('POST', cartPath(cartId, '/complete'));
       if (result.type === 'order') {
         localStorage.removeItem(CART_KEY);
         return { kind: 'placed', order: toOrder(result.order) };
@@ -333,27 +371,73 @@ export class MedusaStore implements StoreAdapter {
     if (session?.status === 'error' || !session)
       return { kind: 'failed', reason: session?.data.error ?? 'The payment was refused' };
     // Accepted but not decided yet: the return page waits for the gateway's callback.
-    return { kind: 'redirect', url: `/checkout/return?store=medusa&cart_id=${cartId}&outcome=pending` };
+    return {
+      kind: 'redirect',
+      url: `/checkout/return?store=medusa&cart_id=${encodeURIComponent(cartId)}&outcome=pending`,
+    };
   }
 
+  /**
+   * The return page. Only this browser's own cart (the one in storage, which only the store ever
+   * created for it) is completed here. A `cart_id` in the link is never adopted: it is compared with
+   * the stored cart, and a link naming another cart (a forwarded or crafted link, or the payment was
+   * started in another browser) gets that payment's state read-only, without storing the cart,
+   * completing it or attaching it to the logged-in customer. A malformed id is refused unsent.
+   */
   async readReturn(_path: string, query: URLSearchParams): Promise<ReturnState> {
-    const cartId = query.get('cart_id') ?? this.cartId;
-    if (!cartId) return { kind: 'failed', reason: 'This return has no cart' };
-    localStorage.setItem(CART_KEY, cartId);
+    const linked = query.get('cart_id') ?? undefined;
+    if (linked !== undefined && !CART_ID.test(linked))
+      return { kind: 'elsewhere', message: 'This return link does not name a valid cart; it was refused.' };
+    const own = this.cartId;
+    if (linked !== undefined && linked !== own) return this.readForeignReturn(linked);
+    if (!own) return { kind: 'failed', reason: 'This return has no cart' };
     const { cart } = await this.api<{ cart: Json }>(
       'GET',
-      `/store/carts/${cartId}?fields=completed_at,*payment_collection,*payment_collection.payment_sessions`,
+      cartPath(own, '?fields=completed_at,*payment_collection,*payment_collection.payment_sessions'),
     );
     const session = (cart.payment_collection?.payment_sessions as MedusaSession[] | undefined)?.[0];
     const outcome = session?.data.outcome?.status;
     if (cart.completed_at || outcome === 'succeeded' || session?.status === 'authorized') {
-      const result = await this.complete(cartId);
+      const result = await this.complete(own);
       if (result.kind === 'placed') return result;
       if (result.kind === 'failed') return result;
     }
     if (session?.status === 'error' || outcome === 'failed')
       return { kind: 'failed', reason: session?.data.error ?? 'The payment failed' };
     return { kind: 'pending', message: 'Waiting for the gateway to confirm the payment…' };
+  }
+
+  /**
+   * The payment state of a cart that is not this browser's, read without the customer's token and
+   * written nowhere: the shopper's own cart and account stay exactly as they were.
+   */
+  private async readForeignReturn(cartId: string): Promise<ReturnState> {
+    const notice = (state: string) => ({
+      kind: 'elsewhere' as const,
+      message: `${state} Nothing was added to the cart or the account in this browser.`,
+    });
+    let cart: Json;
+    try {
+      ({ cart } = await this.api<{ cart: Json }>(
+        'GET',
+        cartPath(cartId, '?fields=completed_at,*payment_collection,*payment_collection.payment_sessions'),
+        undefined,
+        '',
+      ));
+    } catch (error) {
+      if (error instanceof StoreError && error.status === 404)
+        return notice('The cart of this payment link was not found.');
+      throw error;
+    }
+    const session = (cart.payment_collection?.payment_sessions as MedusaSession[] | undefined)?.[0];
+    const outcome = session?.data.outcome?.status;
+    if (cart.completed_at) return notice('This payment is complete and its order is placed.');
+    if (outcome === 'succeeded' || session?.status === 'authorized')
+      return notice('This payment is accepted; the store places its order.');
+    if (session?.status === 'error' || outcome === 'failed')
+      return notice(`This payment did not go through (${session?.data.error ?? 'refused'}).`);
+    if (session) return notice('This payment is still waiting for the gateway.');
+    return notice('The cart this link names is not the one in this browser, and it has no payment.');
   }
 
   async currentCustomer(): Promise<Customer | undefined> {
@@ -387,7 +471,8 @@ export class MedusaStore implements StoreAdapter {
     }
     localStorage.setItem(TOKEN_KEY, token);
     // The cart started as a guest now belongs to the customer (saved cards need that).
-    if (this.cartId) await this.api('POST', `/store/carts/${this.cartId}/customer`).catch(() => undefined);
+    const cartId = this.cartId;
+    if (cartId) await this.api('POST', cartPath(cartId, '/customer')).catch(() => undefined);
   }
 
   async register(customer: Customer, password: string): Promise<void> {
@@ -469,7 +554,7 @@ export class MedusaStore implements StoreAdapter {
   }
 
   async removeCard(id: string): Promise<void> {
-    await this.api('DELETE', `/store/gatewaykit/payment-methods/${id}`);
+    await this.api('DELETE', `/store/gatewaykit/payment-methods/${segment(id)}`);
   }
 }
 

@@ -107,11 +107,16 @@ export interface PlacedOrder {
   paymentStatus: string;
 }
 
-/** Where the shopper is after the gateway's page: order placed, failed (why), or still waiting. */
+/**
+ * Where the shopper is after the gateway's page: order placed, failed (why), or still waiting; or
+ * `elsewhere`: the link names a cart that is not this browser's (or no valid one), so only what is
+ * known about that payment is shown, read-only, and nothing is taken into this browser or account.
+ */
 export type ReturnState =
   | { kind: 'placed'; order: PlacedOrder }
   | { kind: 'failed'; reason: string }
-  | { kind: 'pending'; message: string };
+  | { kind: 'pending'; message: string }
+  | { kind: 'elsewhere'; message: string };
 
 export interface Customer {
   email: string;
