@@ -276,6 +276,45 @@ describe('card element: attacks', () => {
     secondRegionId = region.id;
   });
 
+  it("a guest's fresh element card named for another cart is refused, as a guest or saved by a customer; the guest still pays", async () => {
+    const victim = await readyCart({ email: uniqueEmail('victim') });
+    const method = await elementMethod((await cardElement(victim.cartId)).session_token, CARDS.success);
+    await startSession(victim.collectionId, CARD, { customerPaymentMethodId: method });
+
+    // Element ids are time-based, not secret: someone who learns or guesses one tries it on their cart.
+    const thief = await readyCart({ email: uniqueEmail('thief') });
+    const asGuest = await createSession(thief.collectionId, { customerPaymentMethodId: method });
+    expect(asGuest.status).toBe(400);
+    expect(asGuest.body.message).toContain(
+      'data.customerPaymentMethodId: this card was entered for another checkout',
+    );
+    const customer = await registerCustomer();
+    const own = await readyCart({ token: customer.token, email: customer.email });
+    const saving = await createSession(
+      own.collectionId,
+      { customerPaymentMethodId: method, saveCard: true },
+      customer.token,
+    );
+    expect(saving.status).toBe(400);
+    expect(await sessionRowsOf(thief.collectionId)).toEqual([]);
+    expect(await sessionRowsOf(own.collectionId)).toEqual([]);
+    expect(await savedCards(customer.token)).toEqual([]);
+    expect(await chargesMentioning(method)).toEqual([]);
+
+    expect((await complete(victim.cartId)).body.type).toBe('order');
+    expect(await chargesMentioning(method)).toHaveLength(1);
+  });
+
+  it('two carts naming one fresh element card at once: exactly one may use it', async () => {
+    const carts = await Promise.all([1, 2, 3, 4].map(() => readyCart({ email: uniqueEmail('race') })));
+    const method = await elementMethod((await cardElement(carts[0]!.cartId)).session_token, CARDS.success);
+    const answers = await Promise.all(
+      carts.map((cart) => createSession(cart.collectionId, { customerPaymentMethodId: method })),
+    );
+    expect(answers.filter((answer) => answer.status === 200)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status === 400)).toHaveLength(3);
+  });
+
   it("a method made under another merchant's token is unknown to this store's merchant: refused, nothing charged", async () => {
     const { cart } = await expectOk(
       api('POST', '/store/carts', { body: { region_id: secondRegionId, email: 'second@example.com' } }),

@@ -1,9 +1,18 @@
-import { describe, expect, it } from 'vitest';
-import { CARD, complete, readyCart, startSession } from './support/checkout';
+import { readFileSync } from 'node:fs';
+import { phpJsonEncode } from '@gatewaykit/core';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { adminTokenFor } from './support/admin';
+import { CARD, complete, currentSession, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { ordersOf } from './support/orders';
-import { CARDS } from './support/sandbox-pages';
+import { CARDS, sandboxControl } from './support/sandbox-pages';
+import { signedHeaders } from './support/signed-callback';
+import { api } from './support/store-api';
 import { waitFor } from './support/wait';
+
+afterEach(async () => {
+  await sandboxControl('chaos', undefined, 'DELETE');
+});
 
 describe('pending card (no redirect)', () => {
   it('places the order at once; the callback that settles the pending charge captures its payment', async () => {
@@ -26,5 +35,42 @@ describe('pending card (no redirect)', () => {
     const payments = settled.payment_collections[0].payments;
     expect(payments).toHaveLength(1);
     expect(payments[0].data.outcome.status).toBe('succeeded');
+  });
+
+  it('a pending payment that then fails leaves the order unpaid, and the merchant is told (log and admin feed)', async () => {
+    // The gateway's own later success must not arrive: the failure is the result here.
+    await sandboxControl('chaos', { drop: true });
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.pendingThenSuccess);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    const completed = await complete(cartId, token);
+    expect(completed.body.type).toBe('order');
+    const session = await currentSession(cartId, token);
+    expect(session.data.outcome.status).toBe('pending');
+
+    const body = phpJsonEncode({
+      type: 'transaction.fail',
+      data: {
+        orderNo: session.id,
+        tradeNo: session.data.outcome.tradeNo,
+        orderStatus: 'fail',
+        orderAmount: session.data.amount,
+        orderCurrency: session.data.currency,
+        orderInfo: 'Insufficient funds',
+      },
+    });
+    const answer = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body),
+    });
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+
+    const alert = `ORDER NOT PAID: Gateway payment orderNo ${session.id}`;
+    await waitFor(() => readFileSync(inject('logFile'), 'utf8').includes(alert), 'the unpaid-order alert');
+    const feed = await api('GET', '/admin/notifications?limit=500', { token: await adminTokenFor() });
+    expect(JSON.stringify(feed.body)).toContain(session.id);
+    const [order] = await ordersOf(email);
+    expect(order?.payment_status).not.toBe('captured');
   });
 });

@@ -85,14 +85,31 @@ export function decideCardMethod(
 }
 
 /**
- * Reads the method at the gateway and decides. Throws only when the gateway could not be asked (network,
- * credentials): nothing is charged then, and the shopper may try again.
+ * One checkout's claim on fresh element cards (docs/card-element.md#one-checkout-per-element-card), kept
+ * by the adapter in the shared database so that every instance sees one answer. A checkout is what one
+ * payment is for: Medusa's payment collection, Vendure's order.
+ */
+export interface ElementCardCheckout {
+  /**
+   * Binds the method to this checkout unless it is bound already, atomically (two first uses at once:
+   * one wins); true when it is bound to this checkout.
+   */
+  bindElementCard(customerPaymentMethodId: string): Promise<boolean>;
+}
+
+/**
+ * Reads the method at the gateway and decides. A fresh element card (attached to nobody) is charged only
+ * for the checkout that first named it: element ids are not secret (time-based), so whoever learns or
+ * guesses one must not charge, or save, someone else's card with it. Throws only when the gateway or the
+ * bindings could not be asked (network, credentials, database): nothing is charged then, and the shopper
+ * may try again.
  */
 export async function resolveCardMethod(
   client: GatewayClient,
   customerPaymentMethodId: string,
   shopper: CardShopper,
   save: boolean,
+  checkout: ElementCardCheckout,
 ): Promise<CardMethodDecision> {
   let method: PaymentMethod | undefined;
   try {
@@ -101,7 +118,16 @@ export async function resolveCardMethod(
     // The gateway's "does not exist" is a parameter refusal (P0002).
     if (!(error instanceof GatewayBadRequestError)) throw error;
   }
-  return decideCardMethod(method, shopper, save);
+  const decision = decideCardMethod(method, shopper, save);
+  if (!decision.ok || method?.customerId) return decision;
+  if (!(await checkout.bindElementCard(customerPaymentMethodId))) {
+    return refuse(
+      'CARD_NOT_YOURS',
+      'customerPaymentMethodId',
+      'this card was entered for another checkout; enter it again here',
+    );
+  }
+  return decision;
 }
 
 export type KeptCard = 'attached' | 'not-asked' | 'not-paid' | 'failed';

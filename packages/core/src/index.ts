@@ -6,6 +6,7 @@ export {
   type CardShopper,
   type CardToKeep,
   decideCardMethod,
+  type ElementCardCheckout,
   type KeptCard,
   keepElementCard,
   resolveCardMethod,

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   type CardMethodDecision,
   decideCardMethod,
+  type ElementCardCheckout,
   GatewayAuthenticationError,
   GatewayClient,
   keepElementCard,
@@ -98,6 +99,15 @@ describe('decideCardMethod', () => {
   });
 });
 
+/** Bindings as an adapter keeps them (first binding wins), in memory for these tests. */
+const memoryBindings = () => new Map<string, string>();
+const checkoutOf = (checkout: string, bound = memoryBindings()): ElementCardCheckout => ({
+  async bindElementCard(id) {
+    if (!bound.has(id)) bound.set(id, checkout);
+    return bound.get(id) === checkout;
+  },
+});
+
 describe('resolveCardMethod and keepElementCard over HTTP', () => {
   it('reads the method at the gateway and decides on what the gateway says', async () => {
     gateway.handle((_request, response) => envelope(response, '00000', method('cus_9')));
@@ -106,6 +116,7 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
       'pm_1526753334131306496',
       { gatewayCustomerId: 'cus_1' },
       false,
+      checkoutOf('cart_a'),
     );
     expect(decision).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
     expect(gateway.requests[0]?.method).toBe('GET');
@@ -116,14 +127,76 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
     gateway.handle((_request, response) =>
       envelope(response, 'P0002', null, 'customerPaymentMethodId pm_1 does not exist'),
     );
-    const decision = await resolveCardMethod(client, 'pm_1', {}, false);
+    const decision = await resolveCardMethod(client, 'pm_1', {}, false, checkoutOf('cart_a'));
     expect(decision).toMatchObject({ ok: false, code: 'CARD_NOT_FOUND' });
   });
 
   it('lets credential failures through: nothing can be decided, nothing is charged', async () => {
     gateway.handle((_request, response) => envelope(response, 'L0005', null, 'sign error'));
-    await expect(resolveCardMethod(client, 'pm_1', {}, false)).rejects.toBeInstanceOf(
+    await expect(resolveCardMethod(client, 'pm_1', {}, false, checkoutOf('cart_a'))).rejects.toBeInstanceOf(
       GatewayAuthenticationError,
+    );
+  });
+
+  it('attack: a fresh element card is charged only for the checkout that first named it, never saved by another', async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', method(undefined)));
+    const bindings = memoryBindings();
+    const own = await resolveCardMethod(
+      client,
+      'pm_1526753334131306496',
+      {},
+      false,
+      checkoutOf('cart_a', bindings),
+    );
+    expect(own).toMatchObject({ ok: true });
+    // The shopper's own retry (a new session of the same checkout) is the same checkout.
+    expect(
+      await resolveCardMethod(client, 'pm_1526753334131306496', {}, false, checkoutOf('cart_a', bindings)),
+    ).toMatchObject({ ok: true });
+    for (const shopper of [{}, { gatewayCustomerId: 'cus_attacker' }]) {
+      for (const save of [false, true]) {
+        const other = await resolveCardMethod(
+          client,
+          'pm_1526753334131306496',
+          shopper,
+          save && Boolean(shopper.gatewayCustomerId),
+          checkoutOf('cart_b', bindings),
+        );
+        expect(other).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS', field: 'customerPaymentMethodId' });
+      }
+    }
+    expect([...bindings]).toEqual([['pm_1526753334131306496', 'cart_a']]);
+  });
+
+  it('binds nothing for a card attached to a customer, nor for a refused one', async () => {
+    const bindings = memoryBindings();
+    gateway.handle((_request, response) => envelope(response, '00000', method('cus_1')));
+    const owned = await resolveCardMethod(
+      client,
+      'pm_1',
+      { gatewayCustomerId: 'cus_1' },
+      false,
+      checkoutOf('cart_a', bindings),
+    );
+    expect(owned).toMatchObject({ ok: true });
+    const foreign = await resolveCardMethod(
+      client,
+      'pm_1',
+      { gatewayCustomerId: 'cus_2' },
+      false,
+      checkoutOf('cart_b', bindings),
+    );
+    expect(foreign).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+    expect(bindings.size).toBe(0);
+  });
+
+  it('a binding store that cannot answer refuses by throwing: nothing is charged', async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', method(undefined)));
+    const broken: ElementCardCheckout = {
+      bindElementCard: () => Promise.reject(new Error('database unavailable')),
+    };
+    await expect(resolveCardMethod(client, 'pm_1', {}, false, broken)).rejects.toThrow(
+      'database unavailable',
     );
   });
 

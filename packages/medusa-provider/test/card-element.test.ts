@@ -162,6 +162,31 @@ describe("element cards: core's card rule decides", () => {
     expect(confirm).not.toHaveBeenCalled();
   });
 
+  it('a fresh element card is charged only for the checkout that first named it; another is refused, saving too', async () => {
+    const { service, confirm, bindings } = cardServiceWith(SUCCESS);
+    const first = await service.initiatePayment(initiate({ customerPaymentMethodId: 'pm_element_1' }));
+    for (const [data, context] of [
+      [{ customerPaymentMethodId: 'pm_element_1' }, undefined],
+      [{ customerPaymentMethodId: 'pm_element_1', saveCard: true }, loggedIn('cus_2')],
+    ] as const) {
+      await expect(
+        service.initiatePayment({
+          ...initiate(data, context),
+          data: { ...initiate(data).data, session_id: 'payses_X' },
+        }),
+      ).rejects.toMatchObject({
+        type: 'not_allowed',
+        message:
+          'data.customerPaymentMethodId: this card was entered for another checkout; enter it again here',
+      });
+    }
+    expect([...bindings]).toEqual([['pm_element_1', 'payses_E1']]);
+    // The first checkout still pays with it (asked again right before the charge).
+    const paid = await service.authorizePayment({ data: first.data } as never);
+    expect(paid.status).toBe('captured');
+    expect(confirm).toHaveBeenCalledTimes(1);
+  });
+
   it("a method the gateway does not know for this merchant (another merchant's token) is refused", async () => {
     const { service, confirm } = cardServiceWith(SUCCESS);
     await expect(

@@ -1,4 +1,4 @@
-import { GatewayBadRequestError, type GatewayClient } from '@gatewaykit/core';
+import { type ElementCardCheckout, GatewayBadRequestError, type GatewayClient } from '@gatewaykit/core';
 import { vi } from 'vitest';
 import { GatewaykitCardService } from '../src/providers/gatewaykit/card';
 
@@ -54,9 +54,19 @@ export function cardServiceWith(
       attach: vi.fn(async (id: string, customerId: string) => ({ customerPaymentMethodId: id, customerId })),
     },
   };
+  // Element-card bindings as the store's table keeps them (first binding wins), one checkout per session.
+  const bindings = new Map<string, string>();
   class TestCardService extends GatewaykitCardService {
     protected override get client(): GatewayClient {
       return fake as unknown as GatewayClient;
+    }
+    protected override elementCardCheckout(sessionId: string): ElementCardCheckout {
+      return {
+        async bindElementCard(id) {
+          if (!bindings.has(id)) bindings.set(id, sessionId);
+          return bindings.get(id) === sessionId;
+        },
+      };
     }
   }
   const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
@@ -67,6 +77,7 @@ export function cardServiceWith(
     list: fake.paymentMethods.list,
     retrieve: fake.paymentMethods.retrieve,
     attach: fake.paymentMethods.attach,
+    bindings,
     logger,
   };
 }

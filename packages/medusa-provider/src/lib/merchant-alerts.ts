@@ -11,6 +11,13 @@ const PAYMENT_ALERTS = {
     text: (reason: string) =>
       `was taken but not applied: ${reason}. Refund or reconcile it in the gateway's merchant portal.`,
   },
+  unpaid: {
+    tag: 'ORDER NOT PAID',
+    title: 'Gateway payment failed after its order was placed',
+    text: (reason: string) =>
+      `failed after its order was placed (the payment was still pending at checkout): ${reason}. ` +
+      'The order is not paid: hold its fulfillment, and cancel it or ask the shopper to pay again.',
+  },
   returned: {
     tag: 'PAYMENT RETURNED, NO ORDER',
     title: 'Gateway payment returned before an order existed',
@@ -50,6 +57,14 @@ export function reportUnappliedCharge(scope: MedusaContainer, outcome: PaymentOu
  */
 export function reportReturnedBeforeOrder(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
   return reportPayment(scope, 'returned', outcome, reason);
+}
+
+/**
+ * A payment that was pending when the cart completed (Medusa places the order at once, unpaid) and then
+ * failed: the order exists with no money behind it. Never silent: the merchant holds or cancels it.
+ */
+export function reportFailedAfterOrder(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
+  return reportPayment(scope, 'unpaid', outcome, reason);
 }
 
 /** A signed gateway result about another amount or currency than its session's: ignored, made loud. */

@@ -16,6 +16,7 @@ import { cartIdOfCollection, isCartCompleted } from './cart-of-collection';
 import {
   reportAmountMismatch,
   reportChargeback,
+  reportFailedAfterOrder,
   reportRefundFailed,
   reportRefundMismatch,
   reportRefundNotInMedusa,
@@ -131,6 +132,14 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    * stored success and answers `captured`), then completes the cart if the storefront has not.
    */
   async afterChange(attempt: SessionAttempt, next: PaymentOutcome): Promise<void> {
+    if (next.status === 'failed') {
+      // A pending payment lets Medusa place the order at once, unpaid (docs/payment-states.md); while it
+      // is pending no other session of the cart may start, so a completed cart is this payment's order.
+      if (attempt.outcome?.status === 'pending' && (await this.cartCompleted(attempt.session))) {
+        await reportFailedAfterOrder(this.scope, next, next.reason);
+      }
+      return;
+    }
     if (next.status !== 'succeeded') return;
     if (attempt.session.authorized_at) {
       await completePaidCart(this.scope, attempt.session, next, { first: true });

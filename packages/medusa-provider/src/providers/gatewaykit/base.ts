@@ -139,6 +139,14 @@ export interface ChargePlan {
  * Session data is written by the storefront at creation, so every key is parsed against an allow-list
  * and the provider returns the complete data it owns (docs/SECURITY.md).
  */
+function databaseOf(cradle: Cradle): SqlDatabase | undefined {
+  try {
+    return cradle.__pg_connection__;
+  } catch {
+    return undefined; // a container without a database (unit tests)
+  }
+}
+
 export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitOptions> {
   protected abstract readonly mode: CheckoutFlow;
   protected readonly options_: GatewaykitOptions;
@@ -159,18 +167,16 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     this.sessions_ = cradle.paymentSessionService;
     this.payments_ = cradle.paymentService;
     this.refunds_ = cradle.refundService;
+    this.database = databaseOf(cradle);
     this.claims_ = this.chargeClaims(cradle);
   }
 
+  /** The store's database (Medusa's `__pg_connection__`); undefined only in unit tests without one. */
+  protected readonly database: SqlDatabase | undefined;
+
   /** Where the right to send a session's charge is decided: the database (see charge-claim.ts). */
   protected chargeClaims(cradle: Cradle): ChargeClaims | undefined {
-    let db: SqlDatabase | undefined;
-    try {
-      db = cradle.__pg_connection__;
-    } catch {
-      db = undefined; // a container without a database (unit tests)
-    }
-    if (db) return new PostgresChargeClaims(db);
+    if (this.database) return new PostgresChargeClaims(this.database);
     return cradle.paymentSessionService
       ? new SessionServiceChargeClaims(cradle.paymentSessionService)
       : undefined;

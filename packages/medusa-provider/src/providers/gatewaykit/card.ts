@@ -1,5 +1,6 @@
 import {
   type CardMethodDecision,
+  type ElementCardCheckout,
   type KeptCard,
   keepElementCard,
   type PaymentOutcome,
@@ -7,6 +8,7 @@ import {
 } from '@gatewaykit/core';
 import type { PaymentProviderContext } from '@medusajs/framework/types';
 import { MedusaError } from '@medusajs/framework/utils';
+import { SessionElementCardCheckout } from '../../lib/element-card-bindings';
 import { toMedusaError } from '../../lib/medusa-errors';
 import type { GatewaykitSessionData } from '../../lib/session-data';
 import { type ChargePlan, GatewaykitBase } from './base';
@@ -80,6 +82,20 @@ export class GatewaykitCardService extends GatewaykitBase {
     return kept;
   }
 
+  /**
+   * The payment collection of session `sessionId`, as the checkout a fresh element card is bound to
+   * (lib/element-card-bindings.ts). Overridden in unit tests that have no database.
+   */
+  protected elementCardCheckout(sessionId: string): ElementCardCheckout {
+    if (!this.database) {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        'gatewaykit: card payments need the store database',
+      );
+    }
+    return new SessionElementCardCheckout(this.database, sessionId);
+  }
+
   /** Core's card rule for the session's method; a refusal is a 400 naming the storefront's field. */
   private async decide(
     data: Partial<GatewaykitSessionData>,
@@ -91,6 +107,7 @@ export class GatewaykitCardService extends GatewaykitBase {
         data.customerPaymentMethodId!,
         { gatewayCustomerId: data.gatewayCustomerId },
         data.saveCard === true,
+        this.elementCardCheckout(data.orderNo!),
       );
     } catch (error) {
       throw toMedusaError(
