@@ -15,6 +15,8 @@ const CARD_FIELD_NAMES = new Set([
   'primaryaccountnumber',
   'cardsecuritycode',
   'securitycode',
+  'cardcvv',
+  'cardcvc',
   'cvv',
   'cvv2',
   'cvc',

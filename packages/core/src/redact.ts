@@ -9,29 +9,34 @@ import { decodeJsonAndUrlEscapes } from './escapes.js';
 /** The marker that replaces a removed secret, in objects and in text alike. */
 const HIDDEN = '***';
 
-/** What a field name holds, from its lower-cased name: card number, secret, or (undefined) neither. */
+/**
+ * What a field name holds, from its lower-cased name with `_` and `-` removed (`card_no`, `security-code`
+ * and `cardNo` are one name): card number, secret, or (undefined) neither.
+ */
 function fieldKind(lowerName: string): 'card' | 'secret' | undefined {
-  switch (lowerName) {
+  switch (lowerName.replace(/[-_]/g, '')) {
     case 'cardno':
     case 'cardnumber':
     case 'pan':
       return 'card';
     case 'cardsecuritycode':
     case 'securitycode':
+    case 'cardcvv':
     case 'cvv':
     case 'cvv2':
     case 'cvc':
+    case 'cvn':
     case 'signkey':
     case 'signinfo':
-    case 'sign-info':
       return 'secret';
     default:
       return undefined;
   }
 }
 
-/** Field names as regex source, for the text scan (fieldKind above decides which kind each is). */
-const NAMES = 'cardNo|cardNumber|pan|cardSecurityCode|securityCode|cvv2?|cvc|signKey|signInfo|sign-info';
+/** Field names as regex source, `_` or `-` allowed between their words (fieldKind decides the kind). */
+const NAMES =
+  'card[_-]?no|card[_-]?number|pan|card[_-]?security[_-]?code|security[_-]?code|card[_-]?cvv|cvv2?|cvc|cvn|sign[_-]?key|sign[_-]?info';
 
 /**
  * One pass over the text, three kinds of match:
@@ -41,7 +46,8 @@ const NAMES = 'cardNo|cardNumber|pan|cardSecurityCode|securityCode|cvv2?|cvc|sig
  *  2. a form/query field `name=value` at the start or after `?`, `&` or whitespace; in free text
  *     (gateway messages) also `name: value` and `name value` when the value holds a digit, so
  *     `cvv 123` is hidden while `the cvv is required` stays readable;
- *  3. a bare card number: 13–19 digits with single spaces, dashes or `+` between them, or 12 digits in a
+ *  3. a bare card number: 13–19 digits with single spaces (also no-break), dashes, dots, slashes or `+`
+ *     between them, or 12 digits in a
  *     row, not glued to a word, so ids such as cus_1526753334131306496 and tradeNos stay readable.
  *     12 digits must be contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in
  *     billing details, a spaced 12-digit card is not.
@@ -59,13 +65,13 @@ const SCAN = new RegExp(
     // `pan=4242 4242 4242 4242` in free text cannot leave twelve digits behind.
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?=[^\\s&"#]*\\d)|\\s+(?=[^\\s&"#]*\\d))((?:[^&\\s"#]| (?=\\d))*)`,
     // `+` too: a query string writes a space as `+` (?ref=4242+4242+4242+4242).
-    '|\\b\\d(?:(?:[ +-]?\\d){12,18}\\b|\\d{11}\\b)',
+    '|\\b\\d(?:(?:[ +./\\u00a0-]?\\d){12,18}\\b|\\d{11}\\b)',
   ].join(''),
   'gi',
 );
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
-const NUMBER_START = /\b\d(?:[ +-]?\d){11}/;
+const NUMBER_START = /\b\d(?:[ +./\u00a0-]?\d){11}/;
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');

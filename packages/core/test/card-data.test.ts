@@ -37,7 +37,17 @@ describe('findCardData', () => {
   });
 
   it('refuses card and security-code field names whatever their case, separators or value', () => {
-    for (const key of ['cardNo', 'card_number', 'PAN', 'securityCode', 'cvv', 'CVC', 'card', 'Card Number'])
+    for (const key of [
+      'cardNo',
+      'card_number',
+      'PAN',
+      'securityCode',
+      'cvv',
+      'CVC',
+      'card',
+      'Card Number',
+      'card_cvv',
+    ])
       expect(findCardData({ deep: { [key]: 'anything' } })).toMatch(/^data\.deep(\.|\[)/);
     expect(findCardData({ deep: { 'card-security-code': 1 } })).toBe('data.deep["card-security-code"]');
     expect(findCardData({ deep: { cardNo: null } })).toBeUndefined();

@@ -44,6 +44,21 @@ describe('redactText: card numbers', () => {
     expect(redactText('maestro 123456789012')).toBe('maestro ***9012');
   });
 
+  it('masks bare card numbers split by dots, slashes or no-break spaces', () => {
+    expect(redactText('card 4242.4242.4242.4242 failed')).toBe('card 424242***4242 failed');
+    expect(redactText('card 4242/4242/4242/4242')).toBe('card 424242***4242');
+    expect(redactText('card 4242\u00a04242\u00a04242\u00a04242')).toBe('card 424242***4242');
+  });
+
+  it('knows card and code fields written with _ or - between their words, and cvn', () => {
+    expect(
+      redactText('{"card_no":"4242424242424242","card_cvv":"123","security_code":"456","cvn":"789"}'),
+    ).toBe('{"card_no":"424242***4242","card_cvv":"***","security_code":"***","cvn":"***"}');
+    expect(redactText('card-number=4242424242424242&sign_key=abc')).toBe(
+      'card-number=424242***4242&sign_key=***',
+    );
+  });
+
   it('leaves ids, trade numbers, phone numbers, amounts and dates alone', () => {
     const untouched = [
       'cus_1526753334131306496',
@@ -131,7 +146,7 @@ describe('redact: objects', () => {
   it('hides a card field whatever its type', () => {
     expect(
       redact({ cardNo: 4000000000009995, pan: { nested: '4242424242424242' }, CVV: 737, sign_info: 'x' }),
-    ).toEqual({ cardNo: '400000***9995', pan: '***', CVV: '***', sign_info: 'x' });
+    ).toEqual({ cardNo: '400000***9995', pan: '***', CVV: '***', sign_info: '***' });
   });
 
   it('leaves ids and non-card values alone and returns other objects as they are', () => {
