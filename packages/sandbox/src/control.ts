@@ -186,6 +186,24 @@ function requestLog(context: SandboxContext, url: URL): RequestLogEntry[] {
   return limit > 0 ? all.slice(-limit) : all;
 }
 
+/**
+ * Why a request comes from another site's page, or undefined. The control API changes what the sandbox
+ * sends to the store (chargebacks, refund results, the clock): a page elsewhere must not drive it with a
+ * form the browser posts for it. Browsers say where a request comes from (`sec-fetch-site`, `origin`);
+ * tests, the CLI and curl send neither and stay allowed, and so does the dashboard's own form.
+ */
+function fromAnotherSite(request: IncomingMessage): string | undefined {
+  const site = request.headers['sec-fetch-site'];
+  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `sec-fetch-site ${site}`;
+  const origin = request.headers.origin;
+  if (origin === undefined) return undefined;
+  try {
+    return new URL(origin).host === request.headers.host ? undefined : 'another origin';
+  } catch {
+    return 'an unreadable origin';
+  }
+}
+
 export async function handleControl(
   context: SandboxContext,
   request: IncomingMessage,
@@ -193,6 +211,13 @@ export async function handleControl(
   url: URL,
   rawBody: string,
 ): Promise<void> {
+  const crossSite = fromAnotherSite(request);
+  if (crossSite) {
+    sendJson(response, 403, {
+      error: `the control API answers its own dashboard and local tools only (${crossSite})`,
+    });
+    return;
+  }
   const path = url.pathname.replace(/\/+$/, '');
   const method = request.method ?? 'GET';
   const fromForm = String(request.headers['content-type'] ?? '').includes(

@@ -144,4 +144,27 @@ describe('dashboard', () => {
     expect((await form('/_sandbox/clock', { advanceMs: '1000' })).status).toBe(303);
     expect(sb.clock.offsetMs).toBe(1000);
   });
+
+  it("attack: another site's page cannot drive the control API with a form; the dashboard's own form can", async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${sb.url}/_sandbox/chaos`, {
+        method: 'POST',
+        body: new URLSearchParams({ drop: 'true' }),
+        headers,
+        redirect: 'manual',
+      });
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' },
+      { 'sec-fetch-site': 'same-site', origin: 'http://other.localhost' },
+      { origin: 'http://evil.example' },
+    ]) {
+      const refused = await post(headers);
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toContain('control API');
+    }
+    expect(sb.state().chaos).toEqual({});
+    const own = await post({ 'sec-fetch-site': 'same-origin', origin: sb.url });
+    expect(own.status).toBe(303);
+    expect(sb.state().chaos).toEqual({ drop: true });
+  });
 });
