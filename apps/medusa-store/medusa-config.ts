@@ -4,11 +4,24 @@ loadEnv(process.env.NODE_ENV || 'development', process.cwd());
 
 const env = (name: string, fallback: string): string => process.env[name] || fallback;
 
+/**
+ * A secret with a demo default: the default is public (it is in this file), so a production start
+ * (NODE_ENV=production) without the variable is refused, naming it, instead of running on it.
+ */
+const secret = (name: string, demoDefault: string): string => {
+  const value = process.env[name];
+  if (value) return value;
+  if (process.env.NODE_ENV === 'production') {
+    throw new Error(`${name} must be set in production: the demo default is public`);
+  }
+  return demoDefault;
+};
+
 // One options object for the three gatewaykit providers (card, hosted checkout, local payment).
 // Defaults match the demo merchant of the local sandbox started by scripts/start.ts.
 const gatewaykitOptions = {
   gatewayNo: env('GATEWAYKIT_GATEWAY_NO', '12345678'),
-  signKey: env('GATEWAYKIT_SIGN_KEY', 'sandbox-sign-key'),
+  signKey: secret('GATEWAYKIT_SIGN_KEY', 'sandbox-sign-key'),
   baseUrl: process.env.GATEWAYKIT_BASE_URL,
   environment: process.env.GATEWAYKIT_BASE_URL ? undefined : env('GATEWAYKIT_ENVIRONMENT', 'test'),
   backendUrl: env('MEDUSA_BACKEND_URL', 'http://localhost:9000'),
@@ -30,7 +43,7 @@ const secondAccount = process.env.GATEWAYKIT_SECOND_GATEWAY_NO
         options: {
           ...gatewaykitOptions,
           gatewayNo: process.env.GATEWAYKIT_SECOND_GATEWAY_NO,
-          signKey: env('GATEWAYKIT_SECOND_SIGN_KEY', ''),
+          signKey: secret('GATEWAYKIT_SECOND_SIGN_KEY', ''),
         },
       },
     ]
@@ -98,8 +111,8 @@ module.exports = defineConfig({
       storeCors: env('STORE_CORS', 'http://localhost:8000'),
       adminCors: env('ADMIN_CORS', 'http://localhost:9000'),
       authCors: env('AUTH_CORS', 'http://localhost:8000,http://localhost:9000'),
-      jwtSecret: env('JWT_SECRET', 'supersecret'),
-      cookieSecret: env('COOKIE_SECRET', 'supersecret'),
+      jwtSecret: secret('JWT_SECRET', 'supersecret'),
+      cookieSecret: secret('COOKIE_SECRET', 'supersecret'),
     },
   },
   // The caching module is behind a feature flag in Medusa 2.21; it is turned on with the Redis provider.

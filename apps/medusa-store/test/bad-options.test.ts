@@ -33,4 +33,11 @@ describe('provider options', () => {
     const result = await startWith({ STOREFRONT_RETURN_URL: 'not a url' });
     expect(result).toContain('invalid option "storefrontReturnUrl"');
   });
+
+  it('a production start without its secrets is refused, naming the variable; the demo defaults are public', async () => {
+    const unset = { GATEWAYKIT_SIGN_KEY: '', JWT_SECRET: '', COOKIE_SECRET: '' };
+    const result = await startWith({ ...unset, NODE_ENV: 'production' });
+    expect(result).not.toBe('started');
+    expect(result).toContain('must be set in production: the demo default is public');
+  });
 });
