@@ -1,4 +1,4 @@
-import type { Sandbox } from '@gatewaykit/sandbox';
+import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
 import { type ClusterStack, startClusterStack } from './support/cluster';
@@ -104,6 +104,44 @@ describe('production topology: two instances + worker, exactly once', () => {
       [order.code],
     );
     expect(attempts.filter((a) => a.status === 'succeeded')).toHaveLength(1);
+  });
+
+  it('one fresh element card named by several orders at once, over both instances: one order gets it, one charge', async () => {
+    const shoppers = Array.from({ length: 6 }, () => stack.shop());
+    const orders = await Promise.all(shoppers.map((shop) => prepareOrder(shop)));
+    const { gatewaykitCardElement } = await (shoppers[0] as GraphqlClient).query<{
+      gatewaykitCardElement: { sessionToken: string };
+    }>(`{ gatewaykitCardElement(paymentMethodCode: "gatewaykit-card") { sessionToken } }`);
+    const { customerPaymentMethodId: pm } = await createElementPaymentMethod(
+      stack.sandbox.url,
+      gatewaykitCardElement.sessionToken,
+      { card: cardInput(CARDS.success) as never },
+    );
+    // The bindings' primary key decides (docs/card-element.md#one-checkout-per-element-card), not memory.
+    const results: StartResult[] = await Promise.all(
+      shoppers.map((shop, i) =>
+        startPayment(stack.shopOf(i % 2, shop), {
+          paymentMethodCode: 'gatewaykit-card',
+          elementPaymentMethodId: pm,
+        }),
+      ),
+    );
+    const winners = results.flatMap((r, i) => (r.__typename === 'GatewaykitPaymentCompleted' ? [i] : []));
+    expect(winners).toHaveLength(1);
+    for (const [i, result] of results.entries()) {
+      if (i !== winners[0]) expect(result).toMatchObject({ errorCode: 'CARD_NOT_YOURS' });
+    }
+    const charges = stack.sandbox
+      .requests()
+      .filter((r) => r.operation === 'confirmCharge' && (r.body ?? '').includes(`"${pm}"`));
+    expect(charges).toHaveLength(1);
+    const winner = orders[winners[0] as number];
+    await settledOnce(winner?.id ?? '');
+    const bindings = await stack.sql(
+      'SELECT "orderId" FROM gatewaykit_element_card_binding WHERE "customerPaymentMethodId" = $1',
+      [pm],
+    );
+    expect(bindings).toEqual([{ orderId: winner?.id }]);
   });
 
   it('reconciliation runs once per interval across the cluster (three processes run the scheduler)', async () => {

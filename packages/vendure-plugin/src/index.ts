@@ -8,6 +8,7 @@ export { gatewaykitPaymentHandler } from './config/payment-handler';
 export { gatewaykitReconcilePermission } from './config/permissions';
 export { RECONCILE_TASK_ID } from './config/reconcile-task';
 export { HANDLER_CODE, ROUTE_PREFIX } from './constants';
+export { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
 export { type AttemptStatus, GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 export { GatewaykitPlugin } from './plugin';
 export type { ReconcileItem, ReconcileReport } from './service/reconcile.service';

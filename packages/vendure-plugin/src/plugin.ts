@@ -11,6 +11,7 @@ import { gatewaykitReconcilePermission } from './config/permissions';
 import { reconcileTask } from './config/reconcile-task';
 import { gatewaykitRefundProcess } from './config/refund-process';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
+import { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
 import { GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 import { GatewaykitCallbackController } from './http/callback.controller';
 import { ChannelContextService } from './http/channel-context.service';
@@ -41,7 +42,7 @@ import type { GatewaykitPluginOptions } from './types';
  */
 @VendurePlugin({
   imports: [PluginCommonModule],
-  entities: [GatewaykitPaymentAttempt],
+  entities: [GatewaykitPaymentAttempt, GatewaykitElementCardBinding],
   controllers: [GatewaykitCallbackController, GatewaykitReturnController],
   providers: [
     { provide: GATEWAYKIT_PLUGIN_OPTIONS, useFactory: () => GatewaykitPlugin.options },

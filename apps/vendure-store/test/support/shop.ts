@@ -78,7 +78,13 @@ export type StartResult =
 
 export async function startPayment(
   shop: GraphqlClient,
-  input: { paymentMethodCode: string; savedCardId?: string; card?: Record<string, string> },
+  input: {
+    paymentMethodCode: string;
+    savedCardId?: string;
+    card?: Record<string, string>;
+    elementPaymentMethodId?: string;
+    saveCard?: boolean;
+  },
 ): Promise<StartResult> {
   const res = await shop.query<{ gatewaykitStartPayment: StartResult }>(
     `mutation ($input: GatewaykitStartPaymentInput!) { gatewaykitStartPayment(input: $input) {

@@ -134,7 +134,8 @@ async function elementCardSource(
     const gatewayCustomerId = context.loggedIn ? await context.gatewayCustomerId(save) : undefined;
     decision = await context.resolveCardMethod(id, { gatewayCustomerId }, save);
   } catch {
-    // The gateway could not be asked (network, credentials): nothing was charged.
+    // The gateway or the element-card bindings could not be asked (network, credentials, database):
+    // nothing was charged.
     return paymentError(
       'GATEWAY_UNAVAILABLE',
       'The gateway could not check the card just now; nothing was charged, please try again',

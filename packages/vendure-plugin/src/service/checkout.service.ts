@@ -14,6 +14,7 @@ import {
 import { parseShopInput, startPaymentInput } from '../api/shop-input';
 import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
+import { GatewaykitElementCardBinding } from '../entity/element-card-binding.entity';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { closeUnsent } from './attempt-claim';
@@ -29,6 +30,7 @@ import {
 } from './checkout-result';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { onOneConnection } from './one-connection';
+import { OrderElementCardCheckout } from './order-element-card';
 import { arrangePayment, ineligibility } from './order-readiness';
 import { PaymentRecorderService } from './payment-recorder.service';
 import {
@@ -75,6 +77,11 @@ export class CheckoutService {
     const ready = await onOneConnection(this.connection, ctx, (phase) => this.arrange(ctx, phase, input));
     if (isPaymentError(ready)) return ready;
     const { resolved, order, savedCard } = ready;
+    // A fresh element card is bound to this order (docs/card-element.md#one-checkout-per-element-card).
+    const elementCheckout = new OrderElementCardCheckout(
+      this.connection.getRepository(ctx, GatewaykitElementCardBinding),
+      String(order.id),
+    );
 
     const charge = await chargeSourceFor(resolved.config, input, {
       loggedIn: Boolean(ctx.activeUserId),
@@ -84,7 +91,8 @@ export class CheckoutService {
           ? savedCard
           : this.savedCards.findOwnedCard(ctx, resolved, cardId),
       gatewayCustomerId: (create) => this.savedCards.shopperGatewayCustomerId(ctx, resolved, create),
-      resolveCardMethod: (id, shopper, save) => resolveCardMethod(resolved.client, id, shopper, save),
+      resolveCardMethod: (id, shopper, save) =>
+        resolveCardMethod(resolved.client, id, shopper, save, elementCheckout),
     });
     if (isPaymentError(charge)) return charge;
 

@@ -1,0 +1,30 @@
+import type { ElementCardCheckout } from '@gatewaykit/core';
+import type { Repository } from 'typeorm';
+import { GatewaykitElementCardBinding } from '../entity/element-card-binding.entity';
+
+/**
+ * Core's element-card binding (docs/card-element.md#one-checkout-per-element-card) for one order: a
+ * fresh card-element method is bound to the order that first names it. Two first uses at once, on any
+ * instances: the primary key lets one insert win (ON CONFLICT DO NOTHING on PostgreSQL, INSERT OR
+ * IGNORE on sql.js), and both read the winner afterwards, in a second statement that sees the commit
+ * the losing insert waited for. The same order naming the card again (a retry after a decline) is its
+ * own binding, so it stays allowed.
+ */
+export class OrderElementCardCheckout implements ElementCardCheckout {
+  constructor(
+    private readonly bindings: Repository<GatewaykitElementCardBinding>,
+    private readonly orderId: string,
+  ) {}
+
+  async bindElementCard(customerPaymentMethodId: string): Promise<boolean> {
+    await this.bindings
+      .createQueryBuilder()
+      .insert()
+      .into(GatewaykitElementCardBinding)
+      .values({ customerPaymentMethodId, orderId: this.orderId })
+      .orIgnore()
+      .execute();
+    const winner = await this.bindings.findOneBy({ customerPaymentMethodId });
+    return winner?.orderId === this.orderId;
+  }
+}
