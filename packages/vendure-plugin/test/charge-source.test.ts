@@ -1,4 +1,10 @@
-import { decideCardMethod, type PaymentMethod, type PaymentOutcome } from '@gatewaykit/core';
+import {
+  decideCardMethod,
+  GatewayBadRequestError,
+  GatewayConnectionError,
+  type PaymentMethod,
+  type PaymentOutcome,
+} from '@gatewaykit/core';
 import { describe, expect, it, vi } from 'vitest';
 import {
   type ChargeSourceContext,
@@ -87,6 +93,26 @@ describe('chargeSourceFor', () => {
   it("refuses a card that is not the customer's own", async () => {
     expect(await chargeSourceFor({ mode: 'card' }, { savedCardId: 'pm_other' }, context())).toMatchObject({
       errorCode: 'CARD_NOT_FOUND',
+    });
+  });
+
+  it('a saved-card lookup the gateway refuses or cannot answer is a payment error, never a raw error', async () => {
+    const refused = context({
+      findOwnedCard: vi.fn(async () => {
+        throw new GatewayBadRequestError('customer does not exist', { code: 'P0002' });
+      }),
+    });
+    expect(await chargeSourceFor({ mode: 'card' }, { savedCardId: 'pm_1' }, refused)).toMatchObject({
+      errorCode: 'CARD_NOT_FOUND',
+    });
+    const down = context({
+      findOwnedCard: vi.fn(async () => {
+        throw new GatewayConnectionError('connect ECONNREFUSED');
+      }),
+    });
+    expect(await chargeSourceFor({ mode: 'card' }, { savedCardId: 'pm_1' }, down)).toMatchObject({
+      errorCode: 'GATEWAY_UNAVAILABLE',
+      message: expect.stringContaining('nothing was charged'),
     });
   });
 

@@ -1,10 +1,11 @@
-import type {
-  CardMethodDecision,
-  CardShopper,
-  CheckoutFlow,
-  PaymentOutcome,
-  PaymentSource,
-  RawCard,
+import {
+  type CardMethodDecision,
+  type CardShopper,
+  type CheckoutFlow,
+  GatewayBadRequestError,
+  type PaymentOutcome,
+  type PaymentSource,
+  type RawCard,
 } from '@gatewaykit/core';
 import { type PaymentErrorResult, paymentError } from './checkout-result';
 
@@ -90,7 +91,19 @@ export async function chargeSourceFor(
   }
   if (input.savedCardId) {
     if (!context.loggedIn) return paymentError('NOT_LOGGED_IN', 'Log in to pay with a saved card');
-    const owned = await context.findOwnedCard(input.savedCardId);
+    let owned: OwnedCard | undefined;
+    try {
+      owned = await context.findOwnedCard(input.savedCardId);
+    } catch (error) {
+      // The gateway refused the lookup (e.g. a gateway customer another account made): not this
+      // customer's card here. Anything else: it could not be asked. Nothing is charged either way.
+      if (error instanceof GatewayBadRequestError)
+        return paymentError('CARD_NOT_FOUND', 'No such saved card');
+      return paymentError(
+        'GATEWAY_UNAVAILABLE',
+        'The gateway could not check the saved card just now; nothing was charged, please try again',
+      );
+    }
     if (!owned) return paymentError('CARD_NOT_FOUND', 'No such saved card');
     return {
       source: { kind: 'saved-card', customerPaymentMethodId: owned.id, customerId: owned.customerId },
