@@ -67,7 +67,10 @@ describe('pending card (no redirect)', () => {
     expect(answer).toMatchObject({ status: 200, body: 'success' });
 
     const alert = `ORDER NOT PAID: Gateway payment orderNo ${session.id}`;
-    await waitFor(() => readFileSync(inject('logFile'), 'utf8').includes(alert), 'the unpaid-order alert');
+    await waitFor(
+      async () => readFileSync(inject('logFile'), 'utf8').includes(alert),
+      'the unpaid-order alert',
+    );
     const feed = await api('GET', '/admin/notifications?limit=500', { token: await adminTokenFor() });
     expect(JSON.stringify(feed.body)).toContain(session.id);
     const [order] = await ordersOf(email);

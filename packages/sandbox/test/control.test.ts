@@ -153,11 +153,12 @@ describe('dashboard', () => {
         headers,
         redirect: 'manual',
       });
-    for (const headers of [
+    const crossSite: Record<string, string>[] = [
       { 'sec-fetch-site': 'cross-site', origin: 'http://evil.example' },
       { 'sec-fetch-site': 'same-site', origin: 'http://other.localhost' },
       { origin: 'http://evil.example' },
-    ]) {
+    ];
+    for (const headers of crossSite) {
       const refused = await post(headers);
       expect(refused.status).toBe(403);
       expect(await refused.text()).toContain('control API');
