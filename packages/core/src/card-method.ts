@@ -120,7 +120,9 @@ export async function resolveCardMethod(
   }
   const decision = decideCardMethod(method, shopper, save);
   if (!decision.ok || method?.customerId) return decision;
-  if (!(await checkout.bindElementCard(customerPaymentMethodId))) {
+  // The id the charge will carry is the gateway's own (decision.source), not the spelling the
+  // storefront sent: that one is bound, so no other spelling of the same card gets a binding of its own.
+  if (!(await checkout.bindElementCard(decision.source.customerPaymentMethodId))) {
     return refuse(
       'CARD_NOT_YOURS',
       'customerPaymentMethodId',

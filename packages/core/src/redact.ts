@@ -4,6 +4,7 @@
  * security codes and signing keys become `***`, whatever form they arrive in.
  */
 
+import { passesLuhn } from './card-data.js';
 import { decodeJsonAndUrlEscapes } from './escapes.js';
 
 /** The marker that replaces a removed secret, in objects and in text alike. */
@@ -22,9 +23,13 @@ function fieldKind(lowerName: string): 'card' | 'secret' | undefined {
     case 'cardsecuritycode':
     case 'securitycode':
     case 'cardcvv':
+    case 'cardcvv2':
+    case 'cardcvc':
+    case 'cardcvc2':
     case 'cvv':
     case 'cvv2':
     case 'cvc':
+    case 'cvc2':
     case 'cvn':
     case 'signkey':
     case 'signinfo':
@@ -36,7 +41,7 @@ function fieldKind(lowerName: string): 'card' | 'secret' | undefined {
 
 /** Field names as regex source, `_` or `-` allowed between their words (fieldKind decides the kind). */
 const NAMES =
-  'card[_-]?no|card[_-]?number|pan|card[_-]?security[_-]?code|security[_-]?code|card[_-]?cvv|cvv2?|cvc|cvn|sign[_-]?key|sign[_-]?info';
+  'card[_-]?no|card[_-]?number|pan|card[_-]?security[_-]?code|security[_-]?code|card[_-]?cv[vc]2?|cv[vc]2?|cvn|sign[_-]?key|sign[_-]?info';
 
 /**
  * One pass over the text, three kinds of match:
@@ -119,7 +124,11 @@ function replacement(match: RegExpExecArray): string {
     const shown = fieldKind(formName.toLowerCase()) === 'card' ? maskCardValue(formValue ?? '') : HIDDEN;
     return `${formLead ?? ''}${formName}${formSeparator ?? '='}${shown}`;
   }
-  return maskDigits(whole.replace(/\D/g, ''));
+  const digits = whole.replace(/\D/g, '');
+  // Dots and slashes also join IP addresses, dates and amounts: such a run is masked only when it is
+  // shaped like a card (starts with 2–6 and passes Luhn).
+  if (/[./]/.test(whole) && !(/^[2-6]/.test(digits) && passesLuhn(digits))) return whole;
+  return maskDigits(digits);
 }
 
 /**

@@ -168,6 +168,16 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
     expect([...bindings]).toEqual([['pm_1526753334131306496', 'cart_a']]);
   });
 
+  it("binds the gateway's own id of the card, whatever spelling the storefront sent", async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', method(undefined)));
+    const bindings = memoryBindings();
+    await resolveCardMethod(client, 'PM_1526753334131306496', {}, false, checkoutOf('cart_a', bindings));
+    expect([...bindings.keys()]).toEqual(['pm_1526753334131306496']);
+    expect(
+      await resolveCardMethod(client, 'pm_1526753334131306496', {}, false, checkoutOf('cart_b', bindings)),
+    ).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+  });
+
   it('binds nothing for a card attached to a customer, nor for a refused one', async () => {
     const bindings = memoryBindings();
     gateway.handle((_request, response) => envelope(response, '00000', method('cus_1')));

@@ -44,6 +44,19 @@ describe('redactText: card numbers', () => {
     expect(redactText('maestro 123456789012')).toBe('maestro ***9012');
   });
 
+  it('keeps IP addresses, dates and amounts joined by dots or slashes readable unless they are shaped like a card', () => {
+    for (const text of [
+      'from 203.0.113.195 70.41.3.18',
+      'listen 192.168.100.200 8443',
+      'valid 01.01.2026 31.12.2026',
+      'between 2026/11/25 2026/11/26',
+      'refund 10000.00 20000.00',
+      'ratio 12345.67/23456.78',
+    ]) {
+      expect(redactText(text), text).toBe(text);
+    }
+  });
+
   it('masks bare card numbers split by dots, slashes or no-break spaces', () => {
     expect(redactText('card 4242.4242.4242.4242 failed')).toBe('card 424242***4242 failed');
     expect(redactText('card 4242/4242/4242/4242')).toBe('card 424242***4242');
