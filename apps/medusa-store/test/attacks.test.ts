@@ -136,30 +136,44 @@ describe("attack: charging someone else's saved card", () => {
     expect(JSON.stringify(charge)).toContain(session.data.gatewayCustomerId);
   });
 
-  it("whoever holds the owner's cart id cannot complete it with the owner's card (changed address, guest or another customer); the owner can", async () => {
+  it("whoever holds the owner's cart id can neither change it nor complete it with the owner's card (guest or another customer); the owner can", async () => {
     const owner = await registerCustomer();
     const card = await saveCard(owner.token, CARDS.success);
     const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
-    // The cart id is a bearer token in Medusa: its holder may change the cart while nothing is charged.
+    // The cart id is a bearer token in Medusa: its holder tries to send the goods elsewhere first.
+    const mallory = {
+      first_name: 'Mallory',
+      address_1: '1 Drop Street',
+      city: 'Austin',
+      country_code: 'us',
+      province: 'us-tx',
+      postal_code: '73301',
+    };
+    const other = await registerCustomer();
+    for (const token of [undefined, other.token]) {
+      const moved = await api('POST', `/store/carts/${cartId}`, {
+        token,
+        body: { shipping_address: mallory },
+      });
+      expect(moved.status).toBe(400);
+      expect(moved.body.message).toMatch(/^Cannot change: this cart is being paid with the payment/);
+      const added = await api('POST', `/store/carts/${cartId}/line-items`, {
+        token,
+        body: { variant_id: 'variant_madeup', quantity: 1 },
+      });
+      expect(added.status).toBe(400);
+      expect(added.body.message).toMatch(/^Cannot change/);
+    }
+    // The customer's own requests change it as before.
     await expectOk(
-      api('POST', `/store/carts/${cartId}`, {
-        body: {
-          shipping_address: {
-            first_name: 'Mallory',
-            address_1: '1 Drop Street',
-            city: 'Austin',
-            country_code: 'us',
-            province: 'us-tx',
-            postal_code: '73301',
-          },
-        },
-      }),
+      api('POST', `/store/carts/${cartId}`, { token: owner.token, body: { email: owner.email } }),
     );
+    const { cart } = await expectOk(api('GET', `/store/carts/${cartId}`, { token: owner.token }));
+    expect(cart.shipping_address.first_name).toBe('Ada');
     const asGuest = await complete(cartId);
     expect(asGuest.status).toBe(400);
     expect(asGuest.body.message).toContain('log in as that customer');
-    const other = await registerCustomer();
     const asOther = await complete(cartId, other.token);
     expect(asOther.status).toBe(400);
     expect(asOther.body.message).toContain('another customer chose');

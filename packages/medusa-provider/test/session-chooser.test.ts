@@ -7,11 +7,19 @@ const chosen = (data: Record<string, unknown>, provider_id = 'pp_gatewaykit_gate
 });
 
 describe('whyNotTheChooser (who may complete a cart with a logged-in customer’s session)', () => {
-  it('only the customer who created the session, while its charge is not sent', () => {
+  it('only the customer who created the session, while nothing is taken', () => {
     const session = chosen({ medusaCustomerId: 'cus_owner', customerPaymentMethodId: 'pm_1' });
     expect(whyNotTheChooser(session, 'cus_owner')).toBeUndefined();
     expect(whyNotTheChooser(session, undefined)).toMatch(/log in as that customer/);
     expect(whyNotTheChooser(session, 'cus_other')).toMatch(/another customer chose/);
+    // On the gateway's page nothing is taken yet: the cart still decides what the money buys.
+    const onPage = chosen({
+      medusaCustomerId: 'cus_owner',
+      attemptedAt: '2026-11-25T10:00:00.000Z',
+      outcome: { orderNo: 'payses_1', status: 'redirect', redirectUrl: 'https://gateway.test/pay' },
+    });
+    expect(whyNotTheChooser(onPage, undefined)).toMatch(/log in as that customer/);
+    expect(whyNotTheChooser(onPage, 'cus_owner')).toBeUndefined();
   });
 
   it("a guest's session, a sent or decided charge, and other providers' sessions are not judged", () => {

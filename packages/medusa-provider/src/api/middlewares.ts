@@ -41,7 +41,13 @@ export default defineMiddlewares({
         ),
       ],
     },
-    ...CART_CHANGES.map((route) => ({ ...route, middlewares: [refuseWhileChargeOpen('cart')] })),
+    ...CART_CHANGES.map((route) => ({
+      ...route,
+      middlewares: [
+        authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true }),
+        refuseWhileChargeOpen('cart'),
+      ],
+    })),
     // A payment given back before an order existed never becomes one (docs/SECURITY.md §6), and a
     // customer's chosen card is charged only when that customer completes (§2).
     {

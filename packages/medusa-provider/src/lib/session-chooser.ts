@@ -2,10 +2,11 @@ import { chargeStateOf } from './open-charges';
 import { type GatewaykitSessionData, readSessionData } from './session-data';
 
 /**
- * Who may complete a cart whose gatewaykit session a logged-in customer created (docs/SECURITY.md §2):
- * only that customer. The completion sends the charge with the card the session names, and Medusa's
- * cart ids are bearer tokens with no ownership check: without this, whoever holds the cart id could
- * change the shipping address and complete it, paying with the customer's saved card. A session created
+ * Who may change or complete a cart whose gatewaykit session a logged-in customer created
+ * (docs/SECURITY.md §2): only that customer. The completion sends the charge with the card the session
+ * names, and Medusa's cart ids are bearer tokens with no ownership check: without this, whoever holds
+ * the cart id could change the shipping address, and the customer's card would pay for goods sent to
+ * them. A session created
  * by a guest has no chooser: a guest's cart is the cart id's holder's by Medusa's own rule.
  */
 export interface ChosenSession {
@@ -20,12 +21,15 @@ export function whyNotTheChooser(
 ): string | undefined {
   if (!session.provider_id.startsWith('pp_gatewaykit')) return undefined;
   const data: Partial<GatewaykitSessionData> = readSessionData(session.data ?? undefined);
-  // Once sent, a completion charges nothing more; cart changes are refused while the charge is open.
-  if (!data.medusaCustomerId || chargeStateOf(data) !== 'not-sent') return undefined;
+  // Before the charge (or while the shopper is on the gateway's page) the cart's address and contents
+  // decide what the customer's money buys. Once the charge may have taken money, nobody may change
+  // the cart (refuseWhileChargeOpen) and a completion charges nothing more.
+  const state = chargeStateOf(data);
+  if (!data.medusaCustomerId || (state !== 'not-sent' && state !== 'redirect')) return undefined;
   if (requesterId === data.medusaCustomerId) return undefined;
   return requesterId
-    ? 'this cart is being paid with the payment another customer chose; only that customer can complete it'
-    : 'this cart is being paid with the payment a logged-in customer chose; log in as that customer to complete it';
+    ? 'this cart is being paid with the payment another customer chose; only that customer can change or complete it'
+    : 'this cart is being paid with the payment a logged-in customer chose; log in as that customer to change or complete it';
 }
 
 /** The logged-in customer Medusa names when a session is created (its workflow reads the route's actor). */

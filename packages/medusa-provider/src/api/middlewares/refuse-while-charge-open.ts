@@ -1,7 +1,13 @@
-import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import type {
+  AuthenticatedMedusaRequest,
+  MedusaNextFunction,
+  MedusaRequest,
+  MedusaResponse,
+} from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { sessionsOfCart } from '../../lib/cart-of-collection';
 import { firstOpenCharge } from '../../lib/open-charges';
+import { whyNotTheChooser } from '../../lib/session-chooser';
 import { paymentCollectionIdOf } from './payment-session-route';
 
 type Sessions = { id: string; provider_id: string; data?: Record<string, unknown> | null }[];
@@ -10,18 +16,30 @@ type Sessions = { id: string; provider_id: string; data?: Record<string, unknown
  * While a gatewaykit charge of a cart may have taken money (sent, unknown, pending, or paid but not yet
  * completed), the cart cannot change and no other payment session can be created: Medusa would delete
  * that session, and its result could then reach no cart (docs/SECURITY.md). The provider refuses the
- * deletion anyway; this answers the storefront with a clear 400 instead of a failed workflow.
+ * deletion anyway; this answers the storefront with a clear 400 instead of a failed workflow. Before
+ * that, a cart whose session a logged-in customer created changes only by that customer's requests
+ * (lib/session-chooser.ts).
  */
 export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
   return async (req: MedusaRequest, _res: MedusaResponse, next: MedusaNextFunction): Promise<void> => {
     try {
       const id = param === 'cart' ? req.params.id! : paymentCollectionIdOf(req);
-      const open = firstOpenCharge(await sessionsOf(req, param, id));
+      const sessions = await sessionsOf(req, param, id);
+      const open = firstOpenCharge(sessions);
       if (open) {
         throw new MedusaError(
           MedusaError.Types.NOT_ALLOWED,
           `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
         );
+      }
+      if (param === 'cart') {
+        // Set by Medusa's `authenticate` just before (allowUnauthenticated: absent for a guest).
+        const requesterId = (req as Partial<AuthenticatedMedusaRequest>).auth_context?.actor_id || undefined;
+        for (const session of sessions) {
+          const notChooser = whyNotTheChooser(session, requesterId);
+          if (notChooser)
+            throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot change: ${notChooser}`);
+        }
       }
       next();
     } catch (error) {
