@@ -1,6 +1,7 @@
 import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
+import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { callbackUrl, deliveredCallbacks, postSignedCallback } from './support/callbacks';
 import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
@@ -29,6 +30,42 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     const started = await startPayment(shop, { paymentMethodCode: methodCode });
     if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(`${started.__typename}`);
     return { shop, order, started };
+  }
+
+  /**
+   * The yen channel also sells in dollars, and the active order's item has a dollar price: Vendure then
+   * moves the order to dollars when a request in dollars changes it.
+   */
+  async function sellAlsoInDollars(shop: GraphqlClient) {
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const { activeChannel } = await jpAdmin.query<{
+      activeChannel: { id: string; availableCurrencyCodes: string[] };
+    }>(`{ activeChannel { id availableCurrencyCodes } }`);
+    if (!activeChannel.availableCurrencyCodes.includes('USD')) {
+      await jpAdmin.query(
+        `mutation ($input: UpdateChannelInput!) { updateChannel(input: $input) { __typename } }`,
+        { input: { id: activeChannel.id, availableCurrencyCodes: ['JPY', 'USD'] } },
+      );
+    }
+    const { activeOrder } = await shop.query<{
+      activeOrder: { lines: { id: string; productVariant: { id: string } }[] };
+    }>(`{ activeOrder { lines { id productVariant { id } } } }`);
+    await jpAdmin.query(
+      `mutation ($input: [UpdateProductVariantInput!]!) { updateProductVariants(input: $input) { id } }`,
+      {
+        input: [
+          { id: activeOrder.lines[0]?.productVariant.id, prices: [{ currencyCode: 'USD', price: 1000 }] },
+        ],
+      },
+    );
+    return { activeOrder };
+  }
+
+  /** The same shopper's Shop API, asking in dollars. */
+  function inDollars(shop: GraphqlClient): GraphqlClient {
+    const client = shop.withChannel(JP_CHANNEL_TOKEN);
+    (client as { url: string }).url = `${shop.url}?currencyCode=USD`;
+    return client;
   }
 
   it('20 concurrent duplicate callbacks create exactly one Settled payment and all get `success`', async () => {
@@ -221,32 +258,14 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     // A channel selling in two currencies: Vendure moves an order to the currency of the request that
     // changes it, and keeps every amount as a bare integer. ¥1,205 paid must never cover $1,205.
     const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
-    const { activeChannel } = await jpAdmin.query<{
-      activeChannel: { id: string; availableCurrencyCodes: string[] };
-    }>(`{ activeChannel { id availableCurrencyCodes } }`);
-    if (!activeChannel.availableCurrencyCodes.includes('USD')) {
-      await jpAdmin.query(
-        `mutation ($input: UpdateChannelInput!) { updateChannel(input: $input) { __typename } }`,
-        { input: { id: activeChannel.id, availableCurrencyCodes: ['JPY', 'USD'] } },
-      );
-    }
     const { shop, order, started } = await hostedOrder(JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted');
     expect(order.currencyCode).toBe('JPY');
-    const { activeOrder } = await shop.query<{
-      activeOrder: { lines: { id: string; productVariant: { id: string } }[] };
-    }>(`{ activeOrder { lines { id productVariant { id } } } }`);
-    const variantId = activeOrder.lines[0]?.productVariant.id;
-    await jpAdmin.query(
-      `mutation ($input: [UpdateProductVariantInput!]!) { updateProductVariants(input: $input) { id } }`,
-      { input: [{ id: variantId, prices: [{ currencyCode: 'USD', price: 1000 }] }] },
-    );
+    const { activeOrder } = await sellAlsoInDollars(shop);
     const back = await shop.query<{ transitionOrderToState: { state?: string } }>(
       `mutation { transitionOrderToState(state: "AddingItems") { ... on Order { state } } }`,
     );
     expect(back.transitionOrderToState.state).toBe('AddingItems');
-    const inDollars = shop.withChannel(JP_CHANNEL_TOKEN);
-    (inDollars as { url: string }).url = `${shop.url}?currencyCode=USD`;
-    const moved = await inDollars.query<{
+    const moved = await inDollars(shop).query<{
       adjustOrderLine: { __typename: string; currencyCode?: string; totalWithTax?: number };
     }>(
       `mutation ($id: ID!) { adjustOrderLine(orderLineId: $id, quantity: 2) {
@@ -266,6 +285,49 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     const tradeNo = stack.sandbox.order(started.orderNo)?.tradeNo ?? '?';
     expect(JSON.stringify(after.history.items)).toContain(`Gateway trade ${tradeNo}`);
     expect(stack.server.output()).toContain(`the order's currency is now USD`);
+  });
+
+  it('attack: a partial payment in yen never settles the order once it is moved to dollars', async () => {
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const { shop, order, started } = await hostedOrder(JP_CHANNEL_TOKEN, 'jp-gatewaykit-hosted');
+    const { activeOrder } = await sellAlsoInDollars(shop);
+    // Back to the cart while paying, one more item in yen: the payment then covers part of the order.
+    await shop.query(`mutation { transitionOrderToState(state: "AddingItems") { __typename } }`);
+    await shop.query(
+      `mutation ($id: ID!) { adjustOrderLine(orderLineId: $id, quantity: 2) { __typename } }`,
+      { id: activeOrder.lines[0]?.id },
+    );
+    await completeRedirect(started.url, 'success');
+    const partly = await eventually(
+      () => adminOrder(jpAdmin, order.id),
+      (o) => o.payments.some((p) => p.state === 'Settled'),
+    );
+    expect(partly.currencyCode).toBe('JPY');
+    expect(partly.state).toBe('ArrangingPayment');
+    const paid = partly.payments.find((p) => p.state === 'Settled')!;
+
+    // Then the order is moved to dollars, where the yen payment's bare number covers it.
+    await inDollars(shop).query(`mutation { transitionOrderToState(state: "AddingItems") { __typename } }`);
+    const moved = await inDollars(shop).query<{
+      adjustOrderLine: { currencyCode?: string; totalWithTax?: number };
+    }>(
+      `mutation ($id: ID!) { adjustOrderLine(orderLineId: $id, quantity: 1) { ... on Order { currencyCode totalWithTax } } }`,
+      { id: activeOrder.lines[0]?.id },
+    );
+    expect(moved.adjustOrderLine.currencyCode).toBe('USD');
+    expect(moved.adjustOrderLine.totalWithTax).toBeLessThanOrEqual(paid.amount);
+    await shop.query(`mutation { transitionOrderToState(state: "ArrangingPayment") { __typename } }`);
+    const settle = await shop.query<{
+      transitionOrderToState: { __typename: string; state?: string; transitionError?: string };
+    }>(
+      `mutation { transitionOrderToState(state: "PaymentSettled") {
+         __typename ... on Order { state } ... on OrderStateTransitionError { transitionError } } }`,
+    );
+    expect(settle.transitionOrderToState.state).toBeUndefined();
+    expect(settle.transitionOrderToState.transitionError).toContain(
+      'Payments made in JPY do not count toward an order in USD',
+    );
+    expect((await adminOrder(jpAdmin, order.id)).state).toBe('ArrangingPayment');
   });
 
   it('a success for an order cancelled meanwhile is not applied, and is flagged for refund (log + order note)', async () => {

@@ -5,6 +5,7 @@ import { GatewaykitPaymentCompletedResolver } from './api/payment-completed.reso
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
 import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
 import { shopApiSchema } from './api/shop-schema';
+import { gatewaykitCurrencyGuardProcess } from './config/currency-guard-process';
 import { MethodArgsSubscriber } from './config/method-args.subscriber';
 import { gatewaykitPaymentHandler } from './config/payment-handler';
 import { gatewaykitReconcilePermission } from './config/permissions';
@@ -70,6 +71,7 @@ import type { GatewaykitPluginOptions } from './types';
   },
   configuration: (config) => {
     config.paymentOptions.paymentMethodHandlers.push(gatewaykitPaymentHandler);
+    config.orderOptions.process = [...(config.orderOptions.process ?? []), gatewaykitCurrencyGuardProcess];
     config.paymentOptions.refundProcess = [
       ...(config.paymentOptions.refundProcess ?? []),
       gatewaykitRefundProcess,

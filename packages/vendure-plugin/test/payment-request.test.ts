@@ -6,6 +6,7 @@ import {
   clientIp,
   gatewayUrl,
   type PayableOrder,
+  paymentCurrency,
   type RequestSettings,
   toAddress,
   webSiteOf,
@@ -60,7 +61,17 @@ describe('amountToPay', () => {
       { state: 'Declined', amount: 8000 },
       { state: 'Cancelled', amount: 8000 },
     ];
-    expect(amountToPay({ totalWithTax: 12000, payments })).toBe(8000);
+    expect(amountToPay({ totalWithTax: 12000, currencyCode: 'USD', payments })).toBe(8000);
+  });
+
+  it('does not count a payment made in another currency (the order moved currency after it)', () => {
+    const payments = [
+      { state: 'Settled', amount: 150000, metadata: { currency: 'JPY' } },
+      { state: 'Settled', amount: 2000, metadata: { currency: 'USD' } },
+      { state: 'Settled', amount: 1000 },
+    ];
+    expect(amountToPay({ totalWithTax: 150000, currencyCode: 'USD', payments })).toBe(147000);
+    expect(paymentCurrency({ state: 'Settled', amount: 1, metadata: null }, 'EUR')).toBe('EUR');
   });
 });
 

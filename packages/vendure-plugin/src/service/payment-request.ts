@@ -26,11 +26,18 @@ export interface AddressLike {
 export interface PayableOrder {
   totalWithTax: number;
   currencyCode: string;
-  payments: readonly { state: string; amount: number }[];
+  payments: readonly PaymentLike[];
   lines: readonly LineLike[];
   customer?: CustomerLike | undefined;
   billingAddress?: AddressLike | undefined;
   shippingAddress?: AddressLike | undefined;
+}
+
+/** A payment of the order; this plugin's payments name the currency they were made in. */
+export interface PaymentLike {
+  state: string;
+  amount: number;
+  metadata?: unknown;
 }
 
 interface CustomerLike {
@@ -56,10 +63,24 @@ export interface PreparedRequest {
   request: Omit<PaymentRequest, 'orderNo'>;
 }
 
-/** Payments that already hold money reduce what is charged; declined or cancelled ones do not. */
-export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments'>): number {
+/**
+ * The currency a payment was made in: this plugin's payments say so in their metadata; any other
+ * handler's payment is taken to be in the order's currency.
+ */
+export function paymentCurrency(payment: PaymentLike, orderCurrency: string): string {
+  const currency = (payment.metadata as { currency?: unknown } | null | undefined)?.currency;
+  return typeof currency === 'string' && currency !== '' ? currency : orderCurrency;
+}
+
+/**
+ * Payments that already hold money reduce what is charged; declined or cancelled ones do not, and
+ * neither do payments made in another currency: Vendure moves an order to the currency of the request
+ * that changes it and keeps amounts as bare integers, so ¥1,500 must never count as $1,500.
+ */
+export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments' | 'currencyCode'>): number {
   const covered = order.payments
     .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
+    .filter((p) => paymentCurrency(p, order.currencyCode) === order.currencyCode)
     .reduce((sum, p) => sum + p.amount, 0);
   return order.totalWithTax - covered;
 }
