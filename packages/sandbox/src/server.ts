@@ -195,6 +195,9 @@ class SandboxServer {
       (url.pathname === '/' || url.pathname === '/_sandbox' || url.pathname === '/_sandbox/') &&
       request.method === 'GET'
     ) {
+      // Its buttons drive the control API: never inside another site's frame (clickjacking).
+      response.setHeader('x-frame-options', 'DENY');
+      response.setHeader('content-security-policy', "frame-ancestors 'none'");
       return sendHtml(response, 200, renderDashboard(this.context, this.baseUrl));
     }
     if (url.pathname.startsWith('/_sandbox/'))

@@ -164,6 +164,10 @@ describe('dashboard', () => {
       expect(await refused.text()).toContain('control API');
     }
     expect(sb.state().chaos).toEqual({});
+    // Nor can it frame the dashboard and have its buttons clicked.
+    const dashboard = await fetch(`${sb.url}/_sandbox/`);
+    expect(dashboard.headers.get('x-frame-options')).toBe('DENY');
+    expect(dashboard.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
     const own = await post({ 'sec-fetch-site': 'same-origin', origin: sb.url });
     expect(own.status).toBe(303);
     expect(sb.state().chaos).toEqual({ drop: true });
