@@ -164,7 +164,12 @@ describe("attack: charging someone else's saved card", () => {
       });
       expect(added.status).toBe(400);
       expect(added.body.message).toMatch(/^Cannot change/);
+      // Nor can they replace the customer's session with one of their own, which would lift the rule.
+      const replaced = await createSession(collectionId, HOSTED, {}, token);
+      expect(replaced.status).toBe(400);
+      expect(replaced.body.message).toMatch(/^Cannot change/);
     }
+    expect((await sessionRowsOf(collectionId)).map((row) => row.id)).toEqual([session.id]);
     // The customer's own requests change it as before.
     await expectOk(
       api('POST', `/store/carts/${cartId}`, { token: owner.token, body: { email: owner.email } }),

@@ -4,7 +4,7 @@
  * security codes and signing keys become `***`, whatever form they arrive in.
  */
 
-import { passesLuhn } from './card-data.js';
+import { containsCardNumber } from './card-data.js';
 import { decodeJsonAndUrlEscapes } from './escapes.js';
 
 /** The marker that replaces a removed secret, in objects and in text alike. */
@@ -124,11 +124,10 @@ function replacement(match: RegExpExecArray): string {
     const shown = fieldKind(formName.toLowerCase()) === 'card' ? maskCardValue(formValue ?? '') : HIDDEN;
     return `${formLead ?? ''}${formName}${formSeparator ?? '='}${shown}`;
   }
-  const digits = whole.replace(/\D/g, '');
-  // Dots and slashes also join IP addresses, dates and amounts: such a run is masked only when it is
-  // shaped like a card (starts with 2–6 and passes Luhn).
-  if (/[./]/.test(whole) && !(/^[2-6]/.test(digits) && passesLuhn(digits))) return whole;
-  return maskDigits(digits);
+  // Dots and slashes also join IP addresses, dates and amounts: such a run is masked only when a card
+  // number is in it (core's card-data rule: whole groups, 2–6 and Luhn), whatever is glued around it.
+  if (/[./]/.test(whole) && !containsCardNumber(whole)) return whole;
+  return maskDigits(whole.replace(/\D/g, ''));
 }
 
 /**

@@ -57,6 +57,20 @@ describe('redactText: card numbers', () => {
     }
   });
 
+  it('masks a card number with digits glued on after a dot or a slash (a code, an expiry, cents)', () => {
+    for (const text of [
+      '4242424242424242/123',
+      '4242 4242 4242 4242/123',
+      '4242.4242.4242.4242.123',
+      '4000.0025.0000.3155/737',
+      '4242.4242.4242.4242/12/27',
+      '4242424242424242.50',
+      '0.4242.4242.4242.4242',
+    ]) {
+      expect(redactText(`paid with ${text}`), text).not.toMatch(/4242.?4242.?4242|0025.?0000/);
+    }
+  });
+
   it('masks bare card numbers split by dots, slashes or no-break spaces', () => {
     expect(redactText('card 4242.4242.4242.4242 failed')).toBe('card 424242***4242 failed');
     expect(redactText('card 4242/4242/4242/4242')).toBe('card 424242***4242');

@@ -72,6 +72,9 @@ describe('amountToPay', () => {
     ];
     expect(amountToPay({ totalWithTax: 150000, currencyCode: 'USD', payments })).toBe(147000);
     expect(paymentCurrency({ state: 'Settled', amount: 1, metadata: null }, 'EUR')).toBe('EUR');
+    // Another handler may write its currency in lower case: still the order's own.
+    const lower = [{ state: 'Settled', amount: 150000, metadata: { currency: 'usd' } }];
+    expect(amountToPay({ totalWithTax: 150000, currencyCode: 'USD', payments: lower })).toBe(0);
   });
 });
 

@@ -34,6 +34,8 @@ export default defineMiddlewares({
       middlewares: [
         // Allow-list first: the buyer the last step adds is the only key not from the storefront.
         onPaymentSessionCreation(
+          // Who asks: a new session replaces the cart's, so the customer rule applies here too.
+          authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true }),
           holdCartLock,
           refuseWhileChargeOpen('payment_collection'),
           validateSessionInput,

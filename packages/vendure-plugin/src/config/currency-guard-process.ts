@@ -5,7 +5,7 @@ import {
   Payment,
   TransactionalConnection,
 } from '@vendure/core';
-import { amountToPay, paymentCurrency } from '../service/payment-request';
+import { amountToPay, paidInCurrency, paymentCurrency } from '../service/payment-request';
 
 let connection: TransactionalConnection | undefined;
 
@@ -15,7 +15,8 @@ let connection: TransactionalConnection | undefined;
  * ¥1,500 made before the shopper switched the order to dollars would cover $1,500. The recorder never
  * adds a payment in another currency (payment-recorder.service.ts); this refuses to mark an order paid
  * while only payments in another currency cover it, whoever asks for the transition
- * (docs/SECURITY.md §6).
+ * (docs/SECURITY.md §6). Only payments that name their currency can be told apart: this plugin's always
+ * do; another handler's payment without one is taken to be in the order's currency, as Vendure takes it.
  */
 export const gatewaykitCurrencyGuardProcess: OrderProcess<OrderState> = {
   init(injector: Injector) {
@@ -30,9 +31,7 @@ export const gatewaykitCurrencyGuardProcess: OrderProcess<OrderState> = {
         ? await connection.getRepository(ctx, Payment).find({ where: { order: { id: order.id } } })
         : []);
     const foreign = payments.filter(
-      (p) =>
-        (p.state === 'Settled' || p.state === 'Authorized') &&
-        paymentCurrency(p, order.currencyCode) !== order.currencyCode,
+      (p) => (p.state === 'Settled' || p.state === 'Authorized') && !paidInCurrency(p, order.currencyCode),
     );
     if (
       foreign.length === 0 ||

@@ -64,12 +64,18 @@ export interface PreparedRequest {
 }
 
 /**
- * The currency a payment was made in: this plugin's payments say so in their metadata; any other
- * handler's payment is taken to be in the order's currency.
+ * The currency a payment was made in, upper case: this plugin's payments say so in their metadata (as
+ * may another handler's, in any case); a payment that does not is taken to be in the order's currency,
+ * which is all Vendure itself knows of it.
  */
 export function paymentCurrency(payment: PaymentLike, orderCurrency: string): string {
   const currency = (payment.metadata as { currency?: unknown } | null | undefined)?.currency;
-  return typeof currency === 'string' && currency !== '' ? currency : orderCurrency;
+  return (typeof currency === 'string' && currency !== '' ? currency : orderCurrency).toUpperCase();
+}
+
+/** Whether a payment counts toward an order in `orderCurrency` (see amountToPay). */
+export function paidInCurrency(payment: PaymentLike, orderCurrency: string): boolean {
+  return paymentCurrency(payment, orderCurrency) === orderCurrency.toUpperCase();
 }
 
 /**
@@ -80,7 +86,7 @@ export function paymentCurrency(payment: PaymentLike, orderCurrency: string): st
 export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments' | 'currencyCode'>): number {
   const covered = order.payments
     .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
-    .filter((p) => paymentCurrency(p, order.currencyCode) === order.currencyCode)
+    .filter((p) => paidInCurrency(p, order.currencyCode))
     .reduce((sum, p) => sum + p.amount, 0);
   return order.totalWithTax - covered;
 }

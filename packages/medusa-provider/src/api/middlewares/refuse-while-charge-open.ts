@@ -17,8 +17,8 @@ type Sessions = { id: string; provider_id: string; data?: Record<string, unknown
  * completed), the cart cannot change and no other payment session can be created: Medusa would delete
  * that session, and its result could then reach no cart (docs/SECURITY.md). The provider refuses the
  * deletion anyway; this answers the storefront with a clear 400 instead of a failed workflow. Before
- * that, a cart whose session a logged-in customer created changes only by that customer's requests
- * (lib/session-chooser.ts).
+ * that, a cart whose session a logged-in customer created changes (or gets another payment session)
+ * only by that customer's requests (lib/session-chooser.ts).
  */
 export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
   return async (req: MedusaRequest, _res: MedusaResponse, next: MedusaNextFunction): Promise<void> => {
@@ -32,14 +32,12 @@ export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
           `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
         );
       }
-      if (param === 'cart') {
-        // Set by Medusa's `authenticate` just before (allowUnauthenticated: absent for a guest).
-        const requesterId = (req as Partial<AuthenticatedMedusaRequest>).auth_context?.actor_id || undefined;
-        for (const session of sessions) {
-          const notChooser = whyNotTheChooser(session, requesterId);
-          if (notChooser)
-            throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot change: ${notChooser}`);
-        }
+      // A new payment session replaces the cart's, which would drop the customer rule with it.
+      // Set by Medusa's `authenticate` just before (allowUnauthenticated: absent for a guest).
+      const requesterId = (req as Partial<AuthenticatedMedusaRequest>).auth_context?.actor_id || undefined;
+      for (const session of sessions) {
+        const notChooser = whyNotTheChooser(session, requesterId);
+        if (notChooser) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot change: ${notChooser}`);
       }
       next();
     } catch (error) {
