@@ -131,14 +131,7 @@ export interface ChargePlan {
   decision?: CardMethodDecision | undefined;
 }
 
-/**
- * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no capture
- * or void, and reports results by signed callback/return; so the outcome lives in the session data and
- * authorizePayment reads it. Refunds and the gateway's record of a trade are on its OpenAPI host
- * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks).
- * Session data is written by the storefront at creation, so every key is parsed against an allow-list
- * and the provider returns the complete data it owns (docs/SECURITY.md).
- */
+/** The store's database as Medusa gives it to providers; a container without one (unit tests) has none. */
 function databaseOf(cradle: Cradle): SqlDatabase | undefined {
   try {
     return cradle.__pg_connection__;
@@ -147,6 +140,14 @@ function databaseOf(cradle: Cradle): SqlDatabase | undefined {
   }
 }
 
+/**
+ * Shared logic of the three gatewaykit services. The gateway charges at once (a sale), has no capture
+ * or void, and reports results by signed callback/return; so the outcome lives in the session data and
+ * authorizePayment reads it. Refunds and the gateway's record of a trade are on its OpenAPI host
+ * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks).
+ * Session data is written by the storefront at creation, so every key is parsed against an allow-list
+ * and the provider returns the complete data it owns (docs/SECURITY.md).
+ */
 export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitOptions> {
   protected abstract readonly mode: CheckoutFlow;
   protected readonly options_: GatewaykitOptions;
