@@ -7,6 +7,9 @@ import { readRawCallbackBody } from './middlewares/raw-callback-body';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
+/** Who asks, for the customer rule (lib/session-chooser.ts): the logged-in customer, or a guest. */
+const shopperIfLoggedIn = authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true });
+
 /** Store routes that change a cart (and make Medusa replace its payment sessions); never `complete`. */
 const CART_CHANGES: { matcher: string; method: ('POST' | 'DELETE')[] }[] = [
   { matcher: '/store/carts/:id', method: ['POST'] },
@@ -35,7 +38,7 @@ export default defineMiddlewares({
         // Allow-list first: the buyer the last step adds is the only key not from the storefront.
         onPaymentSessionCreation(
           // Who asks: a new session replaces the cart's, so the customer rule applies here too.
-          authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true }),
+          shopperIfLoggedIn,
           holdCartLock,
           refuseWhileChargeOpen('payment_collection'),
           validateSessionInput,
@@ -45,20 +48,14 @@ export default defineMiddlewares({
     },
     ...CART_CHANGES.map((route) => ({
       ...route,
-      middlewares: [
-        authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true }),
-        refuseWhileChargeOpen('cart'),
-      ],
+      middlewares: [shopperIfLoggedIn, refuseWhileChargeOpen('cart')],
     })),
     // A payment given back before an order existed never becomes one (docs/SECURITY.md §6), and a
     // customer's chosen card is charged only when that customer completes (§2).
     {
       matcher: '/store/carts/:id/complete',
       method: ['POST'],
-      middlewares: [
-        authenticate('customer', ['session', 'bearer'], { allowUnauthenticated: true }),
-        guardCartCompletion,
-      ],
+      middlewares: [shopperIfLoggedIn, guardCartCompletion],
     },
     {
       matcher: '/store/gatewaykit/payment-methods*',
