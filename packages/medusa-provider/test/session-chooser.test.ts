@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customerIdOf, whyNotTheChooser } from '../src/lib/session-chooser';
+import { customerIdOf, requesterOf, whyNotTheChooser } from '../src/lib/session-chooser';
 
 const chosen = (data: Record<string, unknown>, provider_id = 'pp_gatewaykit_gatewaykit') => ({
   provider_id,
@@ -38,5 +38,13 @@ describe('customerIdOf', () => {
     expect(customerIdOf({ customer: { id: '' } })).toBeUndefined();
     expect(customerIdOf({ customer: { id: 42 } })).toBeUndefined();
     expect(customerIdOf(undefined)).toBeUndefined();
+  });
+});
+
+describe('requesterOf', () => {
+  it("reads the customer Medusa's authenticate found, and nothing for a guest", () => {
+    expect(requesterOf({ auth_context: { actor_id: 'cus_1' } } as never)).toBe('cus_1');
+    expect(requesterOf({ auth_context: { actor_id: '' } } as never)).toBeUndefined();
+    expect(requesterOf({} as never)).toBeUndefined();
   });
 });

@@ -391,12 +391,7 @@ export class MedusaStore implements StoreAdapter {
     const own = this.cartId;
     if (linked !== undefined && linked !== own) return this.readForeignReturn(linked);
     if (!own) return { kind: 'failed', reason: 'This return has no cart' };
-    const { cart } = await this.api<{ cart: Json }>(
-      'GET',
-      cartPath(own, '?fields=completed_at,*payment_collection,*payment_collection.payment_sessions'),
-    );
-    const session = (cart.payment_collection?.payment_sessions as MedusaSession[] | undefined)?.[0];
-    const outcome = session?.data.outcome?.status;
+    const { cart, session, outcome } = await this.paymentOfCart(own);
     if (cart.completed_at || outcome === 'succeeded' || session?.status === 'authorized') {
       const result = await this.complete(own);
       if (result.kind === 'placed') return result;
@@ -405,6 +400,18 @@ export class MedusaStore implements StoreAdapter {
     if (session?.status === 'error' || outcome === 'failed')
       return { kind: 'failed', reason: session?.data.error ?? 'The payment failed' };
     return { kind: 'pending', message: 'Waiting for the gateway to confirm the payment…' };
+  }
+
+  /** A cart's completion and its payment session with the gateway's outcome: what the return page judges. */
+  private async paymentOfCart(cartId: string, token?: string) {
+    const { cart } = await this.api<{ cart: Json }>(
+      'GET',
+      cartPath(cartId, '?fields=completed_at,*payment_collection,*payment_collection.payment_sessions'),
+      undefined,
+      token,
+    );
+    const session = (cart.payment_collection?.payment_sessions as MedusaSession[] | undefined)?.[0];
+    return { cart, session, outcome: session?.data.outcome?.status };
   }
 
   /**
@@ -416,21 +423,15 @@ export class MedusaStore implements StoreAdapter {
       kind: 'elsewhere' as const,
       message: `${state} Nothing was added to the cart or the account in this browser.`,
     });
-    let cart: Json;
+    let payment: Awaited<ReturnType<MedusaStore['paymentOfCart']>>;
     try {
-      ({ cart } = await this.api<{ cart: Json }>(
-        'GET',
-        cartPath(cartId, '?fields=completed_at,*payment_collection,*payment_collection.payment_sessions'),
-        undefined,
-        '',
-      ));
+      payment = await this.paymentOfCart(cartId, '');
     } catch (error) {
       if (error instanceof StoreError && error.status === 404)
         return notice('The cart of this payment link was not found.');
       throw error;
     }
-    const session = (cart.payment_collection?.payment_sessions as MedusaSession[] | undefined)?.[0];
-    const outcome = session?.data.outcome?.status;
+    const { cart, session, outcome } = payment;
     if (cart.completed_at) return notice('This payment is complete and its order is placed.');
     if (outcome === 'succeeded' || session?.status === 'authorized')
       return notice('This payment is accepted; the store places its order.');

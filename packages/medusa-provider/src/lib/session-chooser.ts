@@ -1,3 +1,4 @@
+import type { AuthenticatedMedusaRequest, MedusaRequest } from '@medusajs/framework/http';
 import { chargeStateOf } from './open-charges';
 import { type GatewaykitSessionData, readSessionData } from './session-data';
 
@@ -6,15 +7,15 @@ import { type GatewaykitSessionData, readSessionData } from './session-data';
  * (docs/SECURITY.md §2): only that customer. The completion sends the charge with the card the session
  * names, and Medusa's cart ids are bearer tokens with no ownership check: without this, whoever holds
  * the cart id could change the shipping address, and the customer's card would pay for goods sent to
- * them. A session created
- * by a guest has no chooser: a guest's cart is the cart id's holder's by Medusa's own rule.
+ * them. A session created by a guest has no chooser: a guest's cart is the cart id's holder's by
+ * Medusa's own rule.
  */
 export interface ChosenSession {
   provider_id: string;
   data?: Record<string, unknown> | null;
 }
 
-/** Why `requesterId` (the logged-in customer, if any) may not complete with `session`; undefined if they may. */
+/** Why `requesterId` (the logged-in customer, if any) may not change or complete a cart with `session`; undefined if they may. */
 export function whyNotTheChooser(
   session: ChosenSession,
   requesterId: string | undefined,
@@ -36,4 +37,12 @@ export function whyNotTheChooser(
 export function customerIdOf(context: { customer?: { id?: unknown } } | undefined): string | undefined {
   const id = context?.customer?.id;
   return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/**
+ * The logged-in customer a store request comes from, or undefined for a guest: set by Medusa's
+ * `authenticate` (allowUnauthenticated) that runs before the guards.
+ */
+export function requesterOf(req: MedusaRequest): string | undefined {
+  return (req as Partial<AuthenticatedMedusaRequest>).auth_context?.actor_id || undefined;
 }

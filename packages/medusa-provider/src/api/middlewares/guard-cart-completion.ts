@@ -1,9 +1,4 @@
-import type {
-  AuthenticatedMedusaRequest,
-  MedusaNextFunction,
-  MedusaRequest,
-  MedusaResponse,
-} from '@medusajs/framework/http';
+import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError } from '@medusajs/framework/utils';
 import { isCartCompleted, sessionsOfCart } from '../../lib/cart-of-collection';
 import {
@@ -12,7 +7,7 @@ import {
   type SessionPayment,
   whyPaymentReturned,
 } from '../../lib/returned-payment';
-import { type ChosenSession, whyNotTheChooser } from '../../lib/session-chooser';
+import { type ChosenSession, requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
 
 type CompletedSession = SessionPayment & ChosenSession;
 
@@ -43,8 +38,7 @@ export async function guardCartCompletion(
             relations: RETURNED_PAYMENT_RELATIONS,
           })
         : [];
-    // Set by Medusa's `authenticate` just before (allowUnauthenticated: absent for a guest).
-    const requesterId = (req as Partial<AuthenticatedMedusaRequest>).auth_context?.actor_id || undefined;
+    const requesterId = requesterOf(req);
     for (const session of sessions) {
       const returned = whyPaymentReturned(session);
       if (returned) {

@@ -1,13 +1,8 @@
-import type {
-  AuthenticatedMedusaRequest,
-  MedusaNextFunction,
-  MedusaRequest,
-  MedusaResponse,
-} from '@medusajs/framework/http';
+import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { sessionsOfCart } from '../../lib/cart-of-collection';
 import { firstOpenCharge } from '../../lib/open-charges';
-import { whyNotTheChooser } from '../../lib/session-chooser';
+import { requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
 import { paymentCollectionIdOf } from './payment-session-route';
 
 type Sessions = { id: string; provider_id: string; data?: Record<string, unknown> | null }[];
@@ -33,8 +28,7 @@ export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
         );
       }
       // A new payment session replaces the cart's, which would drop the customer rule with it.
-      // Set by Medusa's `authenticate` just before (allowUnauthenticated: absent for a guest).
-      const requesterId = (req as Partial<AuthenticatedMedusaRequest>).auth_context?.actor_id || undefined;
+      const requesterId = requesterOf(req);
       for (const session of sessions) {
         const notChooser = whyNotTheChooser(session, requesterId);
         if (notChooser) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot change: ${notChooser}`);
