@@ -93,6 +93,15 @@ describe('attack: a paid order without paying', () => {
       token,
     );
     expect(response.status).toBe(400);
+    // Who chose the payment is the server's to record (the customer rule), never the storefront's.
+    const chooser = await createSession(
+      collectionId,
+      CARD,
+      { customerPaymentMethodId: card.id, medusaCustomerId: 'cus_someone_else' },
+      token,
+    );
+    expect(chooser.status).toBe(400);
+    expect(chooser.body.message).toContain('medusaCustomerId');
     expect(await sessionRowsOf(collectionId)).toEqual([]);
     expect((await complete(cartId, token)).body.type).not.toBe('order');
   });
