@@ -6,6 +6,8 @@
  *   --merchant no:key (repeatable) / SANDBOX_MERCHANTS="no:key,no:key"  (several)
  *   --callback-time-scale / SANDBOX_CALLBACK_TIME_SCALE (1 = the gateway's real schedule)
  *   --public-url / SANDBOX_PUBLIC_URL
+ *   --allowed-host NAME (repeatable) / SANDBOX_ALLOWED_HOSTS="name,name": more names the dashboard,
+ *     control API, hosted pages and card element answer under (see host-check.ts)
  */
 import { parseArgs } from 'node:util';
 import { TEST_CARDS } from './cards.js';
@@ -33,12 +35,13 @@ async function main(): Promise<void> {
       merchant: { type: 'string', multiple: true },
       'callback-time-scale': { type: 'string' },
       'public-url': { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) {
     console.log(
-      'Usage: gatewaykit-sandbox [--port 8600] [--host 127.0.0.1] [--gateway-no 12345678 --sign-key KEY] [--merchant no:key ...] [--callback-time-scale 1] [--public-url URL]',
+      'Usage: gatewaykit-sandbox [--port 8600] [--host 127.0.0.1] [--gateway-no 12345678 --sign-key KEY] [--merchant no:key ...] [--callback-time-scale 1] [--public-url URL] [--allowed-host NAME ...]',
     );
     return;
   }
@@ -66,6 +69,10 @@ async function main(): Promise<void> {
     merchants: merchants.length > 0 ? merchants : [DEFAULT_MERCHANT],
     callbackTimeScale: scale,
     publicUrl: values['public-url'] ?? env['SANDBOX_PUBLIC_URL'],
+    allowedHosts: [
+      ...(values['allowed-host'] ?? []),
+      ...(env['SANDBOX_ALLOWED_HOSTS'] ?? '').split(',').filter(Boolean),
+    ],
   });
 
   const lines = [

@@ -16,6 +16,7 @@ import { ELEMENT_METHODS_PATH } from './element/method-endpoint.js';
 import { handleElementRequest } from './element/routes.js';
 import { FaultEffects } from './fault-effects.js';
 import { type FaultInput, FaultRegistry, type FaultRule } from './faults.js';
+import { AllowedHosts, allowedHostsOf } from './host-check.js';
 import { BodyTooLargeError, readBody, sendHtml, sendJson } from './http.js';
 import { newShortId } from './ids.js';
 import { runOperation } from './operations/index.js';
@@ -58,6 +59,12 @@ export interface SandboxOptions {
   pendingDelayMs?: number;
   /** Per-attempt timeout of callback POSTs in real ms (default 10000). */
   callbackTimeoutMs?: number;
+  /**
+   * More host names the dashboard, control API, hosted pages and card element answer under (IP
+   * addresses, `localhost`, the bind host and the public URL's host always are): the defence against
+   * DNS rebinding, see host-check.ts.
+   */
+  allowedHosts?: readonly string[];
 }
 
 export interface SandboxClock {
@@ -120,6 +127,7 @@ function header(request: IncomingMessage, name: string): string | undefined {
 class SandboxServer {
   readonly context: SandboxContext;
   private readonly faultEffects = new FaultEffects();
+  private readonly allowedHosts: AllowedHosts;
   private baseUrl = '';
 
   constructor(
@@ -129,6 +137,10 @@ class SandboxServer {
     const clock = new VirtualClock();
     const merchantMap = new Map(merchants.map((merchant) => [merchant.gatewayNo, merchant]));
     const timeScale = options.callbackTimeScale ?? 1 / 1000;
+    this.allowedHosts = allowedHostsOf(options.publicUrl, [
+      ...(options.host ? [options.host] : []),
+      ...(options.allowedHosts ?? []),
+    ]);
     this.context = {
       store: new SandboxStore(),
       clock,
@@ -175,6 +187,14 @@ class SandboxServer {
     // The API path is split by hand: `new URL` per request is measurable at gateway request rates.
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
+    const isApi = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
+    const unknownHost = isApi ? undefined : this.allowedHosts.refusal(request);
+    if (unknownHost) {
+      sendJson(response, 403, {
+        error: `the sandbox answers under its own host names only (${unknownHost}); add a name with --allowed-host or SANDBOX_ALLOWED_HOSTS`,
+      });
+      return;
+    }
     // The card element: its SDK, iframe and the iframe's own endpoint (token, not signature).
     if (path.startsWith('/static/') || path === ELEMENT_METHODS_PATH) {
       const started = Date.now();
@@ -183,7 +203,7 @@ class SandboxServer {
       );
       if (answered) return;
     }
-    if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`)) {
+    if (isApi) {
       const search = queryAt === -1 ? '' : target.slice(queryAt + 1);
       return this.handleApi(request, response, path, search, rawBody);
     }

@@ -3,6 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { GatewayClient } from '@gatewaykit/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sendWithHost } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../src/cli.ts', import.meta.url));
 let child: ChildProcess | undefined;
@@ -62,6 +63,16 @@ describe('gatewaykit-sandbox CLI', () => {
       SANDBOX_SIGN_KEY: 'env-key',
     });
     expect(banner).toContain('55556666 / env-key');
+  });
+
+  it('answers its browser-facing parts under the names given with --allowed-host and SANDBOX_ALLOWED_HOSTS', async () => {
+    const banner = await start(['--port', '0', '--allowed-host', 'qa-box'], {
+      SANDBOX_ALLOWED_HOSTS: 'shop.internal,other.internal',
+    });
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1] ?? '';
+    for (const host of ['qa-box', 'shop.internal', 'other.internal'])
+      expect((await sendWithHost(url, '/_sandbox/state', host)).status, host).toBe(200);
+    expect((await sendWithHost(url, '/_sandbox/state', 'evil.example')).status).toBe(403);
   });
 
   it('refuses a malformed --merchant', async () => {

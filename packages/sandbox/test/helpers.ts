@@ -1,6 +1,6 @@
 /** Test helpers: raw signed requests (to test what a client cannot send) and a callback receiver. */
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GatewayClient, signRequest } from '@gatewaykit/core';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
@@ -193,4 +193,48 @@ export function hostedBody(fields: {
 /** Posts a hosted page form the way a script would, without following the redirect. */
 export async function submitPage(url: string, fields: Record<string, string>): Promise<Response> {
   return fetch(url, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual' });
+}
+
+export interface HostAnswer {
+  status: number;
+  body: string;
+}
+
+/** One request with the Host header set by hand, as fetch cannot. */
+export function sendWithHost(
+  url: string,
+  path: string,
+  host: string,
+  method = 'GET',
+  body?: string,
+): Promise<HostAnswer> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        hostname,
+        port,
+        path,
+        method,
+        headers: {
+          host,
+          // What a rebinding page's own fetch carries: to the browser it is same-origin.
+          'sec-fetch-site': 'same-origin',
+          origin: `http://${host}`,
+          ...(body === undefined
+            ? {}
+            : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+        },
+      },
+      (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
 }
