@@ -10,6 +10,7 @@ import {
 import { BullMQJobQueuePlugin } from '@vendure/job-queue-plugin/package/bullmq';
 import { maxOrderTotalChecker } from './eligibility-checker';
 import { noopPaymentHandler } from './noop-payment-handler';
+import { refuseDemoDefaultsInProduction } from './production-env';
 
 export interface StoreSettings {
   port: number;
@@ -47,12 +48,22 @@ export interface StoreSettings {
    * or every process (GATEWAYKIT_TASKS_EVERYWHERE=1, to prove the scheduler's lock across instances).
    */
   tasksInWorkerOnly: boolean;
+  /** Who the Admin API's superadmin is (SUPERADMIN_USERNAME / SUPERADMIN_PASSWORD). */
+  superadmin: { identifier: string; password: string };
+  /** Signs the session cookie (COOKIE_SECRET). */
+  cookieSecret: string;
+  /**
+   * NODE_ENV=production: the storefront origins the APIs answer (CORS_ORIGINS, comma-separated), with
+   * Vendure's CSRF prevention on. Undefined in the demo, which keeps Vendure's development defaults.
+   */
+  corsOrigins: string[] | undefined;
 }
 
 export const APP_ROOT = path.resolve(__dirname, '..', '..');
 export const DEFAULT_DATA_DIR = path.resolve(APP_ROOT, '..', '..', '.data', 'vendure-store');
 
 export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSettings {
+  refuseDemoDefaultsInProduction(env);
   const port = Number(env.PORT ?? 3100);
   const publicUrl = env.PUBLIC_URL ?? `http://127.0.0.1:${port}`;
   return {
@@ -76,6 +87,18 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     tasksInWorkerOnly: env.GATEWAYKIT_TASKS_EVERYWHERE !== '1',
+    superadmin: {
+      identifier: env.SUPERADMIN_USERNAME || 'superadmin',
+      password: env.SUPERADMIN_PASSWORD || 'superadmin',
+    },
+    cookieSecret: env.COOKIE_SECRET || 'gatewaykit-demo-cookie-secret',
+    corsOrigins:
+      env.NODE_ENV === 'production'
+        ? (env.CORS_ORIGINS ?? '')
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean)
+        : undefined,
     logLevel:
       env.LOG_LEVEL === 'debug' ? LogLevel.Debug : env.LOG_LEVEL === 'info' ? LogLevel.Info : LogLevel.Warn,
   };
@@ -88,12 +111,16 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       hostname: '127.0.0.1',
       adminApiPath: 'admin-api',
       shopApiPath: 'shop-api',
+      // Production: only the listed storefronts, and no cross-site form posts (login CSRF).
+      ...(settings.corsOrigins
+        ? { cors: { origin: settings.corsOrigins, credentials: true }, csrfPrevention: true }
+        : {}),
     },
     authOptions: {
       tokenMethod: ['bearer', 'cookie'],
       requireVerification: false,
-      superadminCredentials: { identifier: 'superadmin', password: 'superadmin' },
-      cookieOptions: { secret: 'gatewaykit-demo-cookie-secret' },
+      superadminCredentials: settings.superadmin,
+      cookieOptions: { secret: settings.cookieSecret },
     },
     dbConnectionOptions:
       settings.topology === 'production' ? postgresOptions(settings) : sqljsOptions(settings),

@@ -26,7 +26,12 @@ export async function startStore(
   if (settings.topology === 'demo') await app.get(JobQueueService).start();
   // Several instances on one database: only the first one started runs the (idempotent) setup.
   if (options.setup ?? true) {
-    await setupStore(`http://127.0.0.1:${settings.port}/admin-api`, gateways, settings.benchBaseline);
+    await setupStore(
+      `http://127.0.0.1:${settings.port}/admin-api`,
+      gateways,
+      settings.superadmin,
+      settings.benchBaseline,
+    );
   }
   return app;
 }

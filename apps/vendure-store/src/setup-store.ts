@@ -33,9 +33,10 @@ const METHODS = [
 export async function setupStore(
   adminUrl: string,
   gateways: StoreGateways,
+  superadmin: { identifier: string; password: string },
   benchBaseline = false,
 ): Promise<void> {
-  const admin = await loginAdmin(adminUrl);
+  const admin = await loginAdmin(adminUrl, superadmin.identifier, superadmin.password);
   await ensurePaymentMethods(admin, '', gateways.main);
   if (benchBaseline) await ensureNoopMethod(admin);
   const jp = await ensureJpChannel(admin);

@@ -1,0 +1,23 @@
+/**
+ * What a production start (NODE_ENV=production) of this store must set. Each has a demo default in
+ * this app, and the defaults are public (they are in the repository): a store running on them has a
+ * known superadmin password, a known cookie secret, a known gateway sign key, or answers any website.
+ */
+export const PRODUCTION_VARIABLES = [
+  'SUPERADMIN_PASSWORD',
+  'COOKIE_SECRET',
+  'CORS_ORIGINS',
+  'GATEWAY_BASE_URL',
+  'GATEWAY_SIGN_KEY',
+  'GATEWAY_JP_SIGN_KEY',
+] as const;
+
+/** Refuses a production start that still relies on a demo default, naming every variable to set. */
+export function refuseDemoDefaultsInProduction(env: NodeJS.ProcessEnv): void {
+  if (env.NODE_ENV !== 'production') return;
+  const missing = PRODUCTION_VARIABLES.filter((name) => !env[name]?.trim());
+  if (missing.length === 0) return;
+  throw new Error(
+    `NODE_ENV=production: set ${missing.join(', ')}; the demo defaults are public (apps/vendure-store/README.md, "Run it in production")`,
+  );
+}
