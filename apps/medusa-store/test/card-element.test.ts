@@ -305,6 +305,37 @@ describe('card element: attacks', () => {
     expect(await chargesMentioning(method)).toHaveLength(1);
   });
 
+  it("whoever holds a guest's cart id logs in and names the guest's fresh card on the same cart to save it: refused; the guest still pays", async () => {
+    const guest = await readyCart({ email: uniqueEmail('guest-cart') });
+    const method = await elementMethod((await cardElement(guest.cartId)).session_token, CARDS.success);
+    await startSession(guest.collectionId, CARD, { customerPaymentMethodId: method });
+
+    // The cart id is a bearer token: its holder may make sessions on the guest's own collection.
+    const holder = await registerCustomer();
+    for (const saveCard of [true, false]) {
+      const stolen = await createSession(
+        guest.collectionId,
+        { customerPaymentMethodId: method, saveCard },
+        holder.token,
+      );
+      expect(stolen.status).toBe(400);
+      expect(stolen.body.message).toContain(
+        'data.customerPaymentMethodId: this card was entered for another checkout',
+      );
+    }
+    expect(await savedCards(holder.token)).toEqual([]);
+    expect(await chargesMentioning(method)).toEqual([]);
+
+    // The guest names the card again (their session may have been replaced meanwhile) and pays.
+    await startSession(guest.collectionId, CARD, { customerPaymentMethodId: method });
+    expect((await complete(guest.cartId)).body.type).toBe('order');
+    const [charge] = await chargesMentioning(method);
+    expect(JSON.parse(charge.body)).not.toHaveProperty('customerId');
+    const state = await sandboxControl('state');
+    const record = state.paymentMethods.find((m: Json) => m.customerPaymentMethodId === method);
+    expect(record.customerId ?? null).toBeNull();
+  });
+
   it('two carts naming one fresh element card at once: exactly one may use it', async () => {
     const carts = await Promise.all([1, 2, 3, 4].map(() => readyCart({ email: uniqueEmail('race') })));
     const method = await elementMethod((await cardElement(carts[0]!.cartId)).session_token, CARDS.success);

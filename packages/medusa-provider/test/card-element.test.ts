@@ -180,11 +180,37 @@ describe("element cards: core's card rule decides", () => {
           'data.customerPaymentMethodId: this card was entered for another checkout; enter it again here',
       });
     }
-    expect([...bindings]).toEqual([['pm_element_1', 'payses_E1']]);
+    expect([...bindings]).toEqual([['pm_element_1', 'payses_E1 by a guest']]);
     // The first checkout still pays with it (asked again right before the charge).
     const paid = await service.authorizePayment({ data: first.data } as never);
     expect(paid.status).toBe('captured');
     expect(confirm).toHaveBeenCalledTimes(1);
+  });
+
+  it("attack: whoever holds a guest's cart id logs in and names the guest's fresh card on the same collection to save it: refused, nothing attached", async () => {
+    const { service, confirm, attach, bindings } = cardServiceWith(SUCCESS);
+    const guest = await service.initiatePayment(initiate({ customerPaymentMethodId: 'pm_element_1' }));
+    // Same collection (the fake's session stands for it), another shopper.
+    for (const saveCard of [true, false]) {
+      await expect(
+        service.initiatePayment(
+          initiate({ customerPaymentMethodId: 'pm_element_1', saveCard }, loggedIn('cus_2')),
+        ),
+      ).rejects.toMatchObject({
+        type: 'not_allowed',
+        message:
+          'data.customerPaymentMethodId: this card was entered for another checkout; enter it again here',
+      });
+    }
+    // Nor right before the charge, with the session data of such a session.
+    await expect(
+      service.authorizePayment({
+        data: { ...guest.data, medusaCustomerId: 'medusa_cus_2', gatewayCustomerId: 'cus_2', saveCard: true },
+      } as never),
+    ).rejects.toMatchObject({ type: 'not_allowed' });
+    expect(bindings.get('pm_element_1')).toBe('payses_E1 by a guest');
+    expect(confirm).not.toHaveBeenCalled();
+    expect(attach).not.toHaveBeenCalled();
   });
 
   it("a method the gateway does not know for this merchant (another merchant's token) is refused", async () => {

@@ -54,17 +54,22 @@ export function cardServiceWith(
       attach: vi.fn(async (id: string, customerId: string) => ({ customerPaymentMethodId: id, customerId })),
     },
   };
-  // Element-card bindings as the store's table keeps them (first binding wins), one checkout per session.
+  // Element-card bindings as the store's table keeps them (first binding wins): one checkout per session
+  // (the session stands for its collection here), and the shopper who named the card there.
   const bindings = new Map<string, string>();
   class TestCardService extends GatewaykitCardService {
     protected override get client(): GatewayClient {
       return fake as unknown as GatewayClient;
     }
-    protected override elementCardCheckout(sessionId: string): ElementCardCheckout {
+    protected override elementCardCheckout(
+      sessionId: string,
+      medusaCustomerId: string | undefined,
+    ): ElementCardCheckout {
+      const checkout = `${sessionId} by ${medusaCustomerId ?? 'a guest'}`;
       return {
         async bindElementCard(id) {
-          if (!bindings.has(id)) bindings.set(id, sessionId);
-          return bindings.get(id) === sessionId;
+          if (!bindings.has(id)) bindings.set(id, checkout);
+          return bindings.get(id) === checkout;
         },
       };
     }
@@ -95,7 +100,14 @@ export function cardSession(orderNo = 'payses_01TEST'): Record<string, unknown> 
   };
 }
 
-/** initiatePayment's context for a logged-in customer whose gateway customer is `gatewayCustomerId`. */
+/**
+ * initiatePayment's context for a logged-in customer whose gateway customer is `gatewayCustomerId`
+ * (their Medusa customer id is `medusa_` and the same).
+ */
 export function loggedIn(gatewayCustomerId: string) {
-  return { idempotency_key: 'x', account_holder: { id: 'acc_1', data: { id: gatewayCustomerId } } } as never;
+  return {
+    idempotency_key: 'x',
+    customer: { id: `medusa_${gatewayCustomerId}` },
+    account_holder: { id: 'acc_1', data: { id: gatewayCustomerId } },
+  } as never;
 }

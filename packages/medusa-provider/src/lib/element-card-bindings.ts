@@ -2,30 +2,38 @@ import type { ElementCardCheckout } from '@gatewaykit/core';
 import type { SqlDatabase } from './charge-claim';
 
 /**
- * Core's element-card binding (docs/card-element.md#one-checkout-per-element-card) for the payment
- * collection of one payment session, in the store's database: a fresh card-element method is bound to
- * the collection that first names it, in a table the card provider's migration creates. Two first uses
- * at once, on any instances: the primary key lets one insert win, and both read the winner afterwards
- * (a second statement, so it sees the commit the insert waited for).
+ * Core's element-card binding (docs/card-element.md#one-checkout-per-element-card) for one payment
+ * session, in the store's database: a fresh card-element method is bound to the payment collection
+ * that first names it and to the shopper who named it (the logged-in customer, or '' for a guest), in a
+ * table the card provider's migrations create. The shopper counts because a collection is not one
+ * person's: whoever holds a guest's cart id may log in and name the guest's card on the same collection,
+ * and saving it would make it theirs. Two first uses at once, on any instances: the primary key lets
+ * one insert win, and both read the winner afterwards (a second statement, so it sees the commit the
+ * insert waited for).
  */
 export class SessionElementCardCheckout implements ElementCardCheckout {
+  private readonly shopper: string;
+
   constructor(
     private readonly db: SqlDatabase,
     private readonly sessionId: string,
-  ) {}
+    medusaCustomerId: string | undefined,
+  ) {
+    this.shopper = medusaCustomerId ?? '';
+  }
 
   async bindElementCard(customerPaymentMethodId: string): Promise<boolean> {
     await this.db.raw(
-      `INSERT INTO gatewaykit_element_card_binding (id, payment_collection_id)
-       SELECT ?, payment_collection_id FROM payment_session WHERE id = ?
+      `INSERT INTO gatewaykit_element_card_binding (id, payment_collection_id, customer_id)
+       SELECT ?, payment_collection_id, ? FROM payment_session WHERE id = ?
        ON CONFLICT (id) DO NOTHING`,
-      [customerPaymentMethodId, this.sessionId],
+      [customerPaymentMethodId, this.shopper, this.sessionId],
     );
     const { rows } = await this.db.raw(
-      `SELECT b.payment_collection_id = s.payment_collection_id AS ours
+      `SELECT b.payment_collection_id = s.payment_collection_id AND b.customer_id = ? AS ours
          FROM gatewaykit_element_card_binding b, payment_session s
         WHERE b.id = ? AND s.id = ?`,
-      [customerPaymentMethodId, this.sessionId],
+      [this.shopper, customerPaymentMethodId, this.sessionId],
     );
     // No row: the session does not exist, so nothing is bound to it.
     return rows[0]?.ours === true;

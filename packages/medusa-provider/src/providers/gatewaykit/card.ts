@@ -83,17 +83,21 @@ export class GatewaykitCardService extends GatewaykitBase {
   }
 
   /**
-   * The payment collection of session `sessionId`, as the checkout a fresh element card is bound to
-   * (lib/element-card-bindings.ts). Overridden in unit tests that have no database.
+   * The payment collection of session `sessionId` and the shopper who names the card there, as the
+   * checkout a fresh element card is bound to (lib/element-card-bindings.ts). Overridden in unit tests
+   * that have no database.
    */
-  protected elementCardCheckout(sessionId: string): ElementCardCheckout {
+  protected elementCardCheckout(
+    sessionId: string,
+    medusaCustomerId: string | undefined,
+  ): ElementCardCheckout {
     if (!this.database) {
       throw new MedusaError(
         MedusaError.Types.UNEXPECTED_STATE,
         'gatewaykit: card payments need the store database',
       );
     }
-    return new SessionElementCardCheckout(this.database, sessionId);
+    return new SessionElementCardCheckout(this.database, sessionId, medusaCustomerId);
   }
 
   /** Core's card rule for the session's method; a refusal is a 400 naming the storefront's field. */
@@ -107,7 +111,7 @@ export class GatewaykitCardService extends GatewaykitBase {
         data.customerPaymentMethodId!,
         { gatewayCustomerId: data.gatewayCustomerId },
         data.saveCard === true,
-        this.elementCardCheckout(data.orderNo!),
+        this.elementCardCheckout(data.orderNo!, data.medusaCustomerId),
       );
     } catch (error) {
       throw toMedusaError(
