@@ -107,6 +107,16 @@ describe('attack: a paid order without paying', () => {
   });
 });
 
+/** Where whoever holds a cart id would have the goods sent. */
+const MALLORY = {
+  first_name: 'Mallory',
+  address_1: '1 Drop Street',
+  city: 'Austin',
+  country_code: 'us',
+  province: 'us-tx',
+  postal_code: '73301',
+};
+
 describe("attack: charging someone else's saved card", () => {
   it('a guest cart and another customer are refused before anything is stored or charged', async () => {
     const victim = await registerCustomer();
@@ -145,25 +155,70 @@ describe("attack: charging someone else's saved card", () => {
     expect(JSON.stringify(charge)).toContain(session.data.gatewayCustomerId);
   });
 
+  it("after the owner's card is declined, whoever holds the cart id still cannot send the goods elsewhere or complete; the owner retries and pays", async () => {
+    const owner = await registerCustomer();
+    const declining = await saveCard(owner.token, CARDS.decline);
+    const good = await saveCard(owner.token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    await startSession(collectionId, CARD, { customerPaymentMethodId: declining.id }, owner.token);
+    const declined = await complete(cartId, owner.token);
+    expect(declined.status).toBe(400);
+    expect(declined.body.message).toMatch(/was not authorized/);
+    const other = await registerCustomer();
+    for (const token of [undefined, other.token]) {
+      const moved = await api('POST', `/store/carts/${cartId}`, {
+        token,
+        body: { shipping_address: MALLORY },
+      });
+      expect(moved.status).toBe(400);
+      expect(moved.body.message).toMatch(/^Cannot change: this cart is being paid with the payment/);
+      expect((await complete(cartId, token)).body.message).toMatch(/^Cannot complete/);
+    }
+    await startSession(collectionId, CARD, { customerPaymentMethodId: good.id }, owner.token);
+    const paid = await complete(cartId, owner.token);
+    expect(paid.body.type).toBe('order');
+    expect(paid.body.order.shipping_address.first_name).toBe('Ada');
+  });
+
+  it("a change or completion sent while the owner's payment session is being made waits for it, and is then refused", async () => {
+    const owner = await registerCustomer();
+    const card = await saveCard(owner.token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    // A slow gateway keeps the session's card check in flight: Medusa has inserted the session's row,
+    // but not yet the customer who chose it.
+    await sandboxControl('faults', { route: 'retrievePaymentMethod', kind: 'latency', ms: 1500 });
+    const making = createSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    await waitFor(
+      async () => (await sessionRowsOf(collectionId)).length > 0,
+      "the owner's session row to be inserted",
+    );
+    const [moved, completed] = await Promise.all([
+      api('POST', `/store/carts/${cartId}`, { body: { shipping_address: MALLORY } }),
+      complete(cartId),
+    ]);
+    expect((await making).status).toBe(200);
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toMatch(/^Cannot change/);
+    expect(completed.status).toBe(400);
+    expect(completed.body.message).toMatch(/^Cannot complete/);
+    expect(await ordersOf(owner.email)).toEqual([]);
+
+    const paid = await complete(cartId, owner.token);
+    expect(paid.body.type).toBe('order');
+    expect(paid.body.order.shipping_address.first_name).toBe('Ada');
+  });
+
   it("whoever holds the owner's cart id can neither change it nor complete it with the owner's card (guest or another customer); the owner can", async () => {
     const owner = await registerCustomer();
     const card = await saveCard(owner.token, CARDS.success);
     const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
     // The cart id is a bearer token in Medusa: its holder tries to send the goods elsewhere first.
-    const mallory = {
-      first_name: 'Mallory',
-      address_1: '1 Drop Street',
-      city: 'Austin',
-      country_code: 'us',
-      province: 'us-tx',
-      postal_code: '73301',
-    };
     const other = await registerCustomer();
     for (const token of [undefined, other.token]) {
       const moved = await api('POST', `/store/carts/${cartId}`, {
         token,
-        body: { shipping_address: mallory },
+        body: { shipping_address: MALLORY },
       });
       expect(moved.status).toBe(400);
       expect(moved.body.message).toMatch(/^Cannot change: this cart is being paid with the payment/);

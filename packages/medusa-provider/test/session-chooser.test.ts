@@ -20,9 +20,19 @@ describe('whyNotTheChooser (who may complete a cart with a logged-in customer’
     });
     expect(whyNotTheChooser(onPage, undefined)).toMatch(/log in as that customer/);
     expect(whyNotTheChooser(onPage, 'cus_owner')).toBeUndefined();
+    // After a decline the customer retries on the same cart: its address still decides where their
+    // next payment's goods go.
+    const declined = chosen({
+      medusaCustomerId: 'cus_owner',
+      attemptedAt: '2026-11-25T10:00:00.000Z',
+      outcome: { orderNo: 'payses_1', status: 'failed', reason: 'Declined' },
+    });
+    expect(whyNotTheChooser(declined, undefined)).toMatch(/log in as that customer/);
+    expect(whyNotTheChooser(declined, 'cus_other')).toMatch(/another customer chose/);
+    expect(whyNotTheChooser(declined, 'cus_owner')).toBeUndefined();
   });
 
-  it("a guest's session, a sent or decided charge, and other providers' sessions are not judged", () => {
+  it("a guest's session, a charge that may have taken money, and other providers' sessions are not judged", () => {
     expect(whyNotTheChooser(chosen({ customerPaymentMethodId: 'pm_1' }), 'cus_other')).toBeUndefined();
     const sent = chosen({ medusaCustomerId: 'cus_owner', attemptedAt: '2026-11-25T10:00:00.000Z' });
     expect(whyNotTheChooser(sent, undefined)).toBeUndefined();

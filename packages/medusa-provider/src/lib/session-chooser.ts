@@ -22,11 +22,11 @@ export function whyNotTheChooser(
 ): string | undefined {
   if (!session.provider_id.startsWith('pp_gatewaykit')) return undefined;
   const data: Partial<GatewaykitSessionData> = readSessionData(session.data ?? undefined);
-  // Before the charge (or while the shopper is on the gateway's page) the cart's address and contents
-  // decide what the customer's money buys. Once the charge may have taken money, nobody may change
-  // the cart (refuseWhileChargeOpen) and a completion charges nothing more.
-  const state = chargeStateOf(data);
-  if (!data.medusaCustomerId || (state !== 'not-sent' && state !== 'redirect')) return undefined;
+  // Before the charge, while the shopper is on the gateway's page, and after a decline (the customer
+  // retries on the same cart), the cart's address and contents decide what the customer's money buys.
+  // Once the charge may have taken money, nobody may change the cart (refuseWhileChargeOpen) and a
+  // completion charges nothing more.
+  if (!data.medusaCustomerId || chargeStateOf(data) === 'open') return undefined;
   if (requesterId === data.medusaCustomerId) return undefined;
   return requesterId
     ? 'this cart is being paid with the payment another customer chose; only that customer can change or complete it'

@@ -1,6 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError } from '@medusajs/framework/utils';
 import { isCartCompleted, sessionsOfCart } from '../../lib/cart-of-collection';
+import { cartGuardKey, holdUntilAnswered } from '../../lib/hold-until-answered';
 import {
   RETURNED_PAYMENT_FIELDS,
   RETURNED_PAYMENT_RELATIONS,
@@ -23,21 +24,31 @@ type CompletedSession = SessionPayment & ChosenSession;
  */
 export async function guardCartCompletion(
   req: MedusaRequest,
-  _res: MedusaResponse,
+  res: MedusaResponse,
   next: MedusaNextFunction,
 ): Promise<void> {
+  const cartId = req.params.id;
+  if (typeof cartId !== 'string' || !cartId) return next();
+  // The judgement and the completion it lets through hold the cart's guard lock: a customer's payment
+  // session made meanwhile waits for them (lib/hold-until-answered.ts).
   try {
-    const cartId = req.params.id!;
+    await holdUntilAnswered(req, res, [cartGuardKey(cartId)], () => judgeCompletion(req, cartId, next));
+  } catch (error) {
+    next(error);
+  }
+}
+
+async function judgeCompletion(req: MedusaRequest, cartId: string, next: MedusaNextFunction): Promise<void> {
+  try {
     // A completed cart answers its order again (Medusa's own idempotency); only an open one is checked.
     // Plain reads (cart module, link, payment module), not a `query.graph` across the link: this runs on
     // every completion, for every provider (lib/cart-of-collection.ts).
-    const sessions =
-      typeof cartId === 'string' && cartId && !(await isCartCompleted(req.scope, cartId))
-        ? await sessionsOfCart<CompletedSession>(req.scope, cartId, {
-            select: ['id', 'provider_id', 'data', ...RETURNED_PAYMENT_FIELDS],
-            relations: RETURNED_PAYMENT_RELATIONS,
-          })
-        : [];
+    const sessions = !(await isCartCompleted(req.scope, cartId))
+      ? await sessionsOfCart<CompletedSession>(req.scope, cartId, {
+          select: ['id', 'provider_id', 'data', ...RETURNED_PAYMENT_FIELDS],
+          relations: RETURNED_PAYMENT_RELATIONS,
+        })
+      : [];
     const requesterId = requesterOf(req);
     for (const session of sessions) {
       const returned = whyPaymentReturned(session);

@@ -1,6 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { sessionsOfCart } from '../../lib/cart-of-collection';
+import { cartGuardKey, holdUntilAnswered } from '../../lib/hold-until-answered';
 import { firstOpenCharge } from '../../lib/open-charges';
 import { requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
 import { paymentCollectionIdOf } from './payment-session-route';
@@ -16,24 +17,36 @@ type Sessions = { id: string; provider_id: string; data?: Record<string, unknown
  * only by that customer's requests (lib/session-chooser.ts).
  */
 export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
-  return async (req: MedusaRequest, _res: MedusaResponse, next: MedusaNextFunction): Promise<void> => {
+  return async (req: MedusaRequest, res: MedusaResponse, next: MedusaNextFunction): Promise<void> => {
+    const judge = async () => {
+      try {
+        const id = param === 'cart' ? req.params.id! : paymentCollectionIdOf(req);
+        const sessions = await sessionsOf(req, param, id);
+        const open = firstOpenCharge(sessions);
+        if (open) {
+          throw new MedusaError(
+            MedusaError.Types.NOT_ALLOWED,
+            `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
+          );
+        }
+        // A new payment session replaces the cart's, which would drop the customer rule with it.
+        const requesterId = requesterOf(req);
+        for (const session of sessions) {
+          const notChooser = whyNotTheChooser(session, requesterId);
+          if (notChooser)
+            throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot change: ${notChooser}`);
+        }
+        next();
+      } catch (error) {
+        next(error);
+      }
+    };
+    // A payment-session request already holds the cart's guard lock (holdCartLock); a cart change takes
+    // it here, so the check and the change it lets through are one step for other guarded requests.
+    const cartId = req.params.id;
+    if (param === 'payment_collection' || typeof cartId !== 'string' || !cartId) return judge();
     try {
-      const id = param === 'cart' ? req.params.id! : paymentCollectionIdOf(req);
-      const sessions = await sessionsOf(req, param, id);
-      const open = firstOpenCharge(sessions);
-      if (open) {
-        throw new MedusaError(
-          MedusaError.Types.NOT_ALLOWED,
-          `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
-        );
-      }
-      // A new payment session replaces the cart's, which would drop the customer rule with it.
-      const requesterId = requesterOf(req);
-      for (const session of sessions) {
-        const notChooser = whyNotTheChooser(session, requesterId);
-        if (notChooser) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot change: ${notChooser}`);
-      }
-      next();
+      await holdUntilAnswered(req, res, [cartGuardKey(cartId)], judge);
     } catch (error) {
       next(error);
     }
