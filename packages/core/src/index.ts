@@ -33,7 +33,12 @@ export {
 } from './gateway-config.js';
 export { type HeaderSource, readHeader } from './headers.js';
 export type { InboundAccount } from './inbound/account-verification.js';
-export { type AttemptStore, type MerchantAlert, recordOutcome } from './inbound/attempt-store.js';
+export {
+  type AttemptStore,
+  type MerchantAlert,
+  type RecordOptions,
+  recordOutcome,
+} from './inbound/attempt-store.js';
 export {
   decideInbound,
   type InboundDecision,

@@ -93,8 +93,15 @@ export function verifyCallback(input: VerifyCallbackInput): VerifiedCallback {
   } catch {
     jsonError = true;
   }
-  const verified =
-    matches(body) || (!jsonError && input.allowReencodedBody !== false && matches(phpJsonEncode(parsedJson)));
+  // Re-encoding can throw (JSON nested deeper than the stack, sent by anyone): that is no match, not a 500.
+  const reencodedMatches = () => {
+    try {
+      return matches(phpJsonEncode(parsedJson));
+    } catch {
+      return false;
+    }
+  };
+  const verified = matches(body) || (!jsonError && input.allowReencodedBody !== false && reencodedMatches());
   if (!verified) fail('the sign-info signature does not match (wrong sign key, or the body was changed)');
   if (jsonError) fail('the body is not JSON', 'CALLBACK_MALFORMED');
   const event = safeParseFast(callbackEventSchema, unknownTypeWithoutData(parsedJson));

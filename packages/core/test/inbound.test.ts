@@ -391,6 +391,32 @@ describe('handleReturn', () => {
     const mismatch = await handle(main, returned('o-1', { orderAmount: '0.01' }));
     expect(mismatch.answer.location).toContain('status=redirect');
     expect(main.statusOf('o-1')).toBe('redirect');
-    expect(main.alerts.map((a) => a.kind)).toEqual(['paid-not-applied', 'amount-mismatch']);
+    // A return alerts nobody: the callback and the reconciliation report the same money.
+    expect(main.alerts).toEqual([]);
+  });
+
+  it("attack: a shopper's signed return replayed at will (it never expires) raises no merchant alert", async () => {
+    const main = new MemoryStore().add('o-1');
+    // Another method's store knows no attempt of this orderNo; the same for an orderNo of nobody.
+    const elsewhere = new MemoryStore();
+    const atAnotherMethod = (query: URLSearchParams) =>
+      handleReturn({
+        query,
+        accounts: [MAIN],
+        storeFor: () => elsewhere,
+        logger: silent,
+        storefrontUrl: () => 'https://shop.example/done',
+      });
+    for (let replay = 0; replay < 3; replay++) {
+      expect((await atAnotherMethod(returned('o-1'))).answer).toEqual({ status: 404, body: 'unknown order' });
+      expect((await handle(main, returned('o-1', { orderAmount: '0.01' }))).result.kind).toBe('mismatch');
+    }
+    expect(elsewhere.alerts).toEqual([]);
+    expect(main.alerts).toEqual([]);
+    // The same outcome from the gateway's callback is alerted.
+    expect((await callback(storesWith(elsewhere), { data: callbackData('o-1') })).result.kind).toBe(
+      'unknown-attempt',
+    );
+    expect(elsewhere.alerts.map((alert) => alert.kind)).toEqual(['paid-not-applied']);
   });
 });

@@ -155,6 +155,15 @@ describe('verifyCallback', () => {
     expect(error?.message).toMatch(/raw request body/);
   });
 
+  it('attack: JSON nested deeper than the stack, unsigned, is a rejected signature, not a crash', () => {
+    // About 240 KB: under the plugins' 256 KB body cap, and too deep to re-encode.
+    const body = `${'['.repeat(120_000)}${']'.repeat(120_000)}`;
+    expect(() => JSON.parse(body)).not.toThrow();
+    expect(() => verifyCallback({ rawBody: body, headers: signed('{}'), gatewayNo, signKey, now })).toThrow(
+      SignatureVerificationError,
+    );
+  });
+
   it('verifies a correctly signed body of an unknown event type, keeping the type as sent', () => {
     const body = JSON.stringify({ type: 'account.closed', data: {} });
     const event = verifyCallback({ rawBody: body, headers: signed(body), gatewayNo, signKey, now });

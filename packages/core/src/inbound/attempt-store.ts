@@ -55,6 +55,17 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
 /** How many times a decision is taken again when a concurrent writer changed the attempt first. */
 const SAVE_TRIES = 3;
 
+export interface RecordOptions {
+  /**
+   * Whether an outcome for no attempt, or about another amount, alerts the merchant (default yes). A
+   * return does not (docs/inbound.md): its signature has no time, and the shopper keeps the URL, so a
+   * return could be replayed at will, at any method, to flood the merchant with alerts that ask for a
+   * refund. The gateway's callback (signed, within 10 minutes) and the reconciliation report the
+   * same money.
+   */
+  alerts?: boolean;
+}
+
 /**
  * Records one verified outcome (callback, return or the synchronous answer of a charge): find, decide,
  * save, under the store's exclusive section; then the after-change hook and any merchant alert.
@@ -62,6 +73,7 @@ const SAVE_TRIES = 3;
 export async function recordOutcome<A extends StoredAttempt>(
   store: AttemptStore<A>,
   incoming: PaymentOutcome,
+  options: RecordOptions = {},
 ): Promise<InboundDecision<A>> {
   const settled = await unchangedFinalAttempt(store, incoming);
   if (settled) {
@@ -82,6 +94,7 @@ export async function recordOutcome<A extends StoredAttempt>(
   });
   if (decision.kind === 'changed') await store.afterChange?.(decision.attempt, decision.next);
   await afterUnchanged(store, decision);
+  if (options.alerts === false) return decision;
   if (decision.kind === 'mismatch') {
     await store.alert({
       kind: 'amount-mismatch',

@@ -117,7 +117,11 @@ function logDecision(logger: InboundLogger, door: string, decision: InboundDecis
       logger.info(`gatewaykit: ${door} ${orderNo}: ${status} for no attempt of this account`);
       return;
     case 'mismatch':
-      // The store's amount-mismatch alert is the record.
+      // From a callback, the store's amount-mismatch alert is the record; a return raises none.
+      if (door === 'return')
+        logger.warn(
+          `gatewaykit: return ${orderNo}: ${status} for another amount or currency than the attempt's, nothing changed (the callback or the reconciliation alerts it)`,
+        );
       return;
   }
 }
@@ -198,7 +202,8 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
     return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: error.message } };
   }
   try {
-    const decision = await recordOutcome(input.storeFor(account), outcome);
+    // No merchant alert from a return: the shopper can replay it (RecordOptions.alerts).
+    const decision = await recordOutcome(input.storeFor(account), outcome, { alerts: false });
     logDecision(logger, 'return', decision);
     if (decision.kind === 'unknown-attempt') return { answer: UNKNOWN_ORDER, result: decision, account };
     const location = await input.storefrontUrl(decision.attempt, statusAfter(decision), account);
