@@ -334,6 +334,38 @@ describe("attack: another account's key", () => {
   });
 });
 
+describe("attack: Medusa's stock webhook route", () => {
+  it("a success signed with another entry's key and sent to /hooks/payment/… charges and completes nothing", async () => {
+    const owner = await registerCustomer();
+    const card = await saveCard(owner.token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    const body = phpJsonEncode({
+      type: 'transaction.success',
+      data: {
+        orderNo: session.id,
+        tradeNo: 'T-stock-route',
+        orderStatus: 'success',
+        orderAmount: session.data.amount,
+        orderCurrency: session.data.currency,
+        orderInfo: 'Approved',
+      },
+    });
+    // The second entry's key (a staff or test account's key may be public) names the main entry's session.
+    const hook = await api('POST', '/hooks/payment/gatewaykit_second', {
+      rawBody: body,
+      headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
+    });
+    expect(hook.status).toBe(200);
+    // Medusa queues the event and runs it after its webhook delay (5 s): wait past it, then look.
+    await new Promise((resolve) => setTimeout(resolve, 8000));
+    expect(await chargesMentioning(session.id)).toEqual([]);
+    expect(await ordersOf(owner.email)).toEqual([]);
+    const after = await currentSession(cartId, owner.token);
+    expect(after.data.attemptedAt).toBeUndefined();
+  });
+});
+
 describe('attack: a second charge, and a payment lost', () => {
   it('while a charge has no known outcome, its session is kept and no other payment starts; the callback completes the order once', async () => {
     const { token, email } = await registerCustomer();

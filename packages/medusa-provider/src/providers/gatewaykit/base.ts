@@ -12,7 +12,6 @@ import {
   type KeptCard,
   mergeOutcome,
   normalizeLocalPaymentMethod,
-  outcomeFromCallback,
   type PaymentOutcome,
   type PaymentSource,
   reconcileAttempt,
@@ -20,7 +19,6 @@ import {
   refundRequest,
   startPayment,
   UnknownOutcomeError,
-  verifyCallback,
 } from '@gatewaykit/core';
 import type {
   AuthorizePaymentInput,
@@ -89,7 +87,6 @@ import {
 } from '../../lib/session-data';
 import { parseInitiateInput } from '../../lib/session-input';
 import { sessionStatusFor } from '../../lib/session-status';
-import { webhookActionFor } from '../../lib/webhook-action';
 
 /** The payment module's own services, for reading a payment's latest data. */
 interface StoredRows<T> {
@@ -544,15 +541,16 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     }
   }
 
-  async getWebhookActionAndData(payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
-    // The plugin's own callback route is the gateway's callbackUrl; this keeps the stock route safe too.
-    const event = verifyCallback({
-      rawBody: payload.rawData,
-      headers: payload.headers as Record<string, string>,
-      gatewayNo: this.options_.gatewayNo,
-      signKey: this.options_.signKey,
-    });
-    return webhookActionFor(outcomeFromCallback(event));
+  /**
+   * Medusa's stock webhook route (`/hooks/payment/:provider`) never acts for gatewaykit: the plugin's
+   * own callback route is the gateway's callbackUrl, and it records a result only for the sessions of
+   * the account whose key signed it, with the amount checked and the cart guards kept. The stock route
+   * would run Medusa's payment workflow for whatever session id a signed body names, whichever entry's
+   * key signed it (a test account's key may be public), authorizing (charging) and completing another
+   * entry's cart past those checks (docs/SECURITY.md §4).
+   */
+  async getWebhookActionAndData(_payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
+    return { action: 'not_supported' };
   }
 
   async createAccountHolder(input: CreateAccountHolderInput): Promise<CreateAccountHolderOutput> {
