@@ -206,6 +206,67 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
     expect(second.alerts).toHaveLength(1);
   });
 
+  it('two entries sharing one merchant account: a callback or return reaches the entry holding its attempt', async () => {
+    // One merchant account behind two entries (two storefronts): both keys verify every notification.
+    const shopA = { ...MAIN, storefront: 'a' };
+    const shopB = { ...MAIN, storefront: 'b' };
+    const stores = new Map([
+      [shopA, new MemoryStore()],
+      [shopB, new MemoryStore().add('o-b')],
+    ]);
+    const { body, headers } = signedCallback({
+      gatewayNo: MAIN.gatewayNo,
+      signKey: MAIN.signKey,
+      body: { type: 'transaction.success', data: callbackData('o-b') },
+    });
+    const handled = await handleCallback({
+      rawBody: body,
+      headers,
+      accounts: [shopA, shopB],
+      storeFor: (account) => stores.get(account)!,
+      logger: silent,
+    });
+    expect(handled.result.kind).toBe('changed');
+    expect(handled.account).toBe(shopB);
+    expect(stores.get(shopB)!.statusOf('o-b')).toBe('succeeded');
+    expect(stores.get(shopA)!.alerts).toEqual([]);
+    const returned = await handleReturn({
+      query: signedReturnQuery(
+        {
+          gatewayNo: MAIN.gatewayNo,
+          orderNo: 'o-b',
+          tradeNo: 'T1',
+          orderAmount: '10.00',
+          orderCurrency: 'USD',
+          orderStatus: 'success',
+          orderInfo: 'Approved',
+        },
+        MAIN.signKey,
+      ),
+      accounts: [shopA, shopB],
+      storeFor: (account) => stores.get(account)!,
+      logger: silent,
+      storefrontUrl: (_attempt, status, account) =>
+        `https://${account.storefront}.example/done?status=${status}`,
+    });
+    expect(returned.answer.location).toBe('https://b.example/done?status=succeeded');
+    // Nobody holds it: the first entry answers, as before.
+    const nobody = signedCallback({
+      gatewayNo: MAIN.gatewayNo,
+      signKey: MAIN.signKey,
+      body: { type: 'transaction.success', data: callbackData('nobody') },
+    });
+    const unknown = await handleCallback({
+      rawBody: nobody.body,
+      headers: nobody.headers,
+      accounts: [shopA, shopB],
+      storeFor: (account) => stores.get(account)!,
+      logger: silent,
+    });
+    expect(unknown.result.kind).toBe('unknown-attempt');
+    expect(unknown.account).toBe(shopA);
+  });
+
   it('amount or currency mismatch: success answered, nothing changed, the merchant alerted', async () => {
     const main = new MemoryStore().add('o-1');
     for (const data of [

@@ -16,7 +16,12 @@ import { redactText } from '../redact.js';
 import { type CallbackEvent, isKnownCallbackEventType } from '../schemas/callbacks.js';
 import { verifyCallback } from '../verify-callback.js';
 import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
-import { type InboundAccount, verifyWithAccounts } from './account-verification.js';
+import {
+  accountHoldingAttempt,
+  type InboundAccount,
+  type VerifiedBy,
+  verifyWithAccounts,
+} from './account-verification.js';
 import { type AttemptStore, recordOutcome } from './attempt-store.js';
 import type { InboundDecision, StoredAttempt } from './decision.js';
 
@@ -126,6 +131,13 @@ function logDecision(logger: InboundLogger, door: string, decision: InboundDecis
   }
 }
 
+type VerifiedByAccounts<Acc, T> = [VerifiedBy<Acc, T>, ...VerifiedBy<Acc, T>[]];
+
+/** Whether an account's store holds an attempt of this orderNo (several accounts verified it). */
+function holdsAttempt<Acc extends InboundAccount, A extends StoredAttempt>(input: InboundCommon<Acc, A>) {
+  return async (account: Acc, orderNo: string) => (await input.storeFor(account).find(orderNo)) !== undefined;
+}
+
 /**
  * Handles one callback: verify with the account it names, turn it into an outcome, record it. The
  * gateway is answered `success` whenever retrying cannot change anything (recorded, duplicate, stale,
@@ -135,10 +147,9 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
   input: CallbackInput<Acc, A>,
 ): Promise<Handled<Acc, A>> {
   const { logger } = input;
-  let account: Acc;
-  let event: CallbackEvent;
+  let verifiedBy: VerifiedByAccounts<Acc, CallbackEvent>;
   try {
-    ({ account, verified: event } = verifyWithAccounts(
+    verifiedBy = verifyWithAccounts(
       input.accounts,
       readHeader(input.headers, 'gateway-no')?.trim(),
       (candidate) =>
@@ -149,14 +160,17 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
           signKey: candidate.signKey,
           ...(input.now === undefined ? {} : { now: input.now }),
         }),
-    ));
+    );
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error;
     logger.warn(`gatewaykit: callback rejected: ${error.message}`);
     return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: error.message } };
   }
-  const store = input.storeFor(account);
+  const event = verifiedBy[0].verified;
+  let account = verifiedBy[0].account;
   try {
+    ({ account } = await accountHoldingAttempt(verifiedBy, event.data.orderNo, holdsAttempt(input)));
+    const store = input.storeFor(account);
     const outcome = outcomeFromCallback(event);
     if (!outcome) {
       const orderNo = event.data.orderNo;
@@ -188,20 +202,20 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
 ): Promise<Handled<Acc, A>> {
   const { logger } = input;
   const params = toReturnParams(input.query);
-  let account: Acc;
-  let outcome: PaymentOutcome;
+  let verifiedBy: VerifiedByAccounts<Acc, PaymentOutcome>;
   try {
-    const verified = verifyWithAccounts(input.accounts, params.get('gatewayNo') ?? undefined, (candidate) =>
-      verifyReturn({ query: params, signKey: candidate.signKey }),
+    verifiedBy = verifyWithAccounts(input.accounts, params.get('gatewayNo') ?? undefined, (candidate) =>
+      outcomeFromReturn(verifyReturn({ query: params, signKey: candidate.signKey })),
     );
-    account = verified.account;
-    outcome = outcomeFromReturn(verified.verified);
   } catch (error) {
     if (!(error instanceof SignatureVerificationError)) throw error;
     logger.warn(`gatewaykit: return rejected: ${error.message}`);
     return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: error.message } };
   }
+  const outcome = verifiedBy[0].verified;
+  let account = verifiedBy[0].account;
   try {
+    ({ account } = await accountHoldingAttempt(verifiedBy, outcome.orderNo, holdsAttempt(input)));
     // No merchant alert from a return: the shopper can replay it (RecordOptions.alerts).
     const decision = await recordOutcome(input.storeFor(account), outcome, { alerts: false });
     logDecision(logger, 'return', decision);
