@@ -254,6 +254,51 @@ describe('gateway callbacks: duplicates, order, signatures, channels', () => {
     expect(paid.payments).toHaveLength(1);
   });
 
+  it("a dollar order of the yen channel stays in dollars when its callback strips a coupon (the callback counts in the attempt's currency)", async () => {
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const shop = shopClient(stack, JP_CHANNEL_TOKEN);
+    const order = await prepareOrder(shop);
+    await sellAlsoInDollars(shop);
+    const code = `DOLLARS-${order.code}`;
+    const { createPromotion } = await jpAdmin.query<{ createPromotion: { id: string } }>(
+      `mutation ($input: CreatePromotionInput!) { createPromotion(input: $input) { ... on Promotion { id } } }`,
+      {
+        input: {
+          enabled: true,
+          couponCode: code,
+          conditions: [],
+          actions: [{ code: 'order_percentage_discount', arguments: [{ name: 'discount', value: '10' }] }],
+          translations: [{ languageCode: 'en', name: code }],
+        },
+      },
+    );
+    // The shopper applies the coupon asking in dollars: the order is now a dollar order.
+    const applied = await inDollars(shop).query<{
+      applyCouponCode: { __typename: string; currencyCode?: string };
+    }>(
+      `mutation ($code: String!) { applyCouponCode(couponCode: $code) { __typename ... on Order { currencyCode } } }`,
+      { code },
+    );
+    expect(applied.applyCouponCode.currencyCode).toBe('USD');
+    const started = await startPayment(inDollars(shop), { paymentMethodCode: 'jp-gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    expect(stack.sandbox.order(started.orderNo)?.orderCurrency).toBe('USD');
+    // The promotion ends while the shopper pays: adding the payment strips the coupon and recalculates.
+    await jpAdmin.query(
+      `mutation ($input: UpdatePromotionInput!) { updatePromotion(input: $input) { __typename } }`,
+      { input: { id: createPromotion.id, enabled: false } },
+    );
+    stack.sandbox.setChaos({ noReturn: 'always' });
+    await completeRedirect(started.url, 'success');
+    await deliveredCallbacks(stack.sandbox, started.orderNo);
+    const after = await adminOrder(jpAdmin, order.id);
+    // Recalculated in the callback's context, the order would have become a yen order.
+    expect(after.currencyCode).toBe('USD');
+    // The coupon's end raised the total: the dollars taken no longer cover it, so the charge is flagged.
+    const tradeNo = stack.sandbox.order(started.orderNo)?.tradeNo ?? '?';
+    expect(JSON.stringify(after.history.items)).toContain(`Gateway trade ${tradeNo}`);
+  });
+
   it('attack: an order moved to another currency while its payment was open is never settled by it (flagged for refund)', async () => {
     // A channel selling in two currencies: Vendure moves an order to the currency of the request that
     // changes it, and keeps every amount as a bare integer. ¥1,205 paid must never cover $1,205.

@@ -1,7 +1,8 @@
 import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphqlClient } from '../src/graphql-client';
+import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { type ClusterStack, startClusterStack } from './support/cluster';
+import { asRefund, refundOrder } from './support/refunds';
 import {
   adminOrder,
   CARDS,
@@ -104,6 +105,27 @@ describe('production topology: two instances + worker, exactly once', () => {
       [order.code],
     );
     expect(attempts.filter((a) => a.status === 'succeeded')).toHaveLength(1);
+  });
+
+  it('two refunds of the whole payment at once, one admin request per instance: one gateway refund', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const paid = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(paid.__typename).toBe('GatewaykitPaymentCompleted');
+    const [payment] = (await settledOnce(order.id)).payments;
+    if (!payment?.transactionId) throw new Error('no settled payment');
+    // The gateway holds its answers a moment, so both instances are in createRefund together; the
+    // payment's row lock in PostgreSQL (refund-lock.ts) makes the later one see the earlier refund.
+    stack.sandbox.addFault({ route: 'createRefund', kind: 'latency', ms: 300, times: 2 });
+    const admins = await Promise.all(
+      stack.cluster.servers.slice(0, 2).map((server) => loginAdmin(`${server.url}/admin-api`)),
+    );
+    const results = await Promise.all(admins.map((admin) => refundOrder(admin, payment.id, payment.amount)));
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+    expect(results.map((result) => asRefund(result).state).sort()).toEqual(['Failed', 'Pending']);
   });
 
   it('one fresh element card named by several orders at once, over both instances: one order gets it, one charge', async () => {

@@ -17,8 +17,8 @@ import {
   refundTransitions,
   usd,
 } from './support/refunds';
-import { adminOrder, eventually } from './support/shop';
-import { type Stack, startStack } from './support/stack';
+import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './support/shop';
+import { type Stack, shopClient, startStack } from './support/stack';
 
 /** A second gateway method whose key the attacker knows (e.g. a staff test method). */
 const KNOWN_KEY_METHOD = {
@@ -252,6 +252,62 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect((await settled(order.id, refund.id)).state).toBe('Settled');
   });
 
+  it('two refunds of the whole payment at once: one gateway refund, and no second Pending refund in Vendure', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    // The gateway holds its answers a moment, so both admin requests are in createRefund together.
+    stack.sandbox.addFault({ route: 'createRefund', kind: 'latency', ms: 300, times: 2 });
+    const results = await Promise.all([
+      refundOrder(stack.admin, payment.id, payment.amount),
+      refundOrder(stack.admin, payment.id, payment.amount),
+    ]);
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+    const [atGateway] = stack.sandbox.refunds(payment.transactionId);
+    // Both passed Vendure's own check (it read no refunds yet); the later one, in the payment's refund
+    // section, sees the earlier refund: Failed, nothing sent, never a second refund of the same batchNo.
+    const refunds = results.map(asRefund);
+    expect(refunds.filter((r) => r.transactionId === atGateway?.batchNo)).toHaveLength(1);
+    expect(refunds.map((r) => r.state).sort()).toEqual(['Failed', 'Pending']);
+    const winner = refunds.find((r) => r.transactionId === atGateway?.batchNo);
+    expect((await settled(order.id, winner?.id ?? '?')).state).toBe('Settled');
+    const stored = (await paymentsWithRefunds(stack.admin, order.id)).flatMap((p) => p.refunds);
+    expect(stored.filter((r) => r.state !== 'Failed').map((r) => r.id)).toEqual([winner?.id]);
+    for (const loser of stored.filter((r) => r.id !== winner?.id)) {
+      expect(loser.metadata).toMatchObject({ status: 'refused' });
+      expect(String(loser.metadata?.message)).toContain('left to refund');
+    }
+  });
+
+  it('cancelPayment on a settled gateway payment is refused (the gateway has no void), a declined one is cancelled', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    const cancel = async (id: string) =>
+      (
+        await stack.admin.query<{ cancelPayment: Record<string, unknown> }>(
+          `mutation ($id: ID!) { cancelPayment(id: $id) { __typename
+             ... on Payment { state } ... on CancelPaymentError { paymentErrorMessage } } }`,
+          { id },
+        )
+      ).cancelPayment;
+    expect(await cancel(payment.id)).toEqual({
+      __typename: 'CancelPaymentError',
+      paymentErrorMessage: 'the gateway has no void; refund the payment instead',
+    });
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.payments.map((p) => p.state)).toEqual(['Settled']);
+    expect(after.state).toBe('PaymentSettled');
+
+    // A declined payment took no money: cancelling it only tidies Vendure's record, as before.
+    const shop = shopClient(stack);
+    const declinedOrder = await prepareOrder(shop);
+    const declined = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.decline),
+    });
+    expect(declined.__typename).toBe('GatewaykitPaymentError');
+    const [row] = (await adminOrder(stack.admin, declinedOrder.id)).payments;
+    expect(row?.state).toBe('Declined');
+    expect(await cancel(row?.id ?? '?')).toEqual({ __typename: 'Payment', state: 'Cancelled' });
+  });
+
   it('a chargeback raised in the sandbox appears in the order history and in the payment metadata the dashboard block reads', async () => {
     const { order, payment } = await paidCardOrder(stack);
     const chargeback = stack.sandbox.raiseChargeback({
@@ -308,6 +364,57 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
       };
       return { ...paid, refund, data };
     }
+
+    /** An order of the shop waiting for payment, as staff would take a phone or bank payment for it. */
+    async function unpaidOrder(channelToken?: string) {
+      const shop = shopClient(stack, channelToken);
+      const order = await prepareOrder(shop);
+      await shop.query(`mutation { transitionOrderToState(state: "ArrangingPayment") { __typename } }`);
+      return order;
+    }
+
+    async function manualPayment(
+      admin: typeof stack.admin,
+      orderId: string,
+      method: string,
+      tradeNo: string,
+    ) {
+      const { addManualPaymentToOrder } = await admin.query<{
+        addManualPaymentToOrder: {
+          __typename: string;
+          payments?: { id: string; state: string; amount: number; transactionId: string }[];
+        };
+      }>(
+        `mutation ($input: ManualPaymentInput!) { addManualPaymentToOrder(input: $input) { __typename
+           ... on Order { payments { id state amount transactionId } } } }`,
+        { input: { orderId, method, transactionId: tradeNo, metadata: {} } },
+      );
+      const payment = addManualPaymentToOrder.payments?.find((p) => p.transactionId === tradeNo);
+      if (!payment) throw new Error(`addManualPaymentToOrder: ${addManualPaymentToOrder.__typename}`);
+      return payment;
+    }
+
+    it("a manual payment naming another order's trade number (or another channel's) refunds nothing at the gateway", async () => {
+      // The victims: a paid order in this channel and one in the yen channel.
+      const victim = await paidCardOrder(stack);
+      const jpVictim = await paidCardOrder(stack, 'jp-gatewaykit-card', JP_CHANNEL_TOKEN);
+      for (const tradeNo of [victim.payment.transactionId, jpVictim.payment.transactionId]) {
+        // Staff with UpdateOrder record a "manual" payment under the gateway method, naming the trade.
+        const order = await unpaidOrder();
+        const forged = await manualPayment(stack.admin, order.id, 'gatewaykit-card', tradeNo);
+        expect(forged.state).toBe('Settled');
+        const refund = asRefund(await refundOrder(stack.admin, forged.id, Math.min(forged.amount, 500)));
+        expect(refund.state).toBe('Failed');
+        expect(refund.transactionId).toBeFalsy();
+        expect(String(refund.metadata?.message)).toContain(
+          `trade ${tradeNo} is not a payment of this order taken through gatewaykit-card in this channel`,
+        );
+        expect(stack.sandbox.refunds(tradeNo)).toHaveLength(0);
+      }
+      // The real payments still refund as before.
+      asRefund(await refundOrder(stack.admin, victim.payment.id, 100));
+      expect(stack.sandbox.refunds(victim.payment.transactionId)).toHaveLength(1);
+    });
 
     it("a refund notice signed with another method's key changes nothing", async () => {
       const { order, refund, data } = await pendingRefund();

@@ -27,6 +27,7 @@ import { MethodConfigService } from './service/method-config.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
 import { ReconcileService } from './service/reconcile.service';
 import { RefundFlights } from './service/refund-flights';
+import { RefundLock } from './service/refund-lock';
 import { RefundNoteService } from './service/refund-note.service';
 import { SavedCardService } from './service/saved-card.service';
 import type { GatewaykitPluginOptions } from './types';
@@ -56,6 +57,7 @@ import type { GatewaykitPluginOptions } from './types';
     CardElementService,
     RefundNoteService,
     RefundFlights,
+    RefundLock,
     GatewayRefundService,
     GatewayNoticeService,
     ReconcileService,

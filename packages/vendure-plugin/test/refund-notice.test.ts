@@ -39,6 +39,15 @@ describe('findNoticedRefund', () => {
     expect(findNoticedRefund([pending, lost], { batchNo: 'R2', merTrackNo: 'ABC-P7-R2' })).toBe(lost);
   });
 
+  it('prefers the Pending refund when a Failed duplicate carries the same batchNo or merTrackNo', () => {
+    const duplicate = { ...pending, id: 9, state: 'Failed' };
+    expect(findNoticedRefund([duplicate, pending], success)).toBe(pending);
+    const lostDuplicate = { ...lost, id: 10, state: 'Failed' };
+    expect(findNoticedRefund([lostDuplicate, lost], { batchNo: 'R2', merTrackNo: 'ABC-P7-R2' })).toBe(lost);
+    // With nothing Pending left, the first match (its notice is then a duplicate or an alert).
+    expect(findNoticedRefund([duplicate], success)).toBe(duplicate);
+  });
+
   it('never matches manual refunds or refunds it does not know', () => {
     expect(findNoticedRefund([manual], { batchNo: 'R3' })).toBeUndefined();
     expect(findNoticedRefund([pending], { batchNo: 'R9', merTrackNo: 'other' })).toBeUndefined();

@@ -4,6 +4,9 @@ import { GatewayRefundService } from '../service/gateway-refund.service';
 import { DEFAULT_REFUND_MODE, parseMethodArgs } from './method-args';
 import { redeemTicket } from './payment-tickets';
 
+/** What an admin's cancelPayment of a Settled payment answers. */
+export const NO_VOID = 'the gateway has no void; refund the payment instead';
+
 /** Set at bootstrap (handlers are configuration objects, not Nest providers). */
 let refunds: GatewayRefundService | undefined;
 
@@ -99,8 +102,15 @@ export const gatewaykitPaymentHandler = new PaymentMethodHandler({
   // The gateway sells in one step (no separate capture): a recorded payment is already settled.
   settlePayment: () => ({ success: true }),
 
-  // No void endpoint: cancelling only changes Vendure's record (e.g. an admin cancels a declined row).
-  cancelPayment: () => ({ success: true }),
+  // The gateway has no void endpoint. A Settled payment's money is taken: calling it Cancelled would
+  // tell the admin the shopper was not charged while they were, so it stays Settled (Vendure answers
+  // CancelPaymentError with this message) and the way back is a refund. The handler records nothing
+  // else that holds money (payment-state.ts: Settled or Declined), so cancelling any other payment
+  // (a Declined row) only tidies Vendure's record.
+  cancelPayment: (_ctx, _order, payment) =>
+    payment.state === 'Settled'
+      ? { success: false, state: 'Settled' as const, errorMessage: NO_VOID }
+      : { success: true },
 
   // Through the gateway (`refunds: gateway`): Pending until the refund notice; `manual`: Pending until an
   // administrator refunds in the merchant portal and calls `settleRefund`.

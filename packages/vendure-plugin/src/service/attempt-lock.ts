@@ -72,15 +72,33 @@ export function singleConnection(dataSource: DataSource): boolean {
   return EMBEDDED.has(dataSource.options.type);
 }
 
-/** Tail of the queue per embedded database (see above: one process, one connection). */
-const tails = new WeakMap<DataSource, Promise<unknown>>();
+/**
+ * Tail of each queue per embedded database (see above: one process, one connection). The attempt
+ * sections share one lane; refund-lock.ts queues the refunds of each payment in a lane of its own.
+ */
+const tails = new WeakMap<DataSource, Map<string, Promise<unknown>>>();
 
-async function queued<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T> {
-  const previous = tails.get(dataSource) ?? Promise.resolve();
+const ATTEMPT_LANE = 'attempts';
+
+/** Runs `work` after everything queued before it in `lane` of `dataSource` has ended. */
+export async function queued<T>(
+  dataSource: DataSource,
+  work: () => Promise<T>,
+  lane: string = ATTEMPT_LANE,
+): Promise<T> {
+  let lanes = tails.get(dataSource);
+  if (!lanes) {
+    lanes = new Map();
+    tails.set(dataSource, lanes);
+  }
+  const queue = lanes;
+  const previous = queue.get(lane) ?? Promise.resolve();
   const current = previous.then(work, work);
-  tails.set(
-    dataSource,
-    current.catch(() => undefined),
-  );
+  const tail = current.catch(() => undefined);
+  queue.set(lane, tail);
+  // A lane nobody queues on any more is dropped, so one lane per payment does not pile up.
+  void tail.then(() => {
+    if (queue.get(lane) === tail) queue.delete(lane);
+  });
   return current;
 }

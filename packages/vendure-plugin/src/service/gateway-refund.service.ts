@@ -7,19 +7,30 @@ import {
   type Order,
   OrderService,
   type Payment,
+  type Refund,
   type RequestContext,
+  TransactionalConnection,
 } from '@vendure/core';
 import { parseMethodArgs } from '../config/method-args';
 import { loggerCtx } from '../constants';
 import { MethodConfigService } from './method-config.service';
+import { paidAttemptOf } from './paid-attempt';
 import { RefundFlights } from './refund-flights';
-import { buildRefundRequest, type RefundMetadata, RefundRequestError } from './refund-request';
+import { RefundLock } from './refund-lock';
+import {
+  buildRefundRequest,
+  type RefundMetadata,
+  RefundRequestError,
+  refundHoldingBatchNo,
+} from './refund-request';
 
 type RawArgs = Record<string, string | undefined | null>;
 
 /**
  * The handler's createRefund: a Vendure refund becomes one gateway refund
- * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks). It stays `Pending` until the
+ * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks), only of a charge the plugin
+ * recorded for this order, channel and method (paid-attempt.ts), numbered inside the payment's refund
+ * section (refund-lock.ts). It stays `Pending` until the
  * gateway's refund notice (or the reconciliation) settles or fails it; a refusal is `Failed` at once
  * with the gateway's message; a lost answer stays `Pending` and is never sent again
  * (docs/safety-rules.md#unknown-outcome).
@@ -31,6 +42,8 @@ export class GatewayRefundService {
     private readonly configService: ConfigService,
     private readonly orderService: OrderService,
     private readonly flights: RefundFlights,
+    private readonly lock: RefundLock,
+    private readonly connection: TransactionalConnection,
   ) {}
 
   async create(
@@ -52,13 +65,43 @@ export class GatewayRefundService {
       return { state: 'Pending', metadata: { gatewaykit: 'manual' } satisfies RefundMetadata };
     }
 
+    // Numbered, checked and sent one at a time per payment (refund-lock.ts).
+    return this.lock.forPayment(ctx, payment.id, (refunds) =>
+      this.send(ctx, reason, amount, order, payment, config, refunds),
+    );
+  }
+
+  private async send(
+    ctx: RequestContext,
+    reason: string | null | undefined,
+    amount: number,
+    order: Order,
+    payment: Payment,
+    config: ReturnType<typeof parseMethodArgs>,
+    refunds: readonly Refund[],
+  ): Promise<CreateRefundResult> {
+    const paid = await paidAttemptOf(this.connection, ctx, order.id, payment);
+    if (!paid?.tradeNo) {
+      const tradeNo = payment.transactionId?.trim();
+      return this.refused(
+        ctx,
+        order,
+        { gatewaykit: 'gateway' },
+        tradeNo
+          ? `trade ${tradeNo} is not a payment of this order taken through ${payment.method} in this channel: nothing was sent`
+          : 'the payment has no gateway trade number (transactionId): nothing was sent',
+      );
+    }
+
     let request: ReturnType<typeof buildRefundRequest>;
     try {
       request = buildRefundRequest({
         orderCode: order.code,
-        currency: order.currencyCode,
+        // What was charged, in the currency it was charged in: the order may have moved to another
+        // currency since (a channel with several), and its amounts with it.
+        currency: paid.currency,
         precision: this.configService.entityOptions.moneyStrategy?.precision ?? 2,
-        payment,
+        payment: { id: payment.id, amount: paid.amount, transactionId: paid.tradeNo, refunds },
         amount,
         reason,
       });
@@ -71,15 +114,26 @@ export class GatewayRefundService {
       merTrackNo: request.merTrackNo,
       tradeNo: request.tradeNo,
       refundAmount: request.refundAmount,
-      currency: order.currencyCode,
+      currency: paid.currency,
       refundType: request.refundType,
     };
 
     this.flights.begin(request.merTrackNo, ctx);
     try {
       const answer = await this.methods.clientFor(config).refunds.create(request);
+      const holder = refundHoldingBatchNo(refunds, answer.batchNo);
+      if (holder) {
+        // The gateway answered with a refund Vendure already has: nothing new was refunded.
+        this.flights.end(request.merTrackNo);
+        return this.refused(
+          ctx,
+          order,
+          sent,
+          `duplicate of refund ${holder.id}: the gateway answered ${request.merTrackNo} with its refund ${answer.batchNo}, nothing more was refunded`,
+        );
+      }
       Logger.info(
-        `Order ${order.code}: refund ${request.merTrackNo} (${request.refundAmount} ${order.currencyCode}) sent, batchNo ${answer.batchNo}`,
+        `Order ${order.code}: refund ${request.merTrackNo} (${request.refundAmount} ${paid.currency}) sent, batchNo ${answer.batchNo}`,
         loggerCtx,
       );
       return {

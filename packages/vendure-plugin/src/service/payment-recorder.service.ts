@@ -4,6 +4,7 @@ import { Logger, Order, OrderService, RequestContext, TransactionalConnection } 
 import { discardTicket, issueTicket } from '../config/payment-tickets';
 import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { contextInCurrency } from './currency-context';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { type OrderAttempt, OrderAttempts } from './order-attempts';
 import { paymentStateFor } from './payment-state';
@@ -56,11 +57,13 @@ export class PaymentRecorderService {
   }
 
   private async addPayment(
-    ctx: RequestContext,
+    requestCtx: RequestContext,
     attempt: GatewaykitPaymentAttempt,
     outcome: PaymentOutcome,
     state: 'Settled' | 'Declined',
   ): Promise<void> {
+    // Never the channel's default currency: recalculating the order (a stripped coupon) would move it.
+    const ctx = contextInCurrency(requestCtx, attempt.currency);
     let order = await this.orderService.findOne(ctx, attempt.orderId, ['payments']);
     if (!order) throw new Error(`Order ${attempt.orderCode} not found in its channel`);
     const tradeNo = outcome.tradeNo ?? attempt.tradeNo ?? undefined;

@@ -30,6 +30,9 @@ function metadataOf(refund: NoticedRefund): Partial<RefundMetadata> {
 /**
  * The plugin's gateway refund the notice is about: by the gateway's batchNo (the refund's
  * transactionId), else by the merchant's merTrackNo (a refund whose answer was lost has no batchNo yet).
+ * Among several that match, the Pending one: it is the one waiting for this answer, while a refund the
+ * plugin refused as a duplicate of it (or one recorded twice before that check existed) is already
+ * final, and settling only that one would leave the other Pending for ever.
  */
 export function findNoticedRefund<R extends NoticedRefund>(
   refunds: readonly R[],
@@ -37,11 +40,15 @@ export function findNoticedRefund<R extends NoticedRefund>(
 ): R | undefined {
   const ours = refunds.filter((refund) => metadataOf(refund).gatewaykit === 'gateway');
   const { batchNo, merTrackNo } = event;
-  return (
-    (batchNo
-      ? ours.find((r) => r.transactionId === batchNo || metadataOf(r).batchNo === batchNo)
-      : undefined) ?? (merTrackNo ? ours.find((r) => metadataOf(r).merTrackNo === merTrackNo) : undefined)
-  );
+  const byBatchNo = batchNo
+    ? ours.filter((r) => r.transactionId === batchNo || metadataOf(r).batchNo === batchNo)
+    : [];
+  const matches = byBatchNo.length
+    ? byBatchNo
+    : merTrackNo
+      ? ours.filter((r) => metadataOf(r).merTrackNo === merTrackNo)
+      : [];
+  return matches.find((r) => r.state === 'Pending') ?? matches[0];
 }
 
 export interface NoticeContext {

@@ -35,19 +35,33 @@ export class RefundRequestError extends Error {
   override name = 'RefundRequestError';
 }
 
-/** The parts of Vendure's Payment a refund request needs. */
+/** A refund already made against the payment, whatever its state. */
+export interface EarlierRefund {
+  id?: string | number;
+  state: string;
+  /** Vendure minor units. */
+  total: number;
+  transactionId?: string | null;
+  metadata?: Partial<RefundMetadata> | Record<string, unknown> | null;
+}
+
+/** The payment a refund request is for, as the charge that took the money has it. */
 export interface RefundedPayment {
   id: string | number;
-  /** Vendure minor units. */
+  /** Vendure minor units that were charged (the succeeded attempt's amount). */
   amount: number;
   /** The gateway's tradeNo of the charge. */
   transactionId?: string | null;
-  /** Refunds already made against the payment, whatever their state. */
-  refunds?: readonly unknown[] | undefined;
+  /**
+   * The payment's refunds as read inside its refund section (refund-lock.ts), not the list Vendure
+   * read before the section: two refunds at once must not both count the same ones.
+   */
+  refunds?: readonly EarlierRefund[] | undefined;
 }
 
 export interface RefundInput {
   orderCode: string;
+  /** The currency the payment was charged in (the attempt's), whatever the order's is now. */
   currency: string;
   /** The MoneyStrategy's precision. */
   precision: number;
@@ -76,6 +90,16 @@ export function buildRefundRequest(input: RefundInput): CreateRefundRequest {
   if (!Number.isSafeInteger(amount) || amount <= 0 || amount > payment.amount) {
     throw new RefundRequestError(`cannot refund ${amount} of a payment of ${payment.amount}`);
   }
+  // Vendure checked this against the refunds it read before the refund section; a refund made in
+  // between (another admin at the same moment) is only seen here. A failed refund gave its amount back.
+  const refunded = (payment.refunds ?? [])
+    .filter((refund) => refund.state !== 'Failed')
+    .reduce((sum, refund) => sum + refund.total, 0);
+  if (amount > payment.amount - refunded) {
+    throw new RefundRequestError(
+      `cannot refund ${amount}: only ${Math.max(payment.amount - refunded, 0)} of the payment of ${payment.amount} is left to refund`,
+    );
+  }
   let refundAmount: string;
   try {
     refundAmount = vendureAmountToOrderAmount(amount, input.currency, input.precision);
@@ -94,4 +118,22 @@ export function buildRefundRequest(input: RefundInput): CreateRefundRequest {
     reason: input.reason?.trim() || `Refund of order ${input.orderCode}`,
     remark: `Vendure order ${input.orderCode}, refund ${number} of payment ${payment.id}`,
   });
+}
+
+/**
+ * The earlier refund of the payment that already holds the gateway refund `batchNo`. The gateway
+ * answers a merchant refund id it has seen with the refund it already made; should a refund get an id
+ * that is not new, its answer is another Vendure refund's, and recording it twice would count one
+ * gateway refund as two (one of them Pending for ever).
+ */
+export function refundHoldingBatchNo<R extends EarlierRefund>(
+  refunds: readonly R[],
+  batchNo: string,
+): R | undefined {
+  if (!batchNo) return undefined;
+  return refunds.find(
+    (refund) =>
+      refund.transactionId === batchNo ||
+      (refund.metadata as Partial<RefundMetadata> | null)?.batchNo === batchNo,
+  );
 }

@@ -1,0 +1,140 @@
+import { RequestContext } from '@vendure/core';
+import { describe, expect, it } from 'vitest';
+import { GatewayRefundService } from '../src/service/gateway-refund.service';
+import { RefundFlights } from '../src/service/refund-flights';
+
+const ARGS = { gatewayNo: '12345678', signKey: 'test-sign-key', environment: 'test', mode: 'card' };
+const TRADE = '2026112400000000000001';
+
+/** The attempt the plugin wrote when it recorded the charge of order 10 in channel 1. */
+const ATTEMPT = {
+  orderNo: 'ABC123-1',
+  orderId: '10',
+  channelId: '1',
+  paymentMethodCode: 'gatewaykit-card',
+  tradeNo: TRADE,
+  status: 'succeeded',
+  amount: 1940,
+  currency: 'USD',
+};
+
+type Where = Record<string, unknown>;
+
+/**
+ * GatewayRefundService with the gateway, the attempt table and the refund section faked: what is sent,
+ * what is returned and what is noted are what the service decides from them.
+ */
+function service(options: { refunds?: unknown[]; batchNo?: string; attempts?: object[] } = {}) {
+  const sent: Record<string, unknown>[] = [];
+  const notes: string[] = [];
+  const attempts = options.attempts ?? [ATTEMPT];
+  const refunds = new GatewayRefundService(
+    {
+      clientFor: () => ({
+        refunds: {
+          create: async (request: Record<string, unknown>) => {
+            sent.push(request);
+            return { batchNo: options.batchNo ?? 'B-new' };
+          },
+        },
+      }),
+    } as never,
+    { entityOptions: { moneyStrategy: { precision: 2 } } } as never,
+    {
+      addNoteToOrder: async (_ctx: unknown, input: { note: string }) => {
+        notes.push(input.note);
+      },
+    } as never,
+    new RefundFlights(),
+    {
+      forPayment: (_ctx: unknown, _id: unknown, work: (r: unknown[]) => unknown) =>
+        work(options.refunds ?? []),
+    } as never,
+    {
+      getRepository: () => ({
+        findOne: async ({ where }: { where: Where }) =>
+          attempts.find((row) => Object.entries(where).every(([k, v]) => (row as Where)[k] === v)) ?? null,
+      }),
+    } as never,
+  );
+  return { refunds, sent, notes };
+}
+
+function ctxOfChannel(id: number): RequestContext {
+  return new RequestContext({
+    apiType: 'admin',
+    channel: { id, defaultLanguageCode: 'en', defaultCurrencyCode: 'USD' } as never,
+    isAuthorized: true,
+    authorizedAsOwnerOnly: false,
+  });
+}
+
+const order = (currencyCode = 'USD') => ({ id: 10, code: 'ABC123', currencyCode }) as never;
+const payment = (changes: object = {}) =>
+  ({
+    id: 7,
+    amount: 1940,
+    method: 'gatewaykit-card',
+    transactionId: TRADE,
+    state: 'Settled',
+    ...changes,
+  }) as never;
+
+describe('GatewayRefundService.create', () => {
+  it("refunds a charge the plugin recorded for this order, channel and method, in the charge's currency", async () => {
+    const { refunds, sent } = service();
+    // The order has since moved to yen (a channel with several currencies): the dollars are refunded.
+    const result = await refunds.create(ctxOfChannel(1), 'damaged', 1940, order('JPY'), payment(), ARGS);
+    expect(result).toMatchObject({
+      state: 'Pending',
+      transactionId: 'B-new',
+      metadata: { currency: 'USD', refundAmount: '19.40', merTrackNo: 'ABC123-P7-R1', status: 'sent' },
+    });
+    expect(sent).toEqual([
+      expect.objectContaining({ tradeNo: TRADE, refundAmount: '19.40', refundType: '1' }),
+    ]);
+  });
+
+  it('sends nothing for a payment whose trade is not a succeeded charge of this order, channel and method', async () => {
+    const cases: [string, RequestContext, object, object[]][] = [
+      ["another order's trade", ctxOfChannel(1), payment(), [{ ...ATTEMPT, orderId: '11' }]],
+      ["another channel's trade", ctxOfChannel(2), payment(), [ATTEMPT]],
+      ['through another method', ctxOfChannel(1), payment({ method: 'gatewaykit-hosted' }), [ATTEMPT]],
+      ['a charge that failed', ctxOfChannel(1), payment(), [{ ...ATTEMPT, status: 'failed' }]],
+      ['a made-up trade', ctxOfChannel(1), payment({ transactionId: 'T-made-up' }), [ATTEMPT]],
+    ];
+    for (const [why, ctx, paid, attempts] of cases) {
+      const { refunds, sent, notes } = service({ attempts });
+      const result = await refunds.create(ctx, null, 500, order(), paid as never, ARGS);
+      expect(result.state, why).toBe('Failed');
+      expect(String(result.metadata?.message), why).toMatch(/is not a payment of this order taken through/);
+      expect(sent, why).toEqual([]);
+      expect(notes[0], why).toContain('Refund failed, nothing was refunded');
+    }
+  });
+
+  it('is refused, not recorded twice, when the gateway answers with a refund another Vendure refund holds', async () => {
+    const earlier = {
+      id: 3,
+      state: 'Pending',
+      total: 500,
+      transactionId: 'B-old',
+      metadata: { gatewaykit: 'gateway', batchNo: 'B-old' },
+    };
+    const { refunds } = service({ refunds: [earlier], batchNo: 'B-old' });
+    const result = await refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+    expect(result.state).toBe('Failed');
+    expect(result.transactionId).toBeUndefined();
+    expect(result.metadata).toMatchObject({ status: 'refused' });
+    expect(result.metadata?.batchNo).toBeUndefined();
+    expect(String(result.metadata?.message)).toContain('duplicate of refund 3');
+  });
+
+  it('counts the refunds read in the refund section: what another admin refunded meanwhile is not left', async () => {
+    const { refunds, sent } = service({ refunds: [{ id: 3, state: 'Pending', total: 1940 }] });
+    const result = await refunds.create(ctxOfChannel(1), null, 1940, order(), payment(), ARGS);
+    expect(result.state).toBe('Failed');
+    expect(String(result.metadata?.message)).toContain('only 0 of the payment of 1940 is left to refund');
+    expect(sent).toEqual([]);
+  });
+});
