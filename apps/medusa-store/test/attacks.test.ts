@@ -107,6 +107,28 @@ describe('attack: a paid order without paying', () => {
   });
 });
 
+/** A registered customer with a saved card and a cart ready to pay, shipped to them (Ada). */
+async function ownerWithCart(cardNo: string = CARDS.success) {
+  const owner = await registerCustomer();
+  const card = await saveCard(owner.token, cardNo);
+  const cart = await readyCart({ token: owner.token, email: owner.email });
+  return { owner, card, ...cart };
+}
+
+/** The owner completes their cart: an order, shipped where they said. */
+async function ownerPays(cartId: string, token: string): Promise<void> {
+  const paid = await complete(cartId, token);
+  expect(paid.body.type).toBe('order');
+  expect(paid.body.order.shipping_address.first_name).toBe('Ada');
+}
+
+/** Whoever holds the cart id (a guest, or `token`'s customer) cannot send its goods to Mallory. */
+async function expectMoveRefused(cartId: string, token: string | undefined): Promise<void> {
+  const moved = await api('POST', `/store/carts/${cartId}`, { token, body: { shipping_address: MALLORY } });
+  expect(moved.status).toBe(400);
+  expect(moved.body.message).toMatch(/^Cannot change: this cart is being paid with the payment/);
+}
+
 /** Where whoever holds a cart id would have the goods sent. */
 const MALLORY = {
   first_name: 'Mallory',
@@ -156,34 +178,23 @@ describe("attack: charging someone else's saved card", () => {
   });
 
   it("after the owner's card is declined, whoever holds the cart id still cannot send the goods elsewhere or complete; the owner retries and pays", async () => {
-    const owner = await registerCustomer();
-    const declining = await saveCard(owner.token, CARDS.decline);
+    const { owner, card: declining, cartId, collectionId } = await ownerWithCart(CARDS.decline);
     const good = await saveCard(owner.token, CARDS.success);
-    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
     await startSession(collectionId, CARD, { customerPaymentMethodId: declining.id }, owner.token);
     const declined = await complete(cartId, owner.token);
     expect(declined.status).toBe(400);
     expect(declined.body.message).toMatch(/was not authorized/);
     const other = await registerCustomer();
     for (const token of [undefined, other.token]) {
-      const moved = await api('POST', `/store/carts/${cartId}`, {
-        token,
-        body: { shipping_address: MALLORY },
-      });
-      expect(moved.status).toBe(400);
-      expect(moved.body.message).toMatch(/^Cannot change: this cart is being paid with the payment/);
+      await expectMoveRefused(cartId, token);
       expect((await complete(cartId, token)).body.message).toMatch(/^Cannot complete/);
     }
     await startSession(collectionId, CARD, { customerPaymentMethodId: good.id }, owner.token);
-    const paid = await complete(cartId, owner.token);
-    expect(paid.body.type).toBe('order');
-    expect(paid.body.order.shipping_address.first_name).toBe('Ada');
+    await ownerPays(cartId, owner.token);
   });
 
   it("a change or completion sent while the owner's payment session is being made waits for it, and is then refused", async () => {
-    const owner = await registerCustomer();
-    const card = await saveCard(owner.token, CARDS.success);
-    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const { owner, card, cartId, collectionId } = await ownerWithCart();
     // A slow gateway keeps the session's card check in flight: Medusa has inserted the session's row,
     // but not yet the customer who chose it.
     await sandboxControl('faults', { route: 'retrievePaymentMethod', kind: 'latency', ms: 1500 });
@@ -202,26 +213,16 @@ describe("attack: charging someone else's saved card", () => {
     expect(completed.status).toBe(400);
     expect(completed.body.message).toMatch(/^Cannot complete/);
     expect(await ordersOf(owner.email)).toEqual([]);
-
-    const paid = await complete(cartId, owner.token);
-    expect(paid.body.type).toBe('order');
-    expect(paid.body.order.shipping_address.first_name).toBe('Ada');
+    await ownerPays(cartId, owner.token);
   });
 
   it("whoever holds the owner's cart id can neither change it nor complete it with the owner's card (guest or another customer); the owner can", async () => {
-    const owner = await registerCustomer();
-    const card = await saveCard(owner.token, CARDS.success);
-    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const { owner, card, cartId, collectionId } = await ownerWithCart();
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
     // The cart id is a bearer token in Medusa: its holder tries to send the goods elsewhere first.
     const other = await registerCustomer();
     for (const token of [undefined, other.token]) {
-      const moved = await api('POST', `/store/carts/${cartId}`, {
-        token,
-        body: { shipping_address: MALLORY },
-      });
-      expect(moved.status).toBe(400);
-      expect(moved.body.message).toMatch(/^Cannot change: this cart is being paid with the payment/);
+      await expectMoveRefused(cartId, token);
       const added = await api('POST', `/store/carts/${cartId}/line-items`, {
         token,
         body: { variant_id: 'variant_madeup', quantity: 1 },
@@ -284,26 +285,35 @@ describe('attack: card data in session data', () => {
   });
 });
 
+/** A `transaction.success` for `session`, signed with the second account's key, posted to `path`. */
+function postSecondAccountSuccess(
+  path: string,
+  session: { id: string; data: Record<string, Json> },
+  tradeNo: string,
+) {
+  const body = phpJsonEncode({
+    type: 'transaction.success',
+    data: {
+      orderNo: session.id,
+      tradeNo,
+      orderStatus: 'success',
+      orderAmount: session.data.amount,
+      orderCurrency: session.data.currency,
+      orderInfo: 'Approved',
+    },
+  });
+  return api('POST', path, {
+    rawBody: body,
+    headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
+  });
+}
+
 describe("attack: another account's key", () => {
   it("a callback or return verified with a second account's key never settles a session of the first", async () => {
     const email = uniqueEmail('cross');
     const { cartId, collectionId } = await readyCart({ email });
     const session = await startSession(collectionId, HOSTED);
-    const body = phpJsonEncode({
-      type: 'transaction.success',
-      data: {
-        orderNo: session.id,
-        tradeNo: 'T-forged',
-        orderStatus: 'success',
-        orderAmount: session.data.amount,
-        orderCurrency: session.data.currency,
-        orderInfo: 'Approved',
-      },
-    });
-    const callback = await api('POST', '/hooks/gatewaykit/callback', {
-      rawBody: body,
-      headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
-    });
+    const callback = await postSecondAccountSuccess('/hooks/gatewaykit/callback', session, 'T-forged');
     // Verified, but not a session of the second account: acknowledged, nothing changes.
     expect(callback.status).toBe(200);
 
@@ -336,26 +346,10 @@ describe("attack: another account's key", () => {
 
 describe("attack: Medusa's stock webhook route", () => {
   it("a success signed with another entry's key and sent to /hooks/payment/… charges and completes nothing", async () => {
-    const owner = await registerCustomer();
-    const card = await saveCard(owner.token, CARDS.success);
-    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const { owner, card, cartId, collectionId } = await ownerWithCart();
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
-    const body = phpJsonEncode({
-      type: 'transaction.success',
-      data: {
-        orderNo: session.id,
-        tradeNo: 'T-stock-route',
-        orderStatus: 'success',
-        orderAmount: session.data.amount,
-        orderCurrency: session.data.currency,
-        orderInfo: 'Approved',
-      },
-    });
     // The second entry's key (a staff or test account's key may be public) names the main entry's session.
-    const hook = await api('POST', '/hooks/payment/gatewaykit_second', {
-      rawBody: body,
-      headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
-    });
+    const hook = await postSecondAccountSuccess('/hooks/payment/gatewaykit_second', session, 'T-stock-route');
     expect(hook.status).toBe(200);
     // Medusa queues the event and runs it after its webhook delay (5 s): wait past it, then look.
     await new Promise((resolve) => setTimeout(resolve, 8000));
