@@ -15,10 +15,16 @@ export function cartGuardKey(cartId: string): string {
 }
 
 /**
+ * The longest the locks are held for one request: a request whose handler never answers (a hung
+ * workflow) must not keep its cart locked for good. Longer than Medusa's own waits for a cart (30 s).
+ */
+const MAX_HOLD_MS = 120_000;
+
+/**
  * Runs `handOn` (the request's next step) holding the locking module's locks on `keys`, taken in
- * order, and keeps them until the response is sent, so the route's own handler runs under them as
- * well. Locks that cannot be had in time are a 409 the storefront can retry; once handed on, the
- * request is answered by its handler, whatever the lock does after.
+ * order, and keeps them until the route's handler has answered, so it runs under them as well. Locks
+ * that cannot be had in time are a 409 the storefront can retry; once handed on, the request is
+ * answered by its handler, whatever the lock does after.
  */
 export async function holdUntilAnswered(
   req: MedusaRequest,
@@ -26,10 +32,7 @@ export async function holdUntilAnswered(
   keys: readonly string[],
   handOn: () => void | Promise<void>,
 ): Promise<void> {
-  const answered = new Promise<void>((resolve) => {
-    res.once('finish', resolve);
-    res.once('close', resolve);
-  });
+  const answered = handlerAnswered(res);
   const locking = req.scope.resolve(Modules.LOCKING);
   let handedOn = false;
   const holdFrom = async (index: number): Promise<void> => {
@@ -51,4 +54,29 @@ export async function holdUntilAnswered(
       `The cart is busy (completing or changing); try again in a moment: ${String(error)}`,
     );
   }
+}
+
+/**
+ * Resolves when the handler has answered (its `res.end`), or at MAX_HOLD_MS. Not on the connection's
+ * `close`: a client that drops its connection does not stop the handler, whose change would then land
+ * after the lock was given up. Not on `finish` alone: that waits for the client to read the answer, so
+ * a client that stops reading would hold the cart's lock for as long as it liked.
+ */
+export function handlerAnswered(res: MedusaResponse): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, MAX_HOLD_MS);
+    timer.unref?.();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    if (res.writableEnded) return done();
+    const end = res.end;
+    res.end = function endAndRelease(this: MedusaResponse, ...args: Parameters<MedusaResponse['end']>) {
+      const result = end.apply(this, args);
+      done();
+      return result;
+    } as MedusaResponse['end'];
+    res.once('finish', done);
+  });
 }
