@@ -407,7 +407,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
         expect(refund.state).toBe('Failed');
         expect(refund.transactionId).toBeFalsy();
         expect(String(refund.metadata?.message)).toContain(
-          `trade ${tradeNo} is not a payment of this order taken through gatewaykit-card in this channel`,
+          `trade ${tradeNo} is not a payment of this order taken through gatewaykit-card: nothing was sent`,
         );
         expect(stack.sandbox.refunds(tradeNo)).toHaveLength(0);
       }

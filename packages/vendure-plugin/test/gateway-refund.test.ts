@@ -81,7 +81,7 @@ const payment = (changes: object = {}) =>
   }) as never;
 
 describe('GatewayRefundService.create', () => {
-  it("refunds a charge the plugin recorded for this order, channel and method, in the charge's currency", async () => {
+  it("refunds a charge the plugin recorded for this order and method, in the charge's currency", async () => {
     const { refunds, sent } = service();
     // The order has since moved to yen (a channel with several currencies): the dollars are refunded.
     const result = await refunds.create(ctxOfChannel(1), 'damaged', 1940, order('JPY'), payment(), ARGS);
@@ -95,10 +95,16 @@ describe('GatewayRefundService.create', () => {
     ]);
   });
 
-  it('sends nothing for a payment whose trade is not a succeeded charge of this order, channel and method', async () => {
+  it('an administrator of another channel the order is in (the default one) refunds it too', async () => {
+    const { refunds, sent } = service();
+    const result = await refunds.create(ctxOfChannel(2), null, 500, order(), payment(), ARGS);
+    expect(result.state).toBe('Pending');
+    expect(sent).toHaveLength(1);
+  });
+
+  it('sends nothing for a payment whose trade is not a succeeded charge of this order and method', async () => {
     const cases: [string, RequestContext, object, object[]][] = [
-      ["another order's trade", ctxOfChannel(1), payment(), [{ ...ATTEMPT, orderId: '11' }]],
-      ["another channel's trade", ctxOfChannel(2), payment(), [ATTEMPT]],
+      ["another order's trade (of any channel)", ctxOfChannel(1), payment(), [{ ...ATTEMPT, orderId: '11' }]],
       ['through another method', ctxOfChannel(1), payment({ method: 'gatewaykit-hosted' }), [ATTEMPT]],
       ['a charge that failed', ctxOfChannel(1), payment(), [{ ...ATTEMPT, status: 'failed' }]],
       ['a made-up trade', ctxOfChannel(1), payment({ transactionId: 'T-made-up' }), [ATTEMPT]],

@@ -88,7 +88,7 @@ export class GatewayRefundService {
         order,
         { gatewaykit: 'gateway' },
         tradeNo
-          ? `trade ${tradeNo} is not a payment of this order taken through ${payment.method} in this channel: nothing was sent`
+          ? `trade ${tradeNo} is not a payment of this order taken through ${payment.method}: nothing was sent`
           : 'the payment has no gateway trade number (transactionId): nothing was sent',
       );
     }

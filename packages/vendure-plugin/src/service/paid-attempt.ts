@@ -2,8 +2,10 @@ import type { ID, RequestContext, TransactionalConnection } from '@vendure/core'
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /**
- * The gateway charge a Vendure payment may refund: the succeeded attempt of that order, channel and
- * payment method whose trade is the payment's transactionId. A Payment row alone proves nothing: an
+ * The gateway charge a Vendure payment may refund: the succeeded attempt of that order and payment
+ * method whose trade is the payment's transactionId. The order decides, not the admin's channel: an
+ * order is in its own channel and the default one, and a method may be in both, so an administrator of
+ * either refunds it; another order's trade (in any channel) is never this order's. A Payment row alone proves nothing: an
  * administrator with UpdateOrder can add a "manual" payment under the gateway's method with any
  * transactionId (addManualPaymentToOrder never calls the handler), and a refund of it would send
  * another order's or channel's money back to that order's payer. The attempt is written only by the
@@ -23,7 +25,6 @@ export async function paidAttemptOf(
       tradeNo,
       status: 'succeeded',
       orderId: String(orderId),
-      channelId: String(ctx.channelId),
       paymentMethodCode: payment.method,
     },
   });
