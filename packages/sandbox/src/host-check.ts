@@ -37,7 +37,8 @@ function hostName(host: string): string | undefined {
   // Userinfo, paths and spaces would let the URL parser find another host inside (`evil@127.0.0.1`).
   if (host === '' || /[@/?#\\\s]/.test(host)) return undefined;
   try {
-    return new URL(`http://${host}`).hostname.replace(/^\[(.*)\]$/, '$1');
+    // `localhost.` is `localhost`: a fully qualified name's root dot names the same host.
+    return new URL(`http://${host}`).hostname.replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
   } catch {
     return undefined;
   }

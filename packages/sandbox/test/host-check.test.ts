@@ -43,6 +43,8 @@ describe('the host names the sandbox answers under', () => {
       `[::1]:${port}`,
       `10.0.0.7:${port}`,
       `localhost:${port}`,
+      `localhost.:${port}`,
+      'pay.sandbox.test.',
       `storefront.localhost:${port}`,
       'pay.sandbox.test',
       `qa-box:${port}`,
