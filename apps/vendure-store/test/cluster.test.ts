@@ -118,7 +118,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     const [payment] = (await settledOnce(order.id)).payments;
     if (!payment?.transactionId) throw new Error('no settled payment');
     // The gateway holds its answers a moment, so both instances are in createRefund together; the
-    // payment's row lock in PostgreSQL (refund-lock.ts) makes the later one see the earlier refund.
+    // order's row lock in PostgreSQL (refund-lock.ts) makes the later one see the earlier refund.
     stack.sandbox.addFault({ route: 'createRefund', kind: 'latency', ms: 300, times: 2 });
     const admins = await Promise.all(
       stack.cluster.servers.slice(0, 2).map((server) => loginAdmin(`${server.url}/admin-api`)),

@@ -47,7 +47,7 @@ function service(options: { refunds?: unknown[]; batchNo?: string; attempts?: ob
     } as never,
     new RefundFlights(),
     {
-      forPayment: (_ctx: unknown, _id: unknown, work: (r: unknown[]) => unknown) =>
+      forPayment: (_ctx: unknown, _payment: unknown, work: (r: unknown[]) => unknown) =>
         work(options.refunds ?? []),
     } as never,
     {

@@ -54,12 +54,12 @@ describe('RefundLock on an embedded database', () => {
     const { lock, reads, save } = embedded();
     const ctx = RequestContext.empty();
     const order: string[] = [];
-    const first = lock.forPayment(ctx, 7, async (refunds) => {
+    const first = lock.forPayment(ctx, { paymentId: 7, orderId: 10 }, async (refunds) => {
       order.push(`first sees ${refunds.length}`);
       await settle();
       return 'R1';
     });
-    const second = lock.forPayment(ctx, 7, async (refunds) => {
+    const second = lock.forPayment(ctx, { paymentId: 7, orderId: 10 }, async (refunds) => {
       order.push(`second sees ${refunds.length}`);
       return `R${refunds.length + 1}`;
     });
@@ -76,16 +76,16 @@ describe('RefundLock on an embedded database', () => {
   it('another payment is not held up, and a failing section frees its payment at once', async () => {
     const { lock } = embedded();
     const ctx = RequestContext.empty();
-    await lock.forPayment(ctx, 1, async () => 'held');
+    await lock.forPayment(ctx, { paymentId: 1, orderId: 10 }, async () => 'held');
     // Payment 1's Refund is never saved in this test: payment 2 runs anyway.
-    expect(await lock.forPayment(ctx, 2, async () => 'other')).toBe('other');
+    expect(await lock.forPayment(ctx, { paymentId: 2, orderId: 10 }, async () => 'other')).toBe('other');
     lock.maxHoldMs = 20;
     await expect(
-      lock.forPayment(ctx, 3, async () => {
+      lock.forPayment(ctx, { paymentId: 3, orderId: 10 }, async () => {
         throw new Error('boom');
       }),
     ).rejects.toThrow('boom');
-    expect(await lock.forPayment(ctx, 3, async () => 'next')).toBe('next');
+    expect(await lock.forPayment(ctx, { paymentId: 3, orderId: 10 }, async () => 'next')).toBe('next');
   });
 
   it("ends the hold when the admin's transaction ends (a rollback saves no Refund), or at the bound", async () => {
@@ -95,9 +95,9 @@ describe('RefundLock on an embedded database', () => {
     const runner = { isTransactionActive: true } as QueryRunner;
     const ctx = RequestContext.empty();
     setContextManager(ctx, { queryRunner: runner } as EntityManager);
-    await lock.forPayment(ctx, 5, async () => 'rolled back');
+    await lock.forPayment(ctx, { paymentId: 5, orderId: 10 }, async () => 'rolled back');
     let next = false;
-    const after = lock.forPayment(RequestContext.empty(), 5, async () => {
+    const after = lock.forPayment(RequestContext.empty(), { paymentId: 5, orderId: 10 }, async () => {
       next = true;
     });
     await settle();
@@ -108,9 +108,9 @@ describe('RefundLock on an embedded database', () => {
     expect(next).toBe(true);
 
     lock.maxHoldMs = 30;
-    await lock.forPayment(RequestContext.empty(), 6, async () => 'never saved');
+    await lock.forPayment(RequestContext.empty(), { paymentId: 6, orderId: 10 }, async () => 'never saved');
     const started = Date.now();
-    await lock.forPayment(RequestContext.empty(), 6, async () => 'bounded');
+    await lock.forPayment(RequestContext.empty(), { paymentId: 6, orderId: 10 }, async () => 'bounded');
     expect(Date.now() - started).toBeGreaterThanOrEqual(20);
   });
 });
@@ -157,15 +157,17 @@ describe('RefundLock on a server database', () => {
     return { lock, ctx, calls, usedContexts };
   }
 
-  it("PostgreSQL: locks the payment row, then reads its refunds as committed, in the admin's transaction", async () => {
+  it("PostgreSQL: locks the order's row, then reads the payment's refunds as committed, in the admin's transaction", async () => {
     const { lock, ctx, calls, usedContexts } = server('postgres');
-    const seen = await lock.forPayment(ctx, 7, async (refunds) => refunds.map((r) => r.id));
+    const seen = await lock.forPayment(ctx, { paymentId: 7, orderId: 10 }, async (refunds) =>
+      refunds.map((r) => r.id),
+    );
     expect(seen).toEqual([1]);
     // No lock on the Refund rows: a notice settling an earlier refund of the payment never waits on it.
     expect(calls).toEqual([
-      'Payment payment.id = :id 7',
-      'Payment lock pessimistic_write',
-      'Payment read',
+      'Order order.id = :id 10',
+      'Order lock pessimistic_write',
+      'Order read',
       'Refund refund.paymentId = :id 7',
       'Refund read',
     ]);
@@ -174,11 +176,11 @@ describe('RefundLock on a server database', () => {
 
   it("MySQL: the refunds are read with a shared locking read, which sees past the transaction's snapshot", async () => {
     const { lock, ctx, calls } = server('mysql');
-    await lock.forPayment(ctx, 7, async () => undefined);
+    await lock.forPayment(ctx, { paymentId: 7, orderId: 10 }, async () => undefined);
     expect(calls).toEqual([
-      'Payment payment.id = :id 7',
-      'Payment lock pessimistic_write',
-      'Payment read',
+      'Order order.id = :id 10',
+      'Order lock pessimistic_write',
+      'Order read',
       'Refund refund.paymentId = :id 7',
       'Refund lock pessimistic_read',
       'Refund read',

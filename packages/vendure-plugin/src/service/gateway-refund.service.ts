@@ -66,7 +66,7 @@ export class GatewayRefundService {
     }
 
     // Numbered, checked and sent one at a time per payment (refund-lock.ts).
-    return this.lock.forPayment(ctx, payment.id, (refunds) =>
+    return this.lock.forPayment(ctx, { paymentId: payment.id, orderId: order.id }, (refunds) =>
       this.send(ctx, reason, amount, order, payment, config, refunds),
     );
   }

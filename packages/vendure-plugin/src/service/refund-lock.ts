@@ -3,7 +3,7 @@ import {
   EventBus,
   type ID,
   Logger,
-  Payment,
+  Order,
   Refund,
   RefundEvent,
   type RequestContext,
@@ -22,9 +22,13 @@ import { contextManagerOf } from './context-manager';
  * merchant refund id, and the gateway would answer both with its one refund
  * (docs/safety-rules.md, "Dedupe and locking": the database's locks, never process memory).
  *
- * - Server databases (PostgreSQL, MySQL/MariaDB): `SELECT … FOR UPDATE` on the payment row in the
- *   admin request's own transaction (refundOrder runs in one), held until that transaction commits,
- *   that is after Vendure saved the Refund. The refunds are then read again: on PostgreSQL (READ
+ * - Server databases (PostgreSQL, MySQL/MariaDB): `SELECT … FOR UPDATE` on the payment's order row in
+ *   the admin request's own transaction (refundOrder runs in one), held until that transaction commits,
+ *   that is after Vendure saved the Refund. The order's row, not the payment's: one refundOrder may
+ *   refund several payments of the order in its one transaction, starting from the payment it names,
+ *   and two admins starting from different payments would take payment rows in opposite orders and
+ *   deadlock; the order's row is one lock, taken again at no cost by the same transaction. The
+ *   payment's refunds are then read again: on PostgreSQL (READ
  *   COMMITTED, Vendure's default) a plain read sees the rows committed while it waited, and takes no
  *   lock a refund notice updating an earlier Refund of the payment would wait for; elsewhere (MySQL's
  *   REPEATABLE READ, where a plain read sees the snapshot Vendure's own read opened before the handler
@@ -62,16 +66,17 @@ export class RefundLock implements OnApplicationBootstrap {
   }
 
   /**
-   * Runs `work` in the refund section of `paymentId`, with the payment's refunds as the database has
-   * them once the section is entered. `ctx` is the admin request's (its transaction).
+   * Runs `work` in the refund section of the payment `paymentId` of order `orderId`, with the payment's
+   * refunds as the database has them once the section is entered. `ctx` is the admin request's (its
+   * transaction).
    */
   async forPayment<T>(
     ctx: RequestContext,
-    paymentId: ID,
+    { paymentId, orderId }: { paymentId: ID; orderId: ID },
     work: (refunds: readonly Refund[]) => Promise<T>,
   ): Promise<T> {
     const dataSource = this.connection.rawConnection;
-    if (!singleConnection(dataSource)) return work(await this.lockedRefunds(ctx, paymentId));
+    if (!singleConnection(dataSource)) return work(await this.lockedRefunds(ctx, paymentId, orderId));
     const key = String(paymentId);
     return new Promise<T>((resolve, reject) => {
       void queued(
@@ -94,16 +99,16 @@ export class RefundLock implements OnApplicationBootstrap {
     });
   }
 
-  private async lockedRefunds(ctx: RequestContext, paymentId: ID): Promise<Refund[]> {
+  private async lockedRefunds(ctx: RequestContext, paymentId: ID, orderId: ID): Promise<Refund[]> {
     if (!contextManagerOf(ctx)?.queryRunner?.isTransactionActive) {
       // Vendure's refundOrder always runs in a transaction; without one the lock ends with its statement.
       Logger.warn(`refund of payment ${paymentId} outside a transaction: not serialised`, loggerCtx);
     }
     await this.connection
-      .getRepository(ctx, Payment)
-      .createQueryBuilder('payment')
-      .select('payment.id')
-      .where('payment.id = :id', { id: paymentId })
+      .getRepository(ctx, Order)
+      .createQueryBuilder('order')
+      .select('order.id')
+      .where('order.id = :id', { id: orderId })
       .setLock('pessimistic_write')
       .getOne();
     const refunds = this.connection
