@@ -166,7 +166,7 @@ describe('RefundLock on a server database', () => {
     // No lock on the Refund rows: a notice settling an earlier refund of the payment never waits on it.
     expect(calls).toEqual([
       'Order order.id = :id 10',
-      'Order lock pessimistic_write',
+      'Order lock for_no_key_update',
       'Order read',
       'Refund refund.paymentId = :id 7',
       'Refund read',

@@ -15,8 +15,8 @@ export function cartGuardKey(cartId: string): string {
 }
 
 /**
- * The longest the locks are held for one request: a request whose handler never answers (a hung
- * workflow) must not keep its cart locked for good. Longer than Medusa's own waits for a cart (30 s).
+ * The longest the locks are held for one request, once held: a request whose handler never answers (a
+ * hung workflow) must not keep its cart locked for good. Longer than Medusa's own waits for a cart (30 s).
  */
 const MAX_HOLD_MS = 120_000;
 
@@ -32,12 +32,13 @@ export async function holdUntilAnswered(
   keys: readonly string[],
   handOn: () => void | Promise<void>,
 ): Promise<void> {
-  const answered = handlerAnswered(res);
   const locking = req.scope.resolve(Modules.LOCKING);
   let handedOn = false;
   const holdFrom = async (index: number): Promise<void> => {
     const key = keys[index];
     if (key === undefined) {
+      // Counted from here, once every lock is held, and watched before the handler can answer.
+      const answered = handlerAnswered(res);
       handedOn = true;
       await handOn();
       await answered;

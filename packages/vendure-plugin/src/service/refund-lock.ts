@@ -22,8 +22,9 @@ import { contextManagerOf } from './context-manager';
  * merchant refund id, and the gateway would answer both with its one refund
  * (docs/safety-rules.md, "Dedupe and locking": the database's locks, never process memory).
  *
- * - Server databases (PostgreSQL, MySQL/MariaDB): `SELECT … FOR UPDATE` on the payment's order row in
- *   the admin request's own transaction (refundOrder runs in one), held until that transaction commits,
+ * - Server databases (PostgreSQL, MySQL/MariaDB): a row lock on the payment's order (`FOR NO KEY
+ *   UPDATE` on PostgreSQL, `FOR UPDATE` on MySQL) in the admin request's own transaction (refundOrder
+ *   runs in one), held until that transaction commits,
  *   that is after Vendure saved the Refund. The order's row, not the payment's: one refundOrder may
  *   refund several payments of the order in its one transaction, starting from the payment it names,
  *   and two admins starting from different payments would take payment rows in opposite orders and
@@ -109,7 +110,12 @@ export class RefundLock implements OnApplicationBootstrap {
       .createQueryBuilder('order')
       .select('order.id')
       .where('order.id = :id', { id: orderId })
-      .setLock('pessimistic_write')
+      // PostgreSQL: FOR NO KEY UPDATE serialises two refunds and the attempt sections' FOR UPDATE just as
+      // well, but not the rows that only reference the order (notes, history entries): those go on
+      // while the refund waits for the gateway.
+      .setLock(
+        this.connection.rawConnection.options.type === 'postgres' ? 'for_no_key_update' : 'pessimistic_write',
+      )
       .getOne();
     const refunds = this.connection
       .getRepository(ctx, Refund)
