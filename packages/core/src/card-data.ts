@@ -6,22 +6,31 @@
 
 import { decodeHtmlEntities, decodeJsonAndUrlEscapes } from './escapes.js';
 
-/** Field names that hold a card number or a security code, compared without case, `_` or `-`. */
-const CARD_FIELD_NAMES = new Set([
-  'card',
-  'cardno',
-  'cardnumber',
-  'pan',
-  'primaryaccountnumber',
+/**
+ * Field names that hold a card number, and those that hold a security code, written lower case without
+ * `_` or `-`. One list for refusing card data here and for masking it in redact.ts.
+ */
+export const CARD_NUMBER_FIELD_NAMES: ReadonlySet<string> = new Set(['cardno', 'cardnumber', 'pan']);
+export const SECURITY_CODE_FIELD_NAMES: ReadonlySet<string> = new Set([
   'cardsecuritycode',
   'securitycode',
   'cardcvv',
+  'cardcvv2',
   'cardcvc',
+  'cardcvc2',
   'cvv',
   'cvv2',
   'cvc',
   'cvc2',
   'cvn',
+]);
+
+/** Field names refused in stored input, compared without case, spaces, `_` or `-`. */
+const CARD_FIELD_NAMES = new Set([
+  'card',
+  'primaryaccountnumber',
+  ...CARD_NUMBER_FIELD_NAMES,
+  ...SECURITY_CODE_FIELD_NAMES,
 ]);
 
 /**

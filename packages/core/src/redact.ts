@@ -4,7 +4,7 @@
  * security codes and signing keys become `***`, whatever form they arrive in.
  */
 
-import { containsCardNumber } from './card-data.js';
+import { CARD_NUMBER_FIELD_NAMES, containsCardNumber, SECURITY_CODE_FIELD_NAMES } from './card-data.js';
 import { decodeJsonAndUrlEscapes } from './escapes.js';
 
 /** The marker that replaces a removed secret, in objects and in text alike. */
@@ -12,31 +12,14 @@ const HIDDEN = '***';
 
 /**
  * What a field name holds, from its lower-cased name with `_` and `-` removed (`card_no`, `security-code`
- * and `cardNo` are one name): card number, secret, or (undefined) neither.
+ * and `cardNo` are one name): card number, secret, or (undefined) neither. The card and security-code
+ * names are core's one list (card-data.ts).
  */
 function fieldKind(lowerName: string): 'card' | 'secret' | undefined {
-  switch (lowerName.replace(/[-_]/g, '')) {
-    case 'cardno':
-    case 'cardnumber':
-    case 'pan':
-      return 'card';
-    case 'cardsecuritycode':
-    case 'securitycode':
-    case 'cardcvv':
-    case 'cardcvv2':
-    case 'cardcvc':
-    case 'cardcvc2':
-    case 'cvv':
-    case 'cvv2':
-    case 'cvc':
-    case 'cvc2':
-    case 'cvn':
-    case 'signkey':
-    case 'signinfo':
-      return 'secret';
-    default:
-      return undefined;
-  }
+  const name = lowerName.replace(/[-_]/g, '');
+  if (CARD_NUMBER_FIELD_NAMES.has(name)) return 'card';
+  if (SECURITY_CODE_FIELD_NAMES.has(name) || name === 'signkey' || name === 'signinfo') return 'secret';
+  return undefined;
 }
 
 /** Field names as regex source, `_` or `-` allowed between their words (fieldKind decides the kind). */

@@ -47,6 +47,10 @@ describe('findCardData', () => {
       'card',
       'Card Number',
       'card_cvv',
+      // The security-code names redact masks in logs are refused in stored input too (one list).
+      'card_cvv2',
+      'card-cvc2',
+      'CVN',
     ])
       expect(findCardData({ deep: { [key]: 'anything' } })).toMatch(/^data\.deep(\.|\[)/);
     expect(findCardData({ deep: { 'card-security-code': 1 } })).toBe('data.deep["card-security-code"]');
