@@ -5,7 +5,7 @@ import {
   Payment,
   TransactionalConnection,
 } from '@vendure/core';
-import { amountToPay, paidInCurrency, paymentCurrency } from '../service/payment-request';
+import { amountToPay, holdsMoney, paidInCurrency, paymentCurrency } from '../service/payment-request';
 
 let connection: TransactionalConnection | undefined;
 
@@ -30,9 +30,7 @@ export const gatewaykitCurrencyGuardProcess: OrderProcess<OrderState> = {
       (connection
         ? await connection.getRepository(ctx, Payment).find({ where: { order: { id: order.id } } })
         : []);
-    const foreign = payments.filter(
-      (p) => (p.state === 'Settled' || p.state === 'Authorized') && !paidInCurrency(p, order.currencyCode),
-    );
+    const foreign = payments.filter((p) => holdsMoney(p) && !paidInCurrency(p, order.currencyCode));
     if (
       foreign.length === 0 ||
       amountToPay({ totalWithTax: order.totalWithTax, currencyCode: order.currencyCode, payments }) <= 0

@@ -73,6 +73,11 @@ export function paymentCurrency(payment: PaymentLike, orderCurrency: string): st
   return (typeof currency === 'string' && currency !== '' ? currency : orderCurrency).toUpperCase();
 }
 
+/** Whether a payment holds money (settled or authorized); declined or cancelled ones do not. */
+export function holdsMoney(payment: PaymentLike): boolean {
+  return payment.state === 'Settled' || payment.state === 'Authorized';
+}
+
 /** Whether a payment counts toward an order in `orderCurrency` (see amountToPay). */
 export function paidInCurrency(payment: PaymentLike, orderCurrency: string): boolean {
   return paymentCurrency(payment, orderCurrency) === orderCurrency.toUpperCase();
@@ -85,8 +90,7 @@ export function paidInCurrency(payment: PaymentLike, orderCurrency: string): boo
  */
 export function amountToPay(order: Pick<PayableOrder, 'totalWithTax' | 'payments' | 'currencyCode'>): number {
   const covered = order.payments
-    .filter((p) => p.state === 'Settled' || p.state === 'Authorized')
-    .filter((p) => paidInCurrency(p, order.currencyCode))
+    .filter((p) => holdsMoney(p) && paidInCurrency(p, order.currencyCode))
     .reduce((sum, p) => sum + p.amount, 0);
   return order.totalWithTax - covered;
 }
