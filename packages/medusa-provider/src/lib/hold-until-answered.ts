@@ -1,4 +1,4 @@
-import type { MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
+import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 
 /** How long a guarded request waits for a cart busy completing or changing (Medusa's own bound). */
@@ -12,6 +12,24 @@ const WAIT_SECONDS = 30;
  */
 export function cartGuardKey(cartId: string): string {
   return `gatewaykit-cart-guard:${cartId}`;
+}
+
+/**
+ * A guard's `judge` (which answers through `next`, letting the request on or refusing it) and what it
+ * lets through, under the cart's guard lock; a cart busy past the wait is a 409.
+ */
+export async function underCartGuard(
+  req: MedusaRequest,
+  res: MedusaResponse,
+  next: MedusaNextFunction,
+  cartId: string,
+  judge: () => Promise<void>,
+): Promise<void> {
+  try {
+    await holdUntilAnswered(req, res, [cartGuardKey(cartId)], judge);
+  } catch (error) {
+    next(error);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError } from '@medusajs/framework/utils';
 import { isCartCompleted, sessionsOfCart } from '../../lib/cart-of-collection';
-import { cartGuardKey, holdUntilAnswered } from '../../lib/hold-until-answered';
+import { underCartGuard } from '../../lib/hold-until-answered';
 import {
   RETURNED_PAYMENT_FIELDS,
   RETURNED_PAYMENT_RELATIONS,
@@ -31,11 +31,7 @@ export async function guardCartCompletion(
   if (typeof cartId !== 'string' || !cartId) return next();
   // The judgement and the completion it lets through hold the cart's guard lock: a customer's payment
   // session made meanwhile waits for them (lib/hold-until-answered.ts).
-  try {
-    await holdUntilAnswered(req, res, [cartGuardKey(cartId)], () => judgeCompletion(req, cartId, next));
-  } catch (error) {
-    next(error);
-  }
+  await underCartGuard(req, res, next, cartId, () => judgeCompletion(req, cartId, next));
 }
 
 async function judgeCompletion(req: MedusaRequest, cartId: string, next: MedusaNextFunction): Promise<void> {

@@ -1,7 +1,7 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { sessionsOfCart } from '../../lib/cart-of-collection';
-import { cartGuardKey, holdUntilAnswered } from '../../lib/hold-until-answered';
+import { underCartGuard } from '../../lib/hold-until-answered';
 import { firstOpenCharge } from '../../lib/open-charges';
 import { requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
 import { paymentCollectionIdOf } from './payment-session-route';
@@ -45,11 +45,7 @@ export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
     // it here, so the check and the change it lets through are one step for other guarded requests.
     const cartId = req.params.id;
     if (param === 'payment_collection' || typeof cartId !== 'string' || !cartId) return judge();
-    try {
-      await holdUntilAnswered(req, res, [cartGuardKey(cartId)], judge);
-    } catch (error) {
-      next(error);
-    }
+    await underCartGuard(req, res, next, cartId, judge);
   };
 }
 
