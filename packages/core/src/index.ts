@@ -111,6 +111,7 @@ export {
   type AttemptReconciliation,
   DEFAULT_PENDING_AFTER_MS,
   DEFAULT_RECONCILE_WINDOW_MS,
+  gatewayAcknowledged,
   NO_GATEWAY_RECORD,
   outcomeFromTransaction,
   type ReconcileAttemptInput,
@@ -120,6 +121,7 @@ export {
   reconcileRefund,
   recordQueryTime,
   refundEventFromRecord,
+  type StoredAnswer,
 } from './reconcile.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export {

@@ -21,7 +21,7 @@ export type PaymentOutcome =
   | (OutcomeBase & { status: 'redirect'; redirectUrl: string })
   | (OutcomeBase & { status: 'pending' })
   | (OutcomeBase & { status: 'failed'; reason: string; code?: string | undefined })
-  | (OutcomeBase & { status: 'unknown'; reason: string });
+  | (OutcomeBase & { status: 'unknown'; reason: string; code?: string | undefined });
 
 export type PaymentOutcomeStatus = PaymentOutcome['status'];
 
@@ -49,6 +49,16 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** An absolute http(s) address: the only kind a shopper is sent to. */
+function isWebAddress(value: string): boolean {
+  try {
+    const { protocol } = new URL(value);
+    return protocol === 'https:' || protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Reads the fields every gateway answer shares (charge result, pre-order, callback data, return).
  * Adapters store outcomes as platform data, so the gateway's free text (orderInfo, which `reason`
@@ -69,7 +79,15 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
   if (status === 'fail')
     return { ...base, status: 'failed', reason: base.orderInfo ?? 'The payment was declined' };
   const redirectUrl = nonEmpty(fields.redirectUrl);
-  if (redirectUrl) return { ...base, status: 'redirect', redirectUrl };
+  if (redirectUrl && isWebAddress(redirectUrl)) return { ...base, status: 'redirect', redirectUrl };
+  if (redirectUrl) {
+    // The storefront sends the shopper there: a `javascript:` or `data:` address would run in its page.
+    return {
+      ...base,
+      status: 'unknown',
+      reason: 'the gateway sent the shopper to an address that is not http(s)',
+    };
+  }
   if (status === 'pending') return { ...base, status: 'pending' };
   return {
     ...base,

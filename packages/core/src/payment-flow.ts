@@ -118,6 +118,7 @@ export async function startPayment(client: GatewayClient, payment: PaymentReques
         status: 'unknown',
         orderNo: payment.orderNo,
         reason: 'the gateway reports this order was already paid',
+        code: DUPLICATE_ORDER_CODE,
       };
     }
     if (error instanceof GatewayApiError || error instanceof GatewayConnectionError) {

@@ -6,9 +6,16 @@
  * monotonic merge as callbacks).
  */
 import type { GatewayClient } from './client.js';
+import { GatewayBadRequestError } from './errors.js';
 import { sameOrderAmount } from './money.js';
 import type { RefundEvent } from './notification-events.js';
-import { outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
+import {
+  isFinalOutcome,
+  outcomeFromOrderFields,
+  type PaymentOutcome,
+  type PaymentOutcomeStatus,
+} from './outcome.js';
+import { DUPLICATE_ORDER_CODE } from './payment-flow.js';
 import { redactText } from './redact.js';
 import type { RefundRecord } from './schemas/refunds.js';
 import type { TransactionRecord } from './schemas/transactions.js';
@@ -22,6 +29,20 @@ export interface ReconcileAttemptInput {
   /** The exact orderAmount sent, and its currency. */
   orderAmount: string;
   currency: string;
+  /**
+   * What the gateway has said of the attempt so far (its answer, a return or a notice); undefined:
+   * sent, nothing heard. It decides what the gateway's having no record of the attempt means.
+   */
+  stored?: StoredAnswer | undefined;
+}
+
+/** The parts of a stored outcome the reconciliation reads. */
+export interface StoredAnswer {
+  status: PaymentOutcomeStatus;
+  /** The trade id the gateway gave the attempt. */
+  tradeNo?: string | null | undefined;
+  /** The gateway's answer code, when it answered with one (e.g. I0061, already paid). */
+  code?: string | undefined;
 }
 
 export interface ReconcileAttemptOptions {
@@ -43,6 +64,11 @@ export interface AttemptReconciliation {
   outcome: PaymentOutcome | undefined;
   /** Why, in words for the log and the admin. */
   reason: string;
+  /**
+   * Only a person can settle it (the gateway acknowledged the payment but lists no record of it): the
+   * attempt is left open, and adapters say so as a warning on every run until someone does.
+   */
+  attention?: true;
 }
 
 /** Failure reason of an attempt the gateway never recorded. */
@@ -88,11 +114,80 @@ export function outcomeFromTransaction(record: TransactionRecord): PaymentOutcom
 }
 
 /**
- * Asks the gateway for its record of one attempt (`listTransactions` by orderNo, around `sentAt`) and
- * gives the outcome a callback would have given. No record: `failed` ("the gateway has no record of
- * this payment", nothing was charged) once the attempt is older than `pendingAfterMs`, otherwise
- * nothing yet. A query that fails gives nothing, with the reason. The amount is not judged here:
- * recordOutcome compares it with the attempt, as for a callback.
+ * Whether the gateway said it holds the attempt: a pending answer, a trade id, or "already paid". Its
+ * listing no record of such an attempt later cannot mean nothing was charged. A redirect is left out:
+ * its page is the gateway's, the shopper may never have paid there, and a redirect holds nothing
+ * open (a late payment on its page still outranks the failure, docs/payment-states.md).
+ */
+export function gatewayAcknowledged(stored: StoredAnswer | undefined): boolean {
+  if (!stored || stored.status === 'redirect') return false;
+  return stored.status === 'pending' || Boolean(stored.tradeNo) || stored.code === DUPLICATE_ORDER_CODE;
+}
+
+/** The gateway's record of the trade it gave the attempt (`GET /orderInfo/{tradeNo}`); none: []. */
+async function tradeOfAttempt(
+  client: Pick<GatewayClient, 'transactions'>,
+  orderNo: string,
+  tradeNo: string,
+  options: ReconcileAttemptOptions,
+): Promise<TransactionRecord[]> {
+  try {
+    const record = await client.transactions.retrieve(
+      tradeNo,
+      options.signal ? { signal: options.signal } : undefined,
+    );
+    if (record.orderNo !== orderNo) {
+      throw new Error(`trade ${tradeNo} is recorded for another orderNo`);
+    }
+    return [record];
+  } catch (error) {
+    // The gateway refused the query as asked (no such trade): no record. Anything else: unreadable.
+    if (error instanceof GatewayBadRequestError) return [];
+    throw error;
+  }
+}
+
+/** What the gateway's having no record of the attempt means, `ageMs` after it was sent. */
+function withoutRecord(
+  attempt: ReconcileAttemptInput,
+  ageMs: number,
+  pendingAfterMs: number,
+): AttemptReconciliation {
+  const { orderNo } = attempt;
+  if (ageMs <= pendingAfterMs) {
+    return {
+      orderNo,
+      outcome: undefined,
+      reason: `${NO_GATEWAY_RECORD} yet; it was sent ${Math.max(0, Math.round(ageMs / 1000))} s ago, so it is still pending`,
+    };
+  }
+  const minutes = Math.round(ageMs / 60_000);
+  if (gatewayAcknowledged(attempt.stored)) {
+    const said = attempt.stored?.tradeNo
+      ? `as trade ${attempt.stored.tradeNo}`
+      : `(${attempt.stored?.status})`;
+    return {
+      orderNo,
+      outcome: undefined,
+      attention: true,
+      reason: `the gateway acknowledged this payment ${said} but has no record of it ${minutes} minutes after it was sent: left open so it is not paid twice; look it up in the merchant portal`,
+    };
+  }
+  return {
+    orderNo,
+    outcome: { orderNo, status: 'failed', reason: NO_GATEWAY_RECORD, code: 'NO_GATEWAY_RECORD' },
+    reason: `${NO_GATEWAY_RECORD} ${minutes} minutes after it was sent: nothing was charged`,
+  };
+}
+
+/**
+ * Asks the gateway for its record of one attempt (`listTransactions` by orderNo, around `sentAt`; then
+ * the trade it gave the attempt by tradeNo, when the list has none) and gives the outcome a callback
+ * would have given. No record once the attempt is older than `pendingAfterMs`: `failed` ("the gateway
+ * has no record of this payment", nothing was charged), unless the gateway had acknowledged it
+ * (gatewayAcknowledged): then nothing, flagged for a person. Younger: nothing yet. A query that fails,
+ * or a list of other orders' trades, gives nothing, with the reason. A redirect takes only a final
+ * outcome. The amount is not judged here: recordOutcome compares it with the attempt, as for a callback.
  */
 export async function reconcileAttempt(
   client: Pick<GatewayClient, 'transactions'>,
@@ -111,7 +206,7 @@ export async function reconcileAttempt(
   try {
     // The times are UTC; the gateway's own time zone is not published, so the window reaches a day
     // either side of sentAt, and the orderNo does the matching.
-    const { list } = await client.transactions.list(
+    const { list, page } = await client.transactions.list(
       {
         startTime: recordQueryTime(sentAt - windowMs),
         endTime: recordQueryTime(sentAt + windowMs),
@@ -122,6 +217,17 @@ export async function reconcileAttempt(
       options.signal ? { signal: options.signal } : undefined,
     );
     records = list.filter((record) => record.orderNo === orderNo);
+    if (records.length === 0 && (list.length > 0 || page.total > 0)) {
+      // Other orders' trades, or more than were listed: the orderNo filter was not applied, so this
+      // answer cannot show that the attempt is missing.
+      return {
+        orderNo,
+        outcome: undefined,
+        reason: `the gateway's answer listed ${Math.max(list.length, page.total)} trade(s) of other orders, not this one; it proves nothing, left as it is`,
+      };
+    }
+    const { tradeNo } = attempt.stored ?? {};
+    if (records.length === 0 && tradeNo) records = await tradeOfAttempt(client, orderNo, tradeNo, options);
   } catch (error) {
     return {
       orderNo,
@@ -130,21 +236,7 @@ export async function reconcileAttempt(
     };
   }
   const trade = decisiveTrade(records);
-  if (!trade) {
-    const ageMs = now - sentAt;
-    if (ageMs > pendingAfterMs) {
-      return {
-        orderNo,
-        outcome: { orderNo, status: 'failed', reason: NO_GATEWAY_RECORD, code: 'NO_GATEWAY_RECORD' },
-        reason: `${NO_GATEWAY_RECORD} ${Math.round(ageMs / 60_000)} minutes after it was sent: nothing was charged`,
-      };
-    }
-    return {
-      orderNo,
-      outcome: undefined,
-      reason: `${NO_GATEWAY_RECORD} yet; it was sent ${Math.max(0, Math.round(ageMs / 1000))} s ago, so it is still pending`,
-    };
-  }
+  if (!trade) return withoutRecord(attempt, now - sentAt, pendingAfterMs);
   if (trade.tradeStatusText !== undefined) {
     return {
       orderNo,
@@ -155,6 +247,14 @@ export async function reconcileAttempt(
     };
   }
   const outcome = outcomeFromTransaction(trade);
+  if (attempt.stored?.status === 'redirect' && !isFinalOutcome(outcome)) {
+    // The gateway lists its page as pending while the shopper is on it (or left it): still the page.
+    return {
+      orderNo,
+      outcome: undefined,
+      reason: `the gateway recorded trade ${trade.tradeNo} as ${trade.tradeStatus}: the shopper has not paid on its page (yet)`,
+    };
+  }
   // Only said: recordOutcome decides what a different amount means (docs/payment-states.md#amount-check).
   const currency = attempt.currency.toUpperCase();
   const sameAmount =

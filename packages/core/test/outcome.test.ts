@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { amountMismatch } from '../src/inbound/decision.js';
-import { mergeOutcome, outcomeFromCallback, outcomeFromReturn, type PaymentOutcome } from '../src/index.js';
+import {
+  mergeOutcome,
+  outcomeFromCallback,
+  outcomeFromOrderFields,
+  outcomeFromReturn,
+  type PaymentOutcome,
+} from '../src/index.js';
 
 const outcomes: PaymentOutcome[] = [
   { status: 'unknown', orderNo: 'o', reason: 'timeout' },
@@ -72,6 +78,36 @@ describe('reading callbacks and returns', () => {
       tradeNo: 'T',
     };
     expect(outcomeFromReturn(fields)).toMatchObject({ status: 'failed', reason: 'Abandoned by the shopper' });
+  });
+});
+
+describe('the address a charge sends the shopper to', () => {
+  it('an absolute http(s) address is a redirect', () => {
+    for (const redirectUrl of ['https://gw.example/3ds/1', 'http://127.0.0.1:4010/pay/T1']) {
+      expect(outcomeFromOrderFields({ orderNo: 'o', orderStatus: 'pending', redirectUrl })).toMatchObject({
+        status: 'redirect',
+        redirectUrl,
+      });
+    }
+  });
+
+  it('attack: a javascript:, data: or relative address is never handed to the storefront; unknown, not failed', () => {
+    for (const redirectUrl of [
+      'javascript:alert(document.cookie)',
+      ' JavaScript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      '/relative/path',
+      '//evil.example/pay',
+    ]) {
+      const outcome = outcomeFromOrderFields({ orderNo: 'o', orderStatus: 'pending', redirectUrl });
+      expect(outcome).toEqual(
+        expect.objectContaining({
+          status: 'unknown',
+          reason: 'the gateway sent the shopper to an address that is not http(s)',
+        }),
+      );
+      expect(JSON.stringify(outcome)).not.toContain(redirectUrl.trim());
+    }
   });
 });
 

@@ -196,10 +196,120 @@ describe('reconcileAttempt', () => {
     expect(sooner.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
   });
 
-  it('records of other orderNos are not this attempt', async () => {
+  it("a list of other orders' trades proves nothing: the gateway did not filter, nothing is failed", async () => {
     records(record({ orderNo: 'order_1-a1' }), record({ orderNo: 'ORDER_1-A2' }));
     const result = await reconcileAttempt(client, attempt, { now });
-    expect(result.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
+    expect(result.outcome).toBeUndefined();
+    expect(result.reason).toBe(
+      "the gateway's answer listed 2 trade(s) of other orders, not this one; it proves nothing, left as it is",
+    );
+    // An empty page that says it holds more than it lists is no proof either.
+    gateway.handle((_req, res) =>
+      envelope(res, '00000', { page: { total: 250, pageSize: 100, pageIndex: 1 }, list: [] }),
+    );
+    expect((await reconcileAttempt(client, attempt, { now })).outcome).toBeUndefined();
+  });
+
+  describe('an attempt the gateway acknowledged (a pending answer, a trade id, "already paid")', () => {
+    const tradeNo = '2024050111150012345678';
+    /** The transactions list answers `listed`; the trade query answers the record or P0002. */
+    function gatewayWith(listed: unknown[], trade: Record<string, unknown> | undefined) {
+      gateway.handle((req, res) => {
+        if (req.url?.startsWith('/V2022-03/orderInfo/')) {
+          if (trade) envelope(res, '00000', trade);
+          else envelope(res, 'P0002', null, `tradeNo ${tradeNo} does not exist`);
+          return;
+        }
+        envelope(res, '00000', { page: { total: listed.length, pageSize: 100, pageIndex: 1 }, list: listed });
+      });
+    }
+
+    it('no record anywhere, long after: left open for a person, never failed (it may have been charged)', async () => {
+      gatewayWith([], undefined);
+      for (const stored of [
+        { status: 'pending' as const },
+        { status: 'unknown' as const, code: 'I0061' },
+        { status: 'pending' as const, tradeNo },
+      ]) {
+        const result = await reconcileAttempt(client, { ...attempt, stored }, { now });
+        expect(result.outcome).toBeUndefined();
+        expect(result.attention).toBe(true);
+        expect(result.reason).toMatch(
+          /^the gateway acknowledged this payment .* but has no record of it 45 minutes after it was sent: left open so it is not paid twice; look it up in the merchant portal$/,
+        );
+      }
+      // The trade it gave is asked for by its id once the list has nothing.
+      expect(gateway.requests.map((request) => request.url.split('?')[0])).toEqual([
+        '/V2022-03/transactions',
+        '/V2022-03/transactions',
+        '/V2022-03/transactions',
+        `/V2022-03/orderInfo/${tradeNo}`,
+      ]);
+      // Sent with no answer, or answered without a trade: no record still means nothing was charged.
+      const unanswered = await reconcileAttempt(
+        client,
+        { ...attempt, stored: { status: 'unknown' } },
+        { now },
+      );
+      expect(unanswered.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
+      expect(unanswered.attention).toBeUndefined();
+    });
+
+    it('the list misses it but the trade query has it: its outcome, recorded as a callback would be', async () => {
+      gatewayWith([], record({ tradeNo }));
+      const result = await reconcileAttempt(
+        client,
+        { ...attempt, stored: { status: 'pending', tradeNo } },
+        { now },
+      );
+      expect(result.outcome).toMatchObject({
+        status: 'succeeded',
+        tradeNo,
+        amount: '10.00',
+        currency: 'USD',
+      });
+      const store = new MemoryStore({ orderNo: attempt.orderNo, status: 'pending', tradeNo });
+      expect((await recordOutcome(store, result.outcome!)).kind).toBe('changed');
+      expect(store.status()).toBe('succeeded');
+    });
+
+    it("a trade query answering another order's trade: unreadable, nothing recorded", async () => {
+      gatewayWith([], record({ tradeNo, orderNo: 'order_9-a1' }));
+      const result = await reconcileAttempt(
+        client,
+        { ...attempt, stored: { status: 'pending', tradeNo } },
+        { now },
+      );
+      expect(result.outcome).toBeUndefined();
+      expect(result.reason).toMatch(/could not be read \(trade .* is recorded for another orderNo\)/);
+    });
+  });
+
+  describe("a redirect (the shopper was sent to the gateway's page)", () => {
+    const stored = { status: 'redirect' as const, tradeNo: 'T-page' };
+
+    it('the page listed as pending: nothing recorded, the shopper has not paid there', async () => {
+      records(record({ tradeNo: 'T-page', tradeStatus: 'pending' }));
+      const result = await reconcileAttempt(client, { ...attempt, stored }, { now });
+      expect(result.outcome).toBeUndefined();
+      expect(result.reason).toBe(
+        'the gateway recorded trade T-page as pending: the shopper has not paid on its page (yet)',
+      );
+    });
+
+    it('paid or failed on the page: recorded; no record long after: failed (a redirect holds nothing open)', async () => {
+      records(record({ tradeNo: 'T-page' }));
+      expect((await reconcileAttempt(client, { ...attempt, stored }, { now })).outcome).toMatchObject({
+        status: 'succeeded',
+      });
+      gateway.handle((req, res) => {
+        if (req.url?.startsWith('/V2022-03/orderInfo/')) envelope(res, 'P0002', null, 'no such trade');
+        else envelope(res, '00000', { page: { total: 0, pageSize: 100, pageIndex: 1 }, list: [] });
+      });
+      const gone = await reconcileAttempt(client, { ...attempt, stored }, { now });
+      expect(gone.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
+      expect(gone.attention).toBeUndefined();
+    });
   });
 
   it('several trades of one orderNo: a success outweighs a failure, a pending one a failure', async () => {
