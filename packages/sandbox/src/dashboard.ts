@@ -6,6 +6,7 @@ import type { CallbackDelivery } from './callbacks.js';
 import { TEST_CARDS } from './cards.js';
 import type { SandboxContext } from './context.js';
 import { clockView } from './control.js';
+import { FAULT_KINDS } from './faults.js';
 import { escapeHtml, layout, table } from './html.js';
 import { refundableAmount } from './refunds.js';
 import type { OrderRecord } from './store.js';
@@ -165,7 +166,7 @@ timing <select name="timing"><option value="">concurrent</option><option value="
 no return <select name="noReturn"><option value="">never</option><option value="abandon"${chaos.noReturn === 'abandon' ? ' selected' : ''}>on abandon</option><option value="always"${chaos.noReturn === 'always' ? ' selected' : ''}>always</option></select>
 <button type="submit">Set chaos</button></form>
 <h2>Faults</h2>${table(['route', 'kind', 'remaining', 'hits', ''], faults)}
-<form method="post" action="/_sandbox/faults">route <input name="route" value="confirmCharge"> kind <select name="kind">${['latency', 'hang', 'reset', '5xx', 'truncated', 'commit-then-drop'].map((kind) => `<option>${kind}</option>`).join('')}</select> times <input name="times" size="6" value="1"> ms <input name="ms" size="6" value="1000"> <button type="submit">Add fault</button></form>
+<form method="post" action="/_sandbox/faults">route <input name="route" value="confirmCharge"> kind <select name="kind">${FAULT_KINDS.map((kind) => `<option>${kind}</option>`).join('')}</select> times <input name="times" size="6" value="1"> ms <input name="ms" size="6" value="1000"> <button type="submit">Add fault</button></form>
 ${post('/_sandbox/faults/clear', 'Clear faults')}
 <h2>Customers</h2>${table(['customerId', 'name', 'email', 'payment methods'], customers)}
 <h2>Recent requests</h2>${table(['at', 'request', 'gateway-no', 'code', 'message', 'fault'], requests)}

@@ -7,6 +7,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FaultRule } from './faults.js';
+import { notFound } from './replies.js';
+import type { OperationName } from './router.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,6 +67,16 @@ export class FaultEffects {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The answer of a verified record read hit by an `unlisted` fault, instead of the sandbox's records:
+   * an empty page, or "does not exist" for one trade. Undefined for any other fault.
+   */
+  hiddenRecords(fault: FaultRule, operation: OperationName, pathParams: Record<string, string>): unknown {
+    if (fault.kind !== 'unlisted') return undefined;
+    if (operation === 'retrieveTransaction') throw notFound('tradeNo', pathParams.tradeNo ?? '');
+    return { page: { total: 0, pageSize: 0, pageIndex: 1 }, list: [] };
   }
 
   /** Drops every hung connection (the sandbox is closing). */

@@ -6,7 +6,22 @@
 import { newShortId } from './ids.js';
 import { type OperationName, resolveOperationName } from './router.js';
 
-export const FAULT_KINDS = ['latency', 'hang', 'reset', '5xx', 'truncated', 'commit-then-drop'] as const;
+export const FAULT_KINDS = [
+  'latency',
+  'hang',
+  'reset',
+  '5xx',
+  'truncated',
+  'commit-then-drop',
+  'unlisted',
+] as const;
+
+/**
+ * The record reads an `unlisted` fault can hit: they answer as if the record did not exist (the
+ * gateway's read side behind its writes), so a client's "no record" rule can be tried on a trade the
+ * gateway did acknowledge.
+ */
+export const RECORD_READS = ['listTransactions', 'retrieveTransaction', 'listChargebacks'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultInput {
@@ -44,6 +59,9 @@ export class FaultRegistry {
       );
     if (!FAULT_KINDS.includes(input.kind))
       throw new FaultError(`kind must be one of ${FAULT_KINDS.join(', ')}`);
+    if (input.kind === 'unlisted' && !(RECORD_READS as readonly string[]).includes(route)) {
+      throw new FaultError(`an unlisted fault hits a record read: ${RECORD_READS.join(', ')}`);
+    }
     const times = input.times ?? 1;
     if (times !== 'always' && !(Number.isInteger(times) && times > 0)) {
       throw new FaultError('times must be a positive integer or "always"');

@@ -274,13 +274,15 @@ class SandboxServer {
         this.context.requestIds,
       );
       gatewayNo = merchant.gatewayNo;
+      const hidden = fault && this.faultEffects.hiddenRecords(fault, operation.name, match.pathParams);
       envelope = success(
-        runOperation(operation.name, this.context, {
-          gatewayNo,
-          pathParams: match.pathParams,
-          query,
-          rawBody,
-        }),
+        hidden ??
+          runOperation(operation.name, this.context, {
+            gatewayNo,
+            pathParams: match.pathParams,
+            query,
+            rawBody,
+          }),
       );
     } catch (error) {
       if (error instanceof GatewayReply) envelope = error.toEnvelope();

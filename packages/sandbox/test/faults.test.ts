@@ -50,6 +50,40 @@ describe('commit-then-drop', () => {
   });
 });
 
+describe('unlisted: the read side behind the writes', () => {
+  it('a trade the gateway answered is missing from its record reads, then back once the fault is used up', async () => {
+    const body = chargeBody({ callbackUrl: receiver.url });
+    const charged = await client.charges.confirm(body);
+    expect(charged.tradeNo).toBeTruthy();
+    const window = {
+      startTime: '2000-01-01T00:00:00',
+      endTime: '2100-01-01T00:00:00',
+      orderNo: body.orderNo,
+    };
+    sb.addFault({ route: 'listTransactions', kind: 'unlisted' });
+    sb.addFault({ route: 'retrieveTransaction', kind: 'unlisted' });
+    expect(await client.transactions.list(window)).toMatchObject({ list: [], page: { total: 0 } });
+    const missing = await client.transactions.retrieve(charged.tradeNo!).catch((caught: unknown) => caught);
+    expect(isGatewayError(missing) && missing.code).toBe('P0002');
+    expect(sb.requests().at(-1)?.fault).toBe('unlisted');
+    // Still there, and listed again.
+    expect((await client.transactions.list(window)).list).toMatchObject([{ tradeNo: charged.tradeNo }]);
+    expect(ordersOf(body.orderNo)).toHaveLength(1);
+  });
+
+  it('is refused on anything but a record read, and still checks the signature', async () => {
+    expect(() => sb.addFault({ route: 'confirmCharge', kind: 'unlisted' })).toThrow(/record read/);
+    expect(() => sb.addFault({ route: '*', kind: 'unlisted' })).toThrow(/record read/);
+    sb.addFault({ route: 'listTransactions', kind: 'unlisted' });
+    const forged = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: 'not-the-key', baseUrl: sb.url });
+    const refused = await forged.transactions
+      .list({ startTime: '2000-01-01T00:00:00', endTime: '2100-01-01T00:00:00' })
+      .catch((caught: unknown) => caught);
+    await forged.close();
+    expect(isGatewayError(refused) && refused.code).toBe('L0005');
+  });
+});
+
 describe('transport faults', () => {
   it('reset before the response: unknown outcome for a charge, nothing recorded', async () => {
     sb.addFault({ route: '/confirmCharge', kind: 'reset' });
