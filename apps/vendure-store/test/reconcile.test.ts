@@ -138,6 +138,53 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(stack.sandbox.order(`${order.code}-2`)?.orderStatus).toBe('success');
   });
 
+  it('attack: a pending charge the gateway gave a trade id but does not list is left open for a person, then settled once listed', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const orderNo = `${order.code}-1`;
+    // The pending card succeeds a moment later by callback only, and its callbacks are lost.
+    stack.sandbox.setChaos({ drop: true });
+    const started = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.pendingThenSuccess),
+    });
+    expect(started).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo });
+    const tradeNo = stack.sandbox.order(orderNo)?.tradeNo;
+    expect(tradeNo).toEqual(expect.any(String));
+    const charged = await eventually(
+      async () => stack.sandbox.order(orderNo)?.orderStatus,
+      (status) => status === 'success',
+    );
+    expect(charged).toBe('success');
+    // The gateway's read side lags its writes: neither the list nor the trade by id shows it.
+    stack.sandbox.addFault({ route: 'listTransactions', kind: 'unlisted', times: 'always' });
+    stack.sandbox.addFault({ route: 'retrieveTransaction', kind: 'unlisted', times: 'always' });
+    await new Promise((resolve) => setTimeout(resolve, NO_RECORD_MS));
+
+    const held = (await reconcile(stack.admin)).items.find((i) => i.reference === orderNo);
+    expect(held).toMatchObject({
+      before: 'pending',
+      after: 'pending',
+      reason: expect.stringContaining('look it up in the merchant portal'),
+    });
+    expect(held?.reason).toContain(`as trade ${tradeNo}`);
+    const open = await adminOrder(stack.admin, order.id);
+    expect(open.state).toBe('ArrangingPayment');
+    expect(open.payments).toEqual([]);
+    // Not freed: the shopper's second try is the same open attempt, and nothing new is charged.
+    expect(await pay(shop)).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo });
+    expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
+
+    stack.sandbox.clearFaults();
+    const settled = (await reconcile(stack.admin)).items.find((i) => i.reference === orderNo);
+    expect(settled).toMatchObject({ before: 'pending', after: 'succeeded' });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.map((p) => [p.state, p.transactionId])).toEqual([['Settled', tradeNo]]);
+    expect((await reconcile(stack.admin)).items.filter((i) => i.reference === orderNo)).toEqual([]);
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+  });
+
   it('a refund whose notice was lost is settled from the gateway record', async () => {
     const { order, payment } = await paidCardOrder(stack);
     stack.sandbox.setChaos({ drop: true });

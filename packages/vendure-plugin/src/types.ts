@@ -34,7 +34,10 @@ export interface ReconcileOptions {
    * gateway timeout: a charge still on its way must not be declared failed.
    */
   noRecordAfterMs?: number;
-  /** Attempts, and refunds, read per run (oldest first, within `maxAgeMs`); default 200. */
+  /**
+   * Per run and within `maxAgeMs`, at most this many owed attempts (started, pending, unknown; oldest
+   * first), gateway pages (redirect; newest first) and refunds (oldest first); default 200.
+   */
   batchSize?: number;
   /** Older attempts and refunds are left to a person; default 7 days. */
   maxAgeMs?: number;

@@ -1,10 +1,8 @@
-import type { PaymentOutcome } from '@gatewaykit/core';
 import { RequestContext, TransactionSubscriber } from '@vendure/core';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { describe, expect, it } from 'vitest';
 import { gatewaykitRefundProcess, isGatewaykitRefund } from '../src/config/refund-process';
 import { setContextManager } from '../src/service/context-manager';
-import { reconciledOutcome } from '../src/service/reconcile.service';
 import { RefundFlights } from '../src/service/refund-flights';
 
 describe('the refund process step Pending -> Pending', () => {
@@ -38,27 +36,6 @@ describe('RefundFlights', () => {
     await flights.settled('M2'); // ends after maxWaitMs (a rolled-back refund never commits)
     await flights.settled('unknown');
     await flights.settled(undefined);
-  });
-});
-
-describe('reconciledOutcome', () => {
-  const base = { orderNo: 'A-1' };
-  const pending: PaymentOutcome = { ...base, status: 'pending' };
-  const success: PaymentOutcome = { ...base, status: 'succeeded', amount: '1.00', currency: 'USD' };
-  const failed: PaymentOutcome = { ...base, status: 'failed', reason: 'no record' };
-
-  it('records what the gateway knows for attempts that may have been charged', () => {
-    for (const status of ['started', 'pending', 'unknown'] as const) {
-      expect(reconciledOutcome(status, pending)).toBe(pending);
-      expect(reconciledOutcome(status, success)).toBe(success);
-    }
-    expect(reconciledOutcome('unknown', undefined)).toBeUndefined();
-  });
-
-  it('only a final answer for a gateway page, so an unfinished page is never made a blocking pending payment', () => {
-    expect(reconciledOutcome('redirect', pending)).toBeUndefined();
-    expect(reconciledOutcome('redirect', success)).toBe(success);
-    expect(reconciledOutcome('redirect', failed)).toBe(failed);
   });
 });
 

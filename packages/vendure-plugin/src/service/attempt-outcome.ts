@@ -1,4 +1,4 @@
-import type { PaymentOutcome } from '@gatewaykit/core';
+import type { PaymentOutcome, StoredAnswer } from '@gatewaykit/core';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /** Rebuilds the stored outcome of an attempt so core's mergeOutcome can decide what a new one changes. */
@@ -18,4 +18,16 @@ export function outcomeOfAttempt(attempt: GatewaykitPaymentAttempt): PaymentOutc
     case 'succeeded':
       return { ...base, status: 'succeeded' };
   }
+}
+
+/**
+ * What the gateway has said of an attempt so far, as core's reconcileAttempt reads it: `started` is
+ * sent with no answer heard (unknown). The gateway's answer code is not stored, so an "already paid"
+ * (I0061) answer counts as acknowledged only through its trade id.
+ */
+export function storedAnswerOfAttempt(attempt: GatewaykitPaymentAttempt): StoredAnswer {
+  return {
+    status: attempt.status === 'started' ? 'unknown' : attempt.status,
+    tradeNo: attempt.tradeNo,
+  };
 }

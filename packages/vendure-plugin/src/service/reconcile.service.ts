@@ -1,6 +1,5 @@
 import {
   DEFAULT_PENDING_AFTER_MS,
-  type PaymentOutcome,
   reconcileAttempt,
   reconcileRefund,
   recordOutcome,
@@ -15,19 +14,17 @@ import {
   type RequestContext,
   TransactionalConnection,
 } from '@vendure/core';
-import { Between, In } from 'typeorm';
 import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
-import { type AttemptStatus, GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
 import type { GatewaykitPluginOptions } from '../types';
+import { storedAnswerOfAttempt } from './attempt-outcome';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { PaymentRecorderService } from './payment-recorder.service';
+import { attemptsToReconcile } from './reconcile-batch';
 import type { RefundMetadata } from './refund-request';
-
-/** Attempts whose answer may still be owed. */
-export const RECONCILED_STATUSES: readonly AttemptStatus[] = ['started', 'redirect', 'pending', 'unknown'];
 
 export const RECONCILE_DEFAULTS = {
   schedule: '*/10 * * * *',
@@ -54,26 +51,12 @@ export interface ReconcileReport {
 }
 
 /**
- * The outcome a reconciliation records for an attempt. A `redirect` attempt (a gateway page) only takes
- * a final one: a page the shopper never finished reads as pending at the gateway, and recording it
- * would turn a releasable page into a pending payment that blocks the order.
- */
-export function reconciledOutcome(
-  status: AttemptStatus,
-  outcome: PaymentOutcome | undefined,
-): PaymentOutcome | undefined {
-  if (!outcome) return undefined;
-  if (status === 'redirect' && outcome.status !== 'succeeded' && outcome.status !== 'failed')
-    return undefined;
-  return outcome;
-}
-
-/**
  * Reconciliation (docs/payment-states.md, docs/safety-rules.md#unknown-outcome): payment attempts and
  * gateway refunds left without an answer past `afterMs` are read back from the gateway (core's
  * reconcileAttempt / reconcileRefund; nothing that moves money is sent) and recorded exactly as a
  * callback or refund notice would be: core's recordOutcome decides (never charged twice, never
- * backwards), and a trade the gateway never recorded ends failed and frees the order.
+ * backwards), and a trade the gateway never recorded ends failed and frees the order, unless the gateway
+ * had acknowledged it: then it stays open and each run warns, naming the order, for a person to settle.
  */
 @Injectable()
 export class ReconcileService {
@@ -104,16 +87,10 @@ export class ReconcileService {
       return ctx;
     };
     const now = Date.now();
-    const window = Between(new Date(now - this.settings.maxAgeMs), new Date(now - this.settings.afterMs));
-    const attempts = await this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt).find({
-      where: {
-        status: In([...RECONCILED_STATUSES]),
-        createdAt: window,
-        ...(only ? { channelId: String(only.channelId) } : {}),
-      },
-      order: { createdAt: 'ASC' },
-      take: this.settings.batchSize,
-    });
+    const attempts = await attemptsToReconcile(
+      this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt),
+      { ...this.settings, now, channelId: only ? String(only.channelId) : undefined },
+    );
     for (const row of attempts) {
       report.checked++;
       const item = await this.attempt(row, contextOf, now).catch((error: unknown) => ({
@@ -189,10 +166,25 @@ export class ReconcileService {
     const { ctx, method } = resolved;
     const result = await reconcileAttempt(
       method.client,
-      { orderNo: row.orderNo, sentAt: row.createdAt, orderAmount: row.orderAmount, currency: row.currency },
+      {
+        orderNo: row.orderNo,
+        sentAt: row.createdAt,
+        orderAmount: row.orderAmount,
+        currency: row.currency,
+        // What the gateway said so far: an attempt it acknowledged never fails for a missing record,
+        // and a gateway page only takes a final outcome.
+        stored: storedAnswerOfAttempt(row),
+      },
       { now, pendingAfterMs: this.settings.noRecordAfterMs },
     );
-    const outcome = reconciledOutcome(row.status, result.outcome);
+    if (result.attention) {
+      // Left open for a person, said on every run (no order note each time: the history would fill).
+      Logger.warn(
+        `Order ${row.orderCode}: payment attempt ${row.orderNo}: ${redactText(result.reason)}`,
+        loggerCtx,
+      );
+    }
+    const { outcome } = result;
     if (!outcome) return { changed: false, after: row.status, reason: result.reason };
     const decision = await recordOutcome(this.recorder.attemptsOf(ctx, row.paymentMethodCode), outcome);
     if (decision.kind !== 'changed') {

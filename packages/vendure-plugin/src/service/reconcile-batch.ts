@@ -1,0 +1,43 @@
+import { Between, In, type Repository } from 'typeorm';
+import { type AttemptStatus, GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+
+/** Attempts that may hold money or block their order: sent, and no final answer heard. */
+export const OWED_STATUSES: readonly AttemptStatus[] = ['started', 'pending', 'unknown'];
+
+export interface ReconcileBatchSettings {
+  now: number;
+  afterMs: number;
+  maxAgeMs: number;
+  batchSize: number;
+  /** Only this channel's attempts (the Admin API mutation); all channels when undefined. */
+  channelId?: string | undefined;
+}
+
+/**
+ * The attempts one reconciliation run reads, as two batches of at most `batchSize` each, so abandoned
+ * gateway pages (which the gateway lists as pending for ever, so they stay `redirect` until they age
+ * out) can never crowd out the attempts that block an order or may hold paid money:
+ * - owed attempts (started, pending, unknown), oldest first: the longest-waiting order comes first;
+ * - gateway pages, newest first: a page opened lately is the one a shopper may just have paid on.
+ */
+export async function attemptsToReconcile(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  settings: ReconcileBatchSettings,
+): Promise<GatewaykitPaymentAttempt[]> {
+  const { now, afterMs, maxAgeMs, batchSize, channelId } = settings;
+  const where = {
+    createdAt: Between(new Date(now - maxAgeMs), new Date(now - afterMs)),
+    ...(channelId === undefined ? {} : { channelId }),
+  };
+  const owed = await repo.find({
+    where: { ...where, status: In([...OWED_STATUSES]) },
+    order: { createdAt: 'ASC', id: 'ASC' },
+    take: batchSize,
+  });
+  const pages = await repo.find({
+    where: { ...where, status: 'redirect' as AttemptStatus },
+    order: { createdAt: 'DESC', id: 'DESC' },
+    take: batchSize,
+  });
+  return [...owed, ...pages];
+}

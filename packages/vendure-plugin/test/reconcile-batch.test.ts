@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import type { AttemptStatus } from '../src/entity/payment-attempt.entity';
+import { attemptsToReconcile } from '../src/service/reconcile-batch';
+import { useAttemptDatabase } from './support/attempt-database';
+
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * Which attempts one reconciliation run reads, against a real sql.js database: abandoned gateway pages
+ * (the gateway lists them pending, so they stay `redirect` for days) must not crowd out the attempts
+ * that block an order or may hold paid money.
+ */
+describe('the attempts a reconciliation run reads', () => {
+  const db = useAttemptDatabase();
+  const now = Date.now();
+
+  async function attempt(channelId: string, n: number, status: AttemptStatus, hoursAgo: number) {
+    return db.repo.save(
+      db.repo.create({
+        orderNo: `${channelId}-${n}`,
+        orderId: `${channelId}${n}`,
+        orderCode: `${channelId}${n}`,
+        channelId,
+        paymentMethodCode: 'gatewaykit-card',
+        mode: 'hosted',
+        amount: 1000,
+        orderAmount: '10.00',
+        currency: 'USD',
+        status,
+        tradeNo: null,
+        createdAt: new Date(now - hoursAgo * HOUR),
+      }),
+    );
+  }
+
+  const settings = (channelId: string, batchSize: number) => ({
+    now,
+    afterMs: 0.25 * HOUR,
+    maxAgeMs: 7 * 24 * HOUR,
+    batchSize,
+    channelId,
+  });
+
+  it('attack: more abandoned gateway pages than a batch, older than the owed attempts, do not starve them', async () => {
+    for (let n = 1; n <= 5; n++) await attempt('S', n, 'redirect', 100 - n);
+    await attempt('S', 6, 'unknown', 2);
+    await attempt('S', 7, 'pending', 1);
+    await attempt('S', 8, 'started', 3);
+    const read = (await attemptsToReconcile(db.repo, settings('S', 3))).map((a) => a.orderNo);
+    // The owed attempts, oldest first, then the newest pages.
+    expect(read).toEqual(['S-8', 'S-6', 'S-7', 'S-5', 'S-4', 'S-3']);
+  });
+
+  it('honest: each kind is capped at the batch size; final, too young, too old and other channels are left out', async () => {
+    for (let n = 1; n <= 4; n++) await attempt('T', n, 'unknown', 10 - n);
+    await attempt('T', 5, 'redirect', 2);
+    await attempt('T', 6, 'succeeded', 2);
+    await attempt('T', 7, 'failed', 2);
+    await attempt('T', 8, 'pending', 0.1);
+    await attempt('T', 9, 'unknown', 8 * 24);
+    await attempt('U', 1, 'unknown', 2);
+    const read = (await attemptsToReconcile(db.repo, settings('T', 2))).map((a) => a.orderNo);
+    expect(read).toEqual(['T-1', 'T-2', 'T-5']);
+    const all = (await attemptsToReconcile(db.repo, { ...settings('T', 10), channelId: undefined })).map(
+      (a) => a.orderNo,
+    );
+    expect(all).toEqual(expect.arrayContaining(['T-1', 'T-2', 'T-3', 'T-4', 'T-5', 'U-1']));
+    for (const left of ['T-6', 'T-7', 'T-8', 'T-9']) expect(all).not.toContain(left);
+  });
+});
