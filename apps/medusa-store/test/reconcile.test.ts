@@ -1,5 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { CARD, complete, currentSession, readyCart, startSession } from './support/checkout';
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { adminOrder } from './support/admin';
+import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { FAIL_UNRECORDED_AFTER_SECONDS } from './support/global-setup';
 import { ordersOf } from './support/orders';
@@ -11,7 +13,7 @@ import {
   reconcileNow,
   sandboxRefunds,
 } from './support/payments';
-import { CARDS, sandboxControl } from './support/sandbox-pages';
+import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -127,6 +129,87 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(placed.body.type).toBe('order');
     expect(await chargesOf(retry.id)).toHaveLength(1);
     expect(await ordersOf(email)).toHaveLength(1);
+  });
+
+  it('a charge the gateway answered pending, missing from its records later: left open for a person, never failed; settled once the records show it', async () => {
+    // The gateway's later success is only in its records: every callback is lost.
+    await sandboxControl('chaos', { drop: true });
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.pendingThenSuccess);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    const placed = await complete(cartId, token);
+    expect(placed.body.type).toBe('order');
+    const session = await currentSession(cartId, token);
+    expect(session.data.outcome).toMatchObject({ status: 'pending', tradeNo: expect.any(String) });
+
+    // The gateway's reads lag behind: neither the list nor the trade query shows the trade.
+    await sandboxControl('faults', { route: 'listTransactions', kind: 'unlisted', times: 'always' });
+    await sandboxControl('faults', { route: 'retrieveTransaction', kind: 'unlisted', times: 'always' });
+    const ageMs = Date.now() - Date.parse(session.data.attemptedAt);
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
+    );
+    const hidden = await reconcileNow({ orderNos: [session.id] });
+    expect(hidden.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'none', status: 'pending' }),
+    ]);
+    expect(hidden.body.attempts[0].reason).toMatch(
+      /^the gateway acknowledged this payment as trade \S+ but has no record of it .*look it up in the merchant portal$/,
+    );
+    expect((await currentSession(cartId, token)).data.outcome.status).toBe('pending');
+    const log = readFileSync(inject('logFile'), 'utf8');
+    expect(log).toContain(`gatewaykit: ${session.id} needs a person`);
+    expect(log).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
+
+    // Once the records show the trade, it is settled like its callback would have: one captured payment.
+    await sandboxControl('faults', undefined, 'DELETE');
+    // The pending card succeeds a few (sandbox) seconds after the charge; until then the run finds it pending.
+    const shown = await waitFor(async () => {
+      const run = await reconcileNow({ orderNos: [session.id] });
+      return run.body.attempts[0]?.status !== 'pending' && run;
+    }, 'the gateway to record the pending charge as settled');
+    expect(shown.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'succeeded' }),
+    ]);
+    const settled = await waitFor(async () => {
+      const [order] = await ordersOf(email);
+      return order?.payment_status === 'captured' && order;
+    }, 'the reconciled payment to be captured');
+    expect(settled.id).toBe(placed.body.order.id);
+    expect(settled.payment_collections[0].payments).toHaveLength(1);
+    expect(await chargesOf(session.id)).toHaveLength(1);
+  });
+
+  it("a shopper who paid on the gateway's page, with the return and every callback lost: the run places the order once", async () => {
+    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+    const { cartId, collectionId } = await readyCart();
+    const session = await startSession(collectionId, HOSTED);
+    expect(session.status).toBe('requires_more');
+
+    // Still on the page: the gateway lists it pending, and the run leaves the page as it is.
+    const onPage = await reconcileNow({ orderNos: [session.id] });
+    expect(onPage.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'none', status: 'redirect' }),
+    ]);
+    expect((await currentSession(cartId)).status).toBe('requires_more');
+
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    const paid = await reconcileNow({ orderNos: [session.id] });
+    expect(paid.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'succeeded' }),
+    ]);
+    await waitFor(async () => {
+      const { body } = await api('GET', `/store/carts/${cartId}`);
+      return Boolean(body.cart?.completed_at);
+    }, 'the paid cart to become an order');
+    const completed = await complete(cartId);
+    expect(completed.body.type).toBe('order');
+    const order = await adminOrder(completed.body.order.id);
+    expect(order.payment_status).toBe('captured');
+    expect(order.payment_collections[0].payments).toHaveLength(1);
+    // A second run finds nothing left to do.
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
   });
 
   it("a refund whose notification was lost is settled from the gateway's record", async () => {

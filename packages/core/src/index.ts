@@ -122,6 +122,7 @@ export {
   recordQueryTime,
   refundEventFromRecord,
   type StoredAnswer,
+  storedAnswerOf,
 } from './reconcile.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export {

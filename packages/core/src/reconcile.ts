@@ -124,6 +124,13 @@ export function gatewayAcknowledged(stored: StoredAnswer | undefined): boolean {
   return stored.status === 'pending' || Boolean(stored.tradeNo) || stored.code === DUPLICATE_ORDER_CODE;
 }
 
+/** What a stored outcome says for the no-record rule; undefined (sent, nothing heard): unknown. */
+export function storedAnswerOf(outcome: PaymentOutcome | undefined): StoredAnswer {
+  if (!outcome) return { status: 'unknown' };
+  const code = outcome.status === 'failed' || outcome.status === 'unknown' ? outcome.code : undefined;
+  return { status: outcome.status, tradeNo: outcome.tradeNo, code };
+}
+
 /** The gateway's record of the trade it gave the attempt (`GET /orderInfo/{tradeNo}`); none: []. */
 async function tradeOfAttempt(
   client: Pick<GatewayClient, 'transactions'>,

@@ -4,7 +4,7 @@ import job, {
   RECONCILE_INTERVAL_LOCK,
   reconcileIntervalSeconds,
 } from '../src/jobs/reconcile-gateway-payments';
-import { isOpenCharge } from '../src/lib/reconcile-run';
+import { awaitsGatewayOutcome } from '../src/lib/reconcile-run';
 
 // vi.mock is hoisted above the imports: the job runs this instead of a real reconciliation.
 const run = vi.hoisted(() => vi.fn(async () => ({ attempts: [], refunds: [] })));
@@ -53,21 +53,22 @@ describe('reconciliation job', () => {
   });
 });
 
-describe('isOpenCharge', () => {
+describe('awaitsGatewayOutcome', () => {
   const sent = { orderNo: 'payses_1', attemptedAt: '2026-01-01T00:00:00Z', amount: '60.00', currency: 'USD' };
   const outcome = (status: string) =>
     ({ orderNo: 'payses_1', status, reason: 'r', redirectUrl: 'u' }) as never;
 
-  it('is a charge sent without an answer, or answered unknown or pending', () => {
-    expect(isOpenCharge(sent)).toBe(true);
-    expect(isOpenCharge({ ...sent, outcome: outcome('unknown') })).toBe(true);
-    expect(isOpenCharge({ ...sent, outcome: outcome('pending') })).toBe(true);
+  it("is a charge sent without an answer, answered unknown or pending, or a shopper on the gateway's page", () => {
+    expect(awaitsGatewayOutcome(sent)).toBe(true);
+    for (const status of ['unknown', 'pending', 'redirect']) {
+      expect(awaitsGatewayOutcome({ ...sent, outcome: outcome(status) })).toBe(true);
+    }
   });
 
-  it('is not a charge never sent, settled, or on the gateway page', () => {
-    expect(isOpenCharge({ ...sent, attemptedAt: undefined })).toBe(false);
-    for (const status of ['succeeded', 'failed', 'redirect']) {
-      expect(isOpenCharge({ ...sent, outcome: outcome(status) })).toBe(false);
+  it('is not a charge never sent, or settled', () => {
+    expect(awaitsGatewayOutcome({ ...sent, attemptedAt: undefined })).toBe(false);
+    for (const status of ['succeeded', 'failed']) {
+      expect(awaitsGatewayOutcome({ ...sent, outcome: outcome(status) })).toBe(false);
     }
   });
 });

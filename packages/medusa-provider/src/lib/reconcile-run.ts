@@ -1,4 +1,10 @@
-import { gatewayClientFor, reconcileAttempt, reconcileRefund, recordOutcome } from '@gatewaykit/core';
+import {
+  gatewayClientFor,
+  reconcileAttempt,
+  reconcileRefund,
+  recordOutcome,
+  storedAnswerOf,
+} from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { GatewayRefund } from './gateway-records';
@@ -21,10 +27,19 @@ import { type GatewaykitSessionData, readSessionData } from './session-data';
 
 /** The lock every run holds: one run at a time, across instances with a shared locking provider. */
 export const RECONCILE_RUN_LOCK = 'gatewaykit:reconcile:run';
+const DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back sessions and refunds are looked at. */
-const LOOKBACK_MS = 30 * 24 * 60 * 60 * 1000;
+const LOOKBACK_MS = 30 * DAY_MS;
 /** Session statuses of a charge that may have been taken but has no result yet (unknown / pending). */
 const OPEN_STATUSES = ['pending', 'pending_authorization'];
+/** Session status of a shopper sent to a gateway page (hosted, local method, 3-D Secure). */
+const REDIRECT_STATUS = 'requires_more';
+/**
+ * How far back gateway pages are looked at: a page paid long ago would have been reported by the
+ * gateway's callbacks, retried for hours; an abandoned page is listed pending for ever, so each run
+ * asks the gateway about every page younger than this.
+ */
+const REDIRECT_LOOKBACK_MS = 2 * DAY_MS;
 
 export interface ReconcileRunOptions {
   now?: Date;
@@ -65,11 +80,15 @@ const secondsOf = (options: GatewaykitOptions) => ({
   failUnrecordedAfterMs: (options.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000,
 });
 
-/** A session whose charge went out and has no result yet: unknown, pending, or sent without an answer. */
-export function isOpenCharge(data: Partial<GatewaykitSessionData>): boolean {
+/**
+ * A session that went to the gateway and has no final result yet: a charge sent without an answer,
+ * answered unknown or pending, or a shopper sent to a gateway page (who may have paid there while
+ * every callback was lost).
+ */
+export function awaitsGatewayOutcome(data: Partial<GatewaykitSessionData>): boolean {
   if (!data.attemptedAt || !data.orderNo || !data.amount || !data.currency) return false;
   const status = data.outcome?.status;
-  return status === undefined || status === 'unknown' || status === 'pending';
+  return status === undefined || status === 'unknown' || status === 'pending' || status === 'redirect';
 }
 
 /** One run over every configured account, under the run lock (waits for a run in progress). */
@@ -110,21 +129,26 @@ async function reconcileAttempts(
 ): Promise<AttemptLine[]> {
   const now = options.now ?? new Date();
   const { reconcileAfterMs, failUnrecordedAfterMs } = secondsOf(account.options);
-  const sessions = (await scope.resolve(Modules.PAYMENT).listPaymentSessions(
-    {
-      provider_id: account.providerIds,
-      status: OPEN_STATUSES,
-      ...(options.orderNos
-        ? { id: [...options.orderNos] }
-        : { created_at: { $gte: new Date(now.getTime() - LOOKBACK_MS) } }),
-    } as never,
-    { select: ['id', 'data', 'status', 'provider_id'] },
-  )) as PaymentSessionDTO[];
+  const paymentModule = scope.resolve(Modules.PAYMENT);
+  const listed = (status: string[], lookbackMs: number) =>
+    paymentModule.listPaymentSessions(
+      {
+        provider_id: account.providerIds,
+        status,
+        ...(options.orderNos
+          ? { id: [...options.orderNos] }
+          : { created_at: { $gte: new Date(now.getTime() - lookbackMs) } }),
+      } as never,
+      { select: ['id', 'data', 'status', 'provider_id'] },
+    ) as Promise<PaymentSessionDTO[]>;
+  const sessions = (
+    await Promise.all([listed(OPEN_STATUSES, LOOKBACK_MS), listed([REDIRECT_STATUS], REDIRECT_LOOKBACK_MS)])
+  ).flat();
   const client = gatewayClientFor(account.options);
   const lines: AttemptLine[] = [];
   for (const session of sessions) {
     const data = readSessionData(session.data);
-    if (!isOpenCharge(data)) continue;
+    if (!awaitsGatewayOutcome(data)) continue;
     const sentAt = new Date(data.attemptedAt!);
     // The job leaves young charges to their callback; an orderNo named by the admin is read now.
     if (!options.orderNos && now.getTime() - sentAt.getTime() < reconcileAfterMs) continue;
@@ -132,9 +156,20 @@ async function reconcileAttempts(
     try {
       const found = await reconcileAttempt(
         client,
-        { orderNo: session.id, sentAt, orderAmount: data.amount!, currency: data.currency! },
+        {
+          orderNo: session.id,
+          sentAt,
+          orderAmount: data.amount!,
+          currency: data.currency!,
+          stored: storedAnswerOf(data.outcome),
+        },
         { now, pendingAfterMs: failUnrecordedAfterMs },
       );
+      if (found.attention) {
+        scope
+          .resolve(ContainerRegistrationKeys.LOGGER)
+          .warn(`gatewaykit: ${session.id} needs a person: ${found.reason}`);
+      }
       if (!found.outcome) {
         lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason: found.reason });
         continue;

@@ -18,6 +18,7 @@ import {
   redact,
   refundRequest,
   startPayment,
+  storedAnswerOf,
   UnknownOutcomeError,
 } from '@gatewaykit/core';
 import type {
@@ -373,7 +374,13 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     if (outcome && outcome.status !== 'unknown' && outcome.status !== 'pending') return data;
     const found = await reconcileAttempt(
       this.client,
-      { orderNo, sentAt: new Date(attemptedAt), orderAmount: amount, currency },
+      {
+        orderNo,
+        sentAt: new Date(attemptedAt),
+        orderAmount: amount,
+        currency,
+        stored: storedAnswerOf(outcome),
+      },
       {
         pendingAfterMs:
           (this.options_.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000,
