@@ -20,6 +20,28 @@ export function withoutEchoedValues(message: string): string {
   return containsCardNumber(cleaned) ? 'Invalid input' : cleaned;
 }
 
+/**
+ * Error extensions as sent: never `stacktrace` (Apollo adds it whenever NODE_ENV is neither production
+ * nor test, and its first line is the unredacted message, a mistyped card number or security code
+ * included; the server's own log keeps the stack), and every other text cleaned as the message is.
+ */
+export function withoutEchoedExtensions(
+  extensions: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> | undefined {
+  if (!extensions) return undefined;
+  const { stacktrace: _dropped, ...rest } = extensions;
+  return cleanValue(rest) as Record<string, unknown>;
+}
+
+function cleanValue(value: unknown): unknown {
+  if (typeof value === 'string') return withoutEchoedValues(value);
+  if (Array.isArray(value)) return value.map(cleanValue);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, cleanValue(inner)]));
+  }
+  return value;
+}
+
 export const redactErrorsPlugin: ApolloPlugin = {
   async requestDidStart() {
     return {
@@ -27,10 +49,14 @@ export const redactErrorsPlugin: ApolloPlugin = {
         if (response.body.kind !== 'single') return;
         const errors = response.body.singleResult.errors;
         if (!errors?.length) return;
-        response.body.singleResult.errors = errors.map((error) => ({
-          ...error,
-          message: withoutEchoedValues(error.message),
-        }));
+        response.body.singleResult.errors = errors.map((error) => {
+          const extensions = withoutEchoedExtensions(error.extensions);
+          return {
+            ...error,
+            message: withoutEchoedValues(error.message),
+            ...(extensions ? { extensions } : {}),
+          };
+        });
       },
     };
   },
