@@ -6,8 +6,8 @@
  *   --merchant no:key (repeatable) / SANDBOX_MERCHANTS="no:key,no:key"  (several)
  *   --callback-time-scale / SANDBOX_CALLBACK_TIME_SCALE (1 = the gateway's real schedule)
  *   --public-url / SANDBOX_PUBLIC_URL
- *   --allowed-host NAME (repeatable) / SANDBOX_ALLOWED_HOSTS="name,name": more names the dashboard,
- *     control API, hosted pages and card element answer under (see host-check.ts)
+ *   --allowed-host NAME (repeatable) / SANDBOX_ALLOWED_HOSTS="name,name": more names the sandbox
+ *     answers under, gateway API included (see host-check.ts)
  */
 import { parseArgs } from 'node:util';
 import { TEST_CARDS } from './cards.js';

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CallbackChaos, CallbackDelivery } from './callbacks.js';
 import { type ChargebackInput, raiseChargeback } from './chargebacks.js';
 import type { SandboxContext } from './context.js';
+import { fromAnotherSite } from './cross-site.js';
 import { FaultError, type FaultInput, type FaultRule } from './faults.js';
 import { parseBodyFields, redirect, sendJson } from './http.js';
 import {
@@ -184,24 +185,6 @@ function requestLog(context: SandboxContext, url: URL): RequestLogEntry[] {
   const limit = Number(url.searchParams.get('limit') ?? '0');
   const all = [...context.store.requests];
   return limit > 0 ? all.slice(-limit) : all;
-}
-
-/**
- * Why a request comes from another site's page, or undefined. The control API changes what the sandbox
- * sends to the store (chargebacks, refund results, the clock): a page elsewhere must not drive it with a
- * form the browser posts for it. Browsers say where a request comes from (`sec-fetch-site`, `origin`);
- * tests, the CLI and curl send neither and stay allowed, and so does the dashboard's own form.
- */
-function fromAnotherSite(request: IncomingMessage): string | undefined {
-  const site = request.headers['sec-fetch-site'];
-  if (site !== undefined && site !== 'same-origin' && site !== 'none') return `sec-fetch-site ${site}`;
-  const origin = request.headers.origin;
-  if (origin === undefined) return undefined;
-  try {
-    return new URL(origin).host === request.headers.host ? undefined : 'another origin';
-  } catch {
-    return 'an unreadable origin';
-  }
 }
 
 export async function handleControl(

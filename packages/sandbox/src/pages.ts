@@ -7,6 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type CardBehaviour, summarizeCard, TEST_CARDS } from './cards.js';
 import type { SandboxContext } from './context.js';
+import { fromAnotherSite } from './cross-site.js';
 import { escapeHtml, layout } from './html.js';
 import { redirect, sendHtml } from './http.js';
 import { ORDER_INFO, returnLocation, settle, startDelayedSuccess } from './orders.js';
@@ -144,6 +145,9 @@ export async function handlePage(
   tradeNo: string,
   rawBody: string,
 ): Promise<void> {
+  // The outcome buttons are one click from finishing a payment: never inside another site's frame.
+  response.setHeader('x-frame-options', 'DENY');
+  response.setHeader('content-security-policy', "frame-ancestors 'none'");
   const order = context.store.orders.get(tradeNo);
   if (!order || PAGE_OF_KIND[order.kind] !== page) {
     sendHtml(response, 404, layout('Not found', '<h1>Unknown payment page</h1>'));
@@ -160,6 +164,14 @@ export async function handlePage(
   }
   if (request.method !== 'POST') {
     sendHtml(response, 405, layout('Method not allowed', '<h1>Use GET or POST</h1>'));
+    return;
+  }
+  // Only the page's own form may post: another site's form knowing the tradeNo would otherwise finish
+  // or abandon the shopper's payment. The page may be served under the public URL behind a proxy.
+  const publicHost = URL.parse(context.publicUrl())?.host;
+  const crossSite = fromAnotherSite(request, publicHost ? [publicHost] : []);
+  if (crossSite) {
+    sendHtml(response, 403, layout('Refused', '<h1>This page only accepts its own form</h1>'));
     return;
   }
   if (finished) {

@@ -60,9 +60,9 @@ export interface SandboxOptions {
   /** Per-attempt timeout of callback POSTs in real ms (default 10000). */
   callbackTimeoutMs?: number;
   /**
-   * More host names the dashboard, control API, hosted pages and card element answer under (IP
-   * addresses, `localhost`, the bind host and the public URL's host always are): the defence against
-   * DNS rebinding, see host-check.ts.
+   * More host names the sandbox answers under, gateway API included (IP addresses, `localhost`, the
+   * bind host and the public URL's host always are): the defence against DNS rebinding, see
+   * host-check.ts. A store that reaches the sandbox under another name adds it here.
    */
   allowedHosts?: readonly string[];
 }
@@ -188,7 +188,8 @@ class SandboxServer {
     const queryAt = target.indexOf('?');
     const path = queryAt === -1 ? target : target.slice(0, queryAt);
     const isApi = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
-    const unknownHost = isApi ? undefined : this.allowedHosts.refusal(request);
+    // The signed API too: the demo merchant's key is public, so a rebinding page can sign (host-check.ts).
+    const unknownHost = this.allowedHosts.refusal(request);
     if (unknownHost) {
       sendJson(response, 403, {
         error: `the sandbox answers under its own host names only (${unknownHost}); add a name with --allowed-host or SANDBOX_ALLOWED_HOSTS`,

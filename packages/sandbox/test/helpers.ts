@@ -207,6 +207,7 @@ export function sendWithHost(
   host: string,
   method = 'GET',
   body?: string,
+  extraHeaders: Record<string, string> = {},
 ): Promise<HostAnswer> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve, reject) => {
@@ -224,6 +225,7 @@ export function sendWithHost(
           ...(body === undefined
             ? {}
             : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }),
+          ...extraHeaders,
         },
       },
       (response) => {

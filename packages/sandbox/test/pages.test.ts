@@ -1,7 +1,8 @@
 /** Hosted pages driven like a script would: form posts, 303 to returnUrl, signed return, callback. */
-import { verifyCallback, verifyReturn } from '@gatewaykit/core';
+import { GatewayClient, verifyCallback, verifyReturn } from '@gatewaykit/core';
 import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { describe, expect, it } from 'vitest';
+import { startSandbox } from '../src/index.js';
 import { chargeBody, hostedBody, submitPage, useSandboxWithReceiver } from './helpers.js';
 
 const fx = useSandboxWithReceiver();
@@ -218,5 +219,83 @@ describe('local method page', () => {
     expect(verified(returned(await submitPage(ko.redirectUrl ?? '', { outcome: 'fail' }))).orderStatus).toBe(
       'fail',
     );
+  });
+});
+
+describe('another site against the hosted pages', () => {
+  /** A post the browser sends for another site's auto-submitting form. */
+  function postFrom(url: string, headers: Record<string, string>, fields: Record<string, string>) {
+    return fetch(url, { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual', headers });
+  }
+
+  it('attack: a cross-site form cannot finish or abandon another shopper’s pending page', async () => {
+    const charge = await fx.client.charges.confirm(chargeBody({ cardNo: '4000002500003155' }));
+    const checkout = await fx.client.checkout.createPayment(hostedBody({}));
+    const url = charge.redirectUrl ?? '';
+    const senders: Record<string, string>[] = [
+      { 'sec-fetch-site': 'cross-site', origin: 'https://evil.example' },
+      // A page on another port of the same machine is same-site, not same-origin.
+      { 'sec-fetch-site': 'same-site', origin: 'http://localhost:5999' },
+      // An older browser without Fetch Metadata still names the form's origin.
+      { origin: 'https://evil.example' },
+    ];
+    for (const headers of senders) {
+      const answer = await postFrom(url, headers, { outcome: 'success' });
+      expect(answer.status, JSON.stringify(headers)).toBe(403);
+      expect(answer.headers.get('location')).toBeNull();
+      const abandon = await postFrom(checkout.redirectUrl ?? '', headers, { outcome: 'abandon' });
+      expect(abandon.status, JSON.stringify(headers)).toBe(403);
+    }
+    expect(fx.sb.order(charge.tradeNo ?? '')).toMatchObject({
+      orderStatus: 'pending',
+      returnedAt: undefined,
+    });
+    expect(fx.sb.order(checkout.tradeNo ?? '')).toMatchObject({
+      orderStatus: 'pending',
+      returnedAt: undefined,
+    });
+    expect(fx.sb.callbacks()).toHaveLength(0);
+  });
+
+  it('the page’s own form post (same origin) still finishes the payment', async () => {
+    const charge = await fx.client.charges.confirm(chargeBody({ cardNo: '4000002500003155' }));
+    const url = charge.redirectUrl ?? '';
+    const answer = await postFrom(
+      url,
+      { 'sec-fetch-site': 'same-origin', origin: new URL(url).origin },
+      { outcome: 'success' },
+    );
+    expect(verified(returned(answer)).orderStatus).toBe('success');
+  });
+
+  it('the page’s own form under a public URL (a proxy that rewrites Host) still finishes the payment', async () => {
+    const sb = await startSandbox({ port: 0, publicUrl: 'https://pay.sandbox.test' });
+    const client = new GatewayClient({ gatewayNo: sb.gatewayNo, signKey: sb.signKey, baseUrl: sb.url });
+    try {
+      const charge = await client.charges.confirm(chargeBody({ cardNo: '4000002500003155' }));
+      expect(charge.redirectUrl).toMatch(/^https:\/\/pay\.sandbox\.test\/pay\/3ds\//);
+      const answer = await postFrom(
+        (charge.redirectUrl ?? '').replace('https://pay.sandbox.test', sb.url),
+        { 'sec-fetch-site': 'same-origin', origin: 'https://pay.sandbox.test' },
+        { outcome: 'success' },
+      );
+      expect(answer.status).toBe(303);
+      expect(sb.order(charge.tradeNo ?? '')?.orderStatus).toBe('success');
+    } finally {
+      await client.close();
+      await sb.close();
+    }
+  });
+
+  it('attack: another site cannot frame the hosted pages (clickjacking the outcome buttons)', async () => {
+    const charge = await fx.client.charges.confirm(chargeBody({ cardNo: '4000002500003155' }));
+    const checkout = await fx.client.checkout.createPayment(hostedBody({}));
+    const local = await fx.client.localPayments.create(hostedBody({ paymentMethod: 'alipay' }));
+    for (const url of [charge.redirectUrl, checkout.redirectUrl, local.redirectUrl]) {
+      const page = await fetch(url ?? '');
+      expect(page.status).toBe(200);
+      expect(page.headers.get('x-frame-options'), url).toBe('DENY');
+      expect(page.headers.get('content-security-policy'), url).toContain("frame-ancestors 'none'");
+    }
   });
 });
