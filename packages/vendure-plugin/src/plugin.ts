@@ -1,6 +1,8 @@
+import { APP_INTERCEPTOR } from '@nestjs/core';
 import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
 import { GatewaykitAdminResolver } from './api/admin.resolver';
 import { adminApiSchema } from './api/admin-schema';
+import { OtherMethodGuardInterceptor } from './api/other-method-guard.interceptor';
 import { GatewaykitPaymentCompletedResolver } from './api/payment-completed.resolver';
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
 import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
@@ -62,6 +64,7 @@ import type { GatewaykitPluginOptions } from './types';
     GatewayNoticeService,
     ReconcileService,
     MethodArgsSubscriber,
+    { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
   ],
   shopApiExtensions: {
     schema: shopApiSchema,

@@ -3,6 +3,12 @@ import { Column, Entity, Index } from 'typeorm';
 
 export type AttemptStatus = 'started' | 'redirect' | 'pending' | 'unknown' | 'succeeded' | 'failed';
 
+/**
+ * Attempts that may hold money or block their order: sent, no final answer heard. Unlike a gateway
+ * page (`redirect`), which the shopper may never have paid on, each may still be charged.
+ */
+export const OWED_STATUSES: readonly AttemptStatus[] = ['started', 'pending', 'unknown'];
+
 /** Value of `openSlot` while an attempt may still turn into a charge. */
 export const OPEN_SLOT = 'open';
 

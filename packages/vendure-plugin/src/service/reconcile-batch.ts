@@ -1,8 +1,9 @@
 import { Between, In, type Repository } from 'typeorm';
-import { type AttemptStatus, GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
-
-/** Attempts that may hold money or block their order: sent, and no final answer heard. */
-export const OWED_STATUSES: readonly AttemptStatus[] = ['started', 'pending', 'unknown'];
+import {
+  type AttemptStatus,
+  type GatewaykitPaymentAttempt,
+  OWED_STATUSES,
+} from '../entity/payment-attempt.entity';
 
 export interface ReconcileBatchSettings {
   now: number;
