@@ -23,8 +23,13 @@ describe.each(['medusa', 'vendure'] as const)('%s: payment fails on the gateway 
     expect(await page.getByTestId('failure-reason').textContent()).toMatch(/declined by the bank/i);
     await screenshot(page, `${store}-failed-return`);
 
+    // The link carries a reason code, not the store's text; the payment page maps it to fixed words.
+    expect(await page.getByTestId('try-again').getAttribute('href')).toContain('retry=declined');
     await page.getByTestId('try-again').click();
-    await page.getByTestId('retry-reason').waitFor();
+    await page
+      .getByTestId('retry-reason')
+      .getByText(/declined by the bank/i)
+      .waitFor();
     await page.getByTestId('pay-hosted').check();
     await page.getByTestId('pay').click();
     await page.waitForURL((url) => url.href.startsWith(inject('sandboxUrl')));

@@ -13,7 +13,8 @@ import {
   showError,
   spinner,
 } from '../dom';
-import { describeFailure } from '../failures';
+import { describeFailure, describeFailureCode } from '../failures';
+import { redirectTarget } from '../redirect-target';
 import {
   type CardChoice,
   FieldError,
@@ -23,6 +24,10 @@ import {
 } from '../stores/types';
 import { cartSummary } from './cart';
 import { renderPlaced } from './return';
+
+/** Shown instead of following a redirect to an address that is not a page of the gateway or ours. */
+const INVALID_REDIRECT =
+  'The payment page address from the store is not valid, so it was not opened. Try again or choose another way to pay.';
 
 /** Every way to pay the store enables, then the hand-over to the gateway (or the placed order). */
 export const paymentPage: Page = async ({ store, navigate, query, refreshHeader }) => {
@@ -45,13 +50,14 @@ export const paymentPage: Page = async ({ store, navigate, query, refreshHeader 
   // element (docs/card-element.md).
   const canType = store.rawCards === 'anyone' || (store.rawCards === 'logged-in' && customer !== undefined);
   const useElement = store.rawCards === 'no';
+  // A reason code, never text: the link may come from anyone (failures.ts).
   const retry = query.get('retry');
   const address = cart.address;
   const email = cart.email ?? customer?.email ?? '';
 
   render(html`<h1>Payment</h1>
     <div class="columns"><form id="payment" class="card" novalidate>
-      ${retry ? html`<p class="notice" data-testid="retry-reason">${describeFailure(retry)}</p>` : ''}
+      ${retry ? html`<p class="notice" data-testid="retry-reason">${describeFailureCode(retry)}</p>` : ''}
       ${options.map((option, index) =>
         optionHtml(
           option,
@@ -148,14 +154,20 @@ export const paymentPage: Page = async ({ store, navigate, query, refreshHeader 
 
   async function handleResult(result: PayResult): Promise<void> {
     switch (result.kind) {
-      case 'redirect':
-        if (result.url.startsWith('/')) {
-          navigate(result.url);
+      case 'redirect': {
+        const target = redirectTarget(result.url);
+        if (!target) {
+          form.querySelector('.form-error')!.textContent = INVALID_REDIRECT;
+          return;
+        }
+        if (target.kind === 'page') {
+          navigate(target.path);
           return;
         }
         render(spinner('Redirecting you to the secure payment page…'));
-        location.assign(result.url);
+        location.assign(target.url);
         return;
+      }
       case 'placed':
         await refreshHeader();
         renderPlaced(store.name, result.order);

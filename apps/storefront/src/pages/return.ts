@@ -1,6 +1,6 @@
 import type { Page } from '../context';
 import { formatMoney, html, render, spinner } from '../dom';
-import { describeFailure } from '../failures';
+import { describeFailure, failureCode } from '../failures';
 import type { PlacedOrder } from '../stores/types';
 
 /** How long the page keeps asking before it tells the shopper to come back later (not a test bound). */
@@ -32,7 +32,7 @@ export const returnPage: Page = async ({ store, path, query, refreshHeader }) =>
       render(html`<section class="card failed" data-testid="payment-failed">
         <h1>The payment did not go through</h1>
         <p class="error" data-testid="failure-reason">${describeFailure(state.reason)}</p>
-        <p>Your cart is kept. <a href="/checkout/payment?retry=${encodeURIComponent(state.reason)}" data-link
+        <p>Your cart is kept. <a href="/checkout/payment?retry=${failureCode(state.reason)}" data-link
           data-testid="try-again" class="button">Try again</a></p></section>`);
       return;
     }

@@ -291,7 +291,8 @@ export class VendureStore implements StoreAdapter {
       );
       order = orderByCode ?? undefined;
     }
-    if (!order) return { kind: 'failed', reason: `Order ${code} was not found for this session` };
+    // Fixed words: the code comes from the link's path, which anyone can write.
+    if (!order) return { kind: 'failed', reason: 'This order was not found for this browser session' };
     if (PAID_STATES.includes(order.state)) return { kind: 'placed', order: toOrder(order) };
     const declined = (order.payments as Json[]).filter((payment) => payment.state === 'Declined').pop();
     if (query.get('payment') === 'failed' || query.get('payment') === 'cancelled')
