@@ -55,16 +55,17 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
   ): Promise<Record<string, string> | undefined> {
     const code = args.input?.method;
     if (typeof code !== 'string') return undefined;
-    const method = await this.connection.getRepository(ctx, PaymentMethod).findOne({
-      where: { code, channels: { id: ctx.channelId } },
-    });
-    // An unknown method is Vendure's to refuse; the plugin's own are refused by their handler.
-    if (!method || method.handler.code === HANDLER_CODE) return undefined;
+    // The open charge first: without one (nearly always) the method is not read at all.
     const input = args[ACTIVE_ORDER_INPUT_FIELD_NAME] as Record<string, unknown> | undefined;
     const order = await this.activeOrders.getActiveOrder(ctx, input);
     if (!order) return undefined;
     const open = await openGatewayCharge(this.connection, ctx, order.id);
     if (!open) return undefined;
+    const method = await this.connection.getRepository(ctx, PaymentMethod).findOne({
+      where: { code, channels: { id: ctx.channelId } },
+    });
+    // An unknown method is Vendure's to refuse; the plugin's own are refused by their handler.
+    if (!method || method.handler.code === HANDLER_CODE) return undefined;
     Logger.warn(
       `Order ${order.code}: payment with "${code}" refused, gateway attempt ${open.orderNo} is ${open.status}`,
       loggerCtx,
