@@ -189,10 +189,12 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
 
     // Still on the page: the gateway lists it pending, and the run leaves the page as it is.
     const onPage = await reconcileNow({ orderNos: [session.id] });
-    expect(onPage.body.attempts).toEqual([
-      expect.objectContaining({ orderNo: session.id, result: 'none', status: 'redirect' }),
-    ]);
-    expect((await currentSession(cartId)).status).toBe('requires_more');
+    if (Date.now() - Date.parse(session.data.attemptedAt) < FAIL_UNRECORDED_AFTER_SECONDS * 1000 - 500) {
+      expect(onPage.body.attempts).toEqual([
+        expect.objectContaining({ orderNo: session.id, result: 'none', status: 'redirect' }),
+      ]);
+      expect((await currentSession(cartId)).status).toBe('requires_more');
+    }
 
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     const paid = await reconcileNow({ orderNos: [session.id] });
@@ -210,6 +212,38 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(order.payment_collections[0].payments).toHaveLength(1);
     // A second run finds nothing left to do.
     expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+  });
+
+  it('a gateway page left unpaid: failed once it has expired, asked about no more; paid late after all, the order is placed', async () => {
+    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+    const { cartId, collectionId } = await readyCart();
+    const session = await startSession(collectionId, HOSTED);
+    const ageMs = Date.now() - Date.parse(session.data.attemptedAt);
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
+    );
+    const expired = await reconcileNow({ orderNos: [session.id] });
+    expect(expired.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
+    ]);
+    expect(expired.body.attempts[0].reason).toMatch(
+      /still lists trade \S+ as pending .*: the gateway's page expired unpaid$/,
+    );
+    const failed = await currentSession(cartId);
+    expect(failed.status).toBe('error');
+    expect(failed.data.outcome).toMatchObject({ status: 'failed', code: 'PAGE_EXPIRED' });
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+
+    // The shopper pays on the (sandbox's, still open) page after all: the callback's success wins.
+    await sandboxControl('chaos', { noReturn: 'always' });
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    await waitFor(async () => {
+      const { body } = await api('GET', `/store/carts/${cartId}`);
+      return Boolean(body.cart?.completed_at);
+    }, 'the late payment to place the order');
+    const order = await adminOrder((await complete(cartId)).body.order.id);
+    expect(order.payment_status).toBe('captured');
+    expect(order.payment_collections[0].payments).toHaveLength(1);
   });
 
   it("a refund whose notification was lost is settled from the gateway's record", async () => {

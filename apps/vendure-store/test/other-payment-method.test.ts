@@ -6,7 +6,15 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
-import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './support/shop';
+import {
+  adminOrder,
+  CARDS,
+  cardInput,
+  completeRedirect,
+  eventually,
+  prepareOrder,
+  startPayment,
+} from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
 interface AddPaymentAnswer {
@@ -82,6 +90,20 @@ describe('another payment method while a gateway charge is open', () => {
     const waiting = await adminOrder(stack.admin, order.id);
     expect(waiting.state).toBe('ArrangingPayment');
     expect(waiting.payments).toEqual([]);
+  });
+
+  it('attack: a 3-D Secure page still open blocks another method (one click from a charge); once abandoned, the other method pays', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const started = await payByCard(shop, CARDS.challenge);
+    expect(started.__typename).toBe('GatewaykitPaymentRedirect');
+    if (started.__typename !== 'GatewaykitPaymentRedirect') return;
+    expect((await payWithOtherMethod(shop)).__typename).toBe('IneligiblePaymentMethodError');
+    expect((await adminOrder(stack.admin, order.id)).payments).toEqual([]);
+
+    // The shopper leaves the page (its signed return says so): nothing can be charged there any more.
+    expect((await completeRedirect(String(started.url), 'abandon')).returnStatus).toBe(303);
+    expect(await payWithOtherMethod(shop)).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
   });
 
   it('honest: with no gateway charge open, or after a declined one, the other method pays the order', async () => {

@@ -98,6 +98,7 @@ export {
   type PaymentOutcomeStatus,
 } from './outcome.js';
 export {
+  ALREADY_PAID_REASON,
   DUPLICATE_ORDER_CODE,
   type PaymentAddress,
   type PaymentCustomer,
@@ -114,6 +115,7 @@ export {
   gatewayAcknowledged,
   NO_GATEWAY_RECORD,
   outcomeFromTransaction,
+  PAGE_EXPIRED,
   type ReconcileAttemptInput,
   type ReconcileAttemptOptions,
   type RefundReconciliation,

@@ -19,6 +19,9 @@ import { invalidInput } from './validation.js';
 /** Code the sandbox (and the legacy gateway) use for "this orderNo was already paid". */
 export const DUPLICATE_ORDER_CODE = 'I0061';
 
+/** The reason of the unknown outcome an "already paid" (I0061) answer gives; stores keep it as text. */
+export const ALREADY_PAID_REASON = 'the gateway reports this order was already paid';
+
 export interface PaymentAddress {
   line1: string;
   line2?: string | undefined;
@@ -117,7 +120,7 @@ export async function startPayment(client: GatewayClient, payment: PaymentReques
       return {
         status: 'unknown',
         orderNo: payment.orderNo,
-        reason: 'the gateway reports this order was already paid',
+        reason: ALREADY_PAID_REASON,
         code: DUPLICATE_ORDER_CODE,
       };
     }

@@ -71,6 +71,9 @@ export interface AttemptReconciliation {
   attention?: true;
 }
 
+/** Failure reason of a gateway page left unpaid past `pendingAfterMs` (the gateway's pages expire sooner). */
+export const PAGE_EXPIRED = "the gateway's page expired unpaid";
+
 /** Failure reason of an attempt the gateway never recorded. */
 export const NO_GATEWAY_RECORD = 'the gateway has no record of this payment';
 
@@ -255,11 +258,27 @@ export async function reconcileAttempt(
   }
   const outcome = outcomeFromTransaction(trade);
   if (attempt.stored?.status === 'redirect' && !isFinalOutcome(outcome)) {
-    // The gateway lists its page as pending while the shopper is on it (or left it): still the page.
+    // The gateway lists its page as pending while the shopper is on it, and after they left it.
+    const ageMs = now - sentAt;
+    if (ageMs <= pendingAfterMs) {
+      return {
+        orderNo,
+        outcome: undefined,
+        reason: `the gateway recorded trade ${trade.tradeNo} as ${trade.tradeStatus}: the shopper has not paid on its page (yet)`,
+      };
+    }
+    // Its pages expire sooner: nothing will be paid there. Failed, so it is not asked about again; a
+    // payment made there after all still outranks the failure when it is reported.
     return {
       orderNo,
-      outcome: undefined,
-      reason: `the gateway recorded trade ${trade.tradeNo} as ${trade.tradeStatus}: the shopper has not paid on its page (yet)`,
+      outcome: {
+        orderNo,
+        status: 'failed',
+        reason: PAGE_EXPIRED,
+        code: 'PAGE_EXPIRED',
+        tradeNo: trade.tradeNo,
+      },
+      reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the shopper was sent to its page: ${PAGE_EXPIRED}`,
     };
   }
   // Only said: recordOutcome decides what a different amount means (docs/payment-states.md#amount-check).

@@ -9,6 +9,7 @@ import {
   GatewayClient,
   type MerchantAlert,
   NO_GATEWAY_RECORD,
+  PAGE_EXPIRED,
   type PaymentOutcome,
   reconcileAttempt,
   reconcileRefund,
@@ -288,13 +289,41 @@ describe('reconcileAttempt', () => {
   describe("a redirect (the shopper was sent to the gateway's page)", () => {
     const stored = { status: 'redirect' as const, tradeNo: 'T-page' };
 
-    it('the page listed as pending: nothing recorded, the shopper has not paid there', async () => {
+    it('the page listed as pending: nothing recorded while it may be in use, failed once it has expired', async () => {
       records(record({ tradeNo: 'T-page', tradeStatus: 'pending' }));
-      const result = await reconcileAttempt(client, { ...attempt, stored }, { now });
-      expect(result.outcome).toBeUndefined();
-      expect(result.reason).toBe(
+      const recent = { ...attempt, sentAt: new Date(now.getTime() - 10 * MINUTE), stored };
+      const onPage = await reconcileAttempt(client, recent, { now });
+      expect(onPage.outcome).toBeUndefined();
+      expect(onPage.reason).toBe(
         'the gateway recorded trade T-page as pending: the shopper has not paid on its page (yet)',
       );
+      // 45 minutes on (longer than the pages live): failed, so the page is not asked about for ever.
+      const expired = await reconcileAttempt(client, { ...attempt, stored }, { now });
+      expect(expired.outcome).toEqual({
+        orderNo: attempt.orderNo,
+        status: 'failed',
+        reason: PAGE_EXPIRED,
+        code: 'PAGE_EXPIRED',
+        tradeNo: 'T-page',
+      });
+      expect(expired.reason).toBe(
+        `the gateway still lists trade T-page as pending 45 minutes after the shopper was sent to its page: ${PAGE_EXPIRED}`,
+      );
+      const store = new MemoryStore({
+        orderNo: attempt.orderNo,
+        status: 'redirect',
+        redirectUrl: 'https://gw/pay/T-page',
+      });
+      expect((await recordOutcome(store, expired.outcome!)).kind).toBe('changed');
+      expect(store.status()).toBe('failed');
+      // Paid there after all: the payment's report still wins.
+      await recordOutcome(store, {
+        orderNo: attempt.orderNo,
+        status: 'succeeded',
+        amount: '10.00',
+        currency: 'USD',
+      });
+      expect(store.status()).toBe('succeeded');
     });
 
     it('paid or failed on the page: recorded; no record long after: failed (a redirect holds nothing open)', async () => {

@@ -35,9 +35,9 @@ const OPEN_STATUSES = ['pending', 'pending_authorization'];
 /** Session status of a shopper sent to a gateway page (hosted, local method, 3-D Secure). */
 const REDIRECT_STATUS = 'requires_more';
 /**
- * How far back gateway pages are looked at: a page paid long ago would have been reported by the
- * gateway's callbacks, retried for hours; an abandoned page is listed pending for ever, so each run
- * asks the gateway about every page younger than this.
+ * How far back gateway pages are looked at. A page still listed pending once it has expired ends
+ * failed (core's reconcileAttempt), so a page is asked about for `failUnrecordedAfterSeconds` after the
+ * job first sees it; this bounds the rest (the job or the server down for longer).
  */
 const REDIRECT_LOOKBACK_MS = 2 * DAY_MS;
 
@@ -130,19 +130,24 @@ async function reconcileAttempts(
   const now = options.now ?? new Date();
   const { reconcileAfterMs, failUnrecordedAfterMs } = secondsOf(account.options);
   const paymentModule = scope.resolve(Modules.PAYMENT);
-  const listed = (status: string[], lookbackMs: number) =>
+  // `since` is the column the look-back reads: a card session may be created long before its charge
+  // meets 3-D Secure, and the redirect is written to it then (updated_at).
+  const listed = (status: string[], since: 'created_at' | 'updated_at', lookbackMs: number) =>
     paymentModule.listPaymentSessions(
       {
         provider_id: account.providerIds,
         status,
         ...(options.orderNos
           ? { id: [...options.orderNos] }
-          : { created_at: { $gte: new Date(now.getTime() - lookbackMs) } }),
+          : { [since]: { $gte: new Date(now.getTime() - lookbackMs) } }),
       } as never,
       { select: ['id', 'data', 'status', 'provider_id'] },
     ) as Promise<PaymentSessionDTO[]>;
   const sessions = (
-    await Promise.all([listed(OPEN_STATUSES, LOOKBACK_MS), listed([REDIRECT_STATUS], REDIRECT_LOOKBACK_MS)])
+    await Promise.all([
+      listed(OPEN_STATUSES, 'created_at', LOOKBACK_MS),
+      listed([REDIRECT_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
+    ])
   ).flat();
   const client = gatewayClientFor(account.options);
   const lines: AttemptLine[] = [];

@@ -1,17 +1,26 @@
 import type { ID, RequestContext, TransactionalConnection } from '@vendure/core';
-import { In } from 'typeorm';
-import { GatewaykitPaymentAttempt, OPEN_SLOT, OWED_STATUSES } from '../entity/payment-attempt.entity';
+import { In, MoreThan } from 'typeorm';
+import { GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
+import { OPEN_ATTEMPT_BLOCK_MS } from './attempt-claim';
 
 /**
- * The order's gateway charge that may still take the shopper's money (started, pending or unknown,
- * holding the order's open slot), if any. While it exists the order must not be paid another way.
+ * The order's gateway charge that may still take the shopper's money, if any: one owed an answer
+ * (started, pending, unknown), whether or not it still holds the order's open slot (a page released
+ * after the block window can still turn pending), or a gateway page opened within the block window
+ * (3-D Secure, hosted, local: one click from a charge). While it exists the order must not be paid
+ * another way.
  */
 export function openGatewayCharge(
   connection: TransactionalConnection,
   ctx: RequestContext,
   orderId: ID,
+  now: number = Date.now(),
 ): Promise<GatewaykitPaymentAttempt | null> {
+  const order = String(orderId);
   return connection.getRepository(ctx, GatewaykitPaymentAttempt).findOne({
-    where: { orderId: String(orderId), openSlot: OPEN_SLOT, status: In([...OWED_STATUSES]) },
+    where: [
+      { orderId: order, status: In([...OWED_STATUSES]) },
+      { orderId: order, status: 'redirect', createdAt: MoreThan(new Date(now - OPEN_ATTEMPT_BLOCK_MS)) },
+    ],
   });
 }
