@@ -103,9 +103,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
       expect(young.body.attempts[0].reason).toMatch(/no record of this payment yet/);
     }
 
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
-    );
+    await pastNoRecordThreshold(sent.data.attemptedAt);
     const old = await reconcileNow({ orderNos: [session.id] });
     expect(old.body.attempts).toEqual([
       expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
@@ -146,10 +144,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     // The gateway's reads lag behind: neither the list nor the trade query shows the trade.
     await sandboxControl('faults', { route: 'listTransactions', kind: 'unlisted', times: 'always' });
     await sandboxControl('faults', { route: 'retrieveTransaction', kind: 'unlisted', times: 'always' });
-    const ageMs = Date.now() - Date.parse(session.data.attemptedAt);
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
-    );
+    await pastNoRecordThreshold(session.data.attemptedAt);
     const hidden = await reconcileNow({ orderNos: [session.id] });
     expect(hidden.body.attempts).toEqual([
       expect.objectContaining({ orderNo: session.id, result: 'none', status: 'pending' }),
@@ -218,10 +213,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await sandboxControl('chaos', { drop: true, noReturn: 'always' });
     const { cartId, collectionId } = await readyCart();
     const session = await startSession(collectionId, HOSTED);
-    const ageMs = Date.now() - Date.parse(session.data.attemptedAt);
-    await new Promise((resolve) =>
-      setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
-    );
+    await pastNoRecordThreshold(session.data.attemptedAt);
     const expired = await reconcileNow({ orderNos: [session.id] });
     expect(expired.body.attempts).toEqual([
       expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
@@ -276,6 +268,14 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(unknown.body.message).toMatch(/since: not accepted here/);
   });
 });
+
+/** Waits until a charge sent at `attemptedAt` is older than the store's no-record threshold. */
+async function pastNoRecordThreshold(attemptedAt: string): Promise<void> {
+  const ageMs = Date.now() - Date.parse(attemptedAt);
+  await new Promise((resolve) =>
+    setTimeout(resolve, Math.max(0, FAIL_UNRECORDED_AFTER_SECONDS * 1000 + 500 - ageMs)),
+  );
+}
 
 /** The cart's payment collection id. */
 async function collectionOf(cartId: string, token: string): Promise<string> {

@@ -96,6 +96,19 @@ class MemoryStore implements AttemptStore {
   }
 }
 
+/** Records `failure` (the attempt ends failed), then a late success, which still wins. */
+async function expectFailedThenLateSuccess(store: MemoryStore, failure: PaymentOutcome): Promise<void> {
+  expect((await recordOutcome(store, failure)).kind).toBe('changed');
+  expect(store.status()).toBe('failed');
+  await recordOutcome(store, {
+    orderNo: attempt.orderNo,
+    status: 'succeeded',
+    amount: '10.00',
+    currency: 'USD',
+  });
+  expect(store.status()).toBe('succeeded');
+}
+
 const unknownOutcome: PaymentOutcome = { orderNo: attempt.orderNo, status: 'unknown', reason: 'answer lost' };
 
 describe('reconcileAttempt', () => {
@@ -171,17 +184,8 @@ describe('reconcileAttempt', () => {
     expect(result.reason).toBe(
       'the gateway has no record of this payment 45 minutes after it was sent: nothing was charged',
     );
-    const store = new MemoryStore(unknownOutcome);
-    await recordOutcome(store, result.outcome!);
-    expect(store.status()).toBe('failed');
     // Were the record late after all, its success still wins (monotonic merge).
-    await recordOutcome(store, {
-      orderNo: attempt.orderNo,
-      status: 'succeeded',
-      amount: '10.00',
-      currency: 'USD',
-    });
-    expect(store.status()).toBe('succeeded');
+    await expectFailedThenLateSuccess(new MemoryStore(unknownOutcome), result.outcome!);
   });
 
   it('no record of a recent attempt: nothing to record yet, still pending', async () => {
@@ -314,16 +318,8 @@ describe('reconcileAttempt', () => {
         status: 'redirect',
         redirectUrl: 'https://gw/pay/T-page',
       });
-      expect((await recordOutcome(store, expired.outcome!)).kind).toBe('changed');
-      expect(store.status()).toBe('failed');
       // Paid there after all: the payment's report still wins.
-      await recordOutcome(store, {
-        orderNo: attempt.orderNo,
-        status: 'succeeded',
-        amount: '10.00',
-        currency: 'USD',
-      });
-      expect(store.status()).toBe('succeeded');
+      await expectFailedThenLateSuccess(store, expired.outcome!);
     });
 
     it('paid or failed on the page: recorded; no record long after: failed (a redirect holds nothing open)', async () => {
