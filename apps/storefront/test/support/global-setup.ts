@@ -74,7 +74,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const urls: TestStackUrls = booted
     ? booted.urls
     : (JSON.parse(readFileSync(reused!, 'utf8')) as TestStackUrls);
-  keepVitestExitCode();
+  // Only a stack booted here started embedded Postgres, whose exit hook is there to remove.
+  if (booted) keepVitestExitCode();
   for (const key of Object.keys(urls) as (keyof TestStackUrls)[]) project.provide(key, urls[key]);
   return async () => {
     await booted?.close();
