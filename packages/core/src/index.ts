@@ -40,6 +40,12 @@ export {
   recordOutcome,
 } from './inbound/attempt-store.js';
 export {
+  CLOSE_NOTE_MAX_LENGTH,
+  CLOSED_BY_MERCHANT,
+  type CloseAttemptResult,
+  closeOpenAttempt,
+} from './inbound/close-attempt.js';
+export {
   decideInbound,
   type InboundDecision,
   type StoredAttempt,

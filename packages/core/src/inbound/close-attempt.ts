@@ -1,0 +1,49 @@
+/**
+ * The merchant's way out of an attempt the reconciliation leaves open for a person (docs/inbound.md#closing-an-attempt):
+ * the gateway acknowledged it but lists no record of it, so no rule may decide that nothing was
+ * charged. Once someone has looked the payment up in the merchant portal and found no charge, they
+ * close it: it is recorded failed like any outcome (under the store's exclusive section), which frees
+ * its order or cart; a payment the gateway reports later still outranks the failure.
+ */
+import { isFinalOutcome } from '../outcome.js';
+import { redactText } from '../redact.js';
+import { type AttemptStore, recordOutcome } from './attempt-store.js';
+import type { InboundDecision, StoredAttempt } from './decision.js';
+
+/** Failure code of an attempt closed by the merchant. */
+export const CLOSED_BY_MERCHANT = 'CLOSED_BY_MERCHANT';
+
+/** The longest note kept with a closed attempt. */
+export const CLOSE_NOTE_MAX_LENGTH = 200;
+
+export type CloseAttemptResult<A extends StoredAttempt> =
+  | { kind: 'closed'; decision: InboundDecision<A> }
+  /** Nothing changed: no such attempt, or it already has a final outcome (named). */
+  | { kind: 'refused'; reason: string };
+
+/**
+ * Closes an attempt that has no final outcome yet, recording `failed` with the person's note. A
+ * succeeded or failed attempt is refused (a success is never replaced; a failure is already closed).
+ */
+export async function closeOpenAttempt<A extends StoredAttempt>(
+  store: AttemptStore<A>,
+  orderNo: string,
+  note: string,
+): Promise<CloseAttemptResult<A>> {
+  const attempt = await store.find(orderNo);
+  if (!attempt) return { kind: 'refused', reason: `no payment attempt ${orderNo}` };
+  if (isFinalOutcome(attempt.outcome)) {
+    return { kind: 'refused', reason: `payment attempt ${orderNo} is already ${attempt.outcome?.status}` };
+  }
+  const reason = redactText(`closed by the merchant: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
+  const decision = await recordOutcome(
+    store,
+    { orderNo, status: 'failed', reason, code: CLOSED_BY_MERCHANT },
+    { alerts: false },
+  );
+  // A success recorded meanwhile wins (the decision is then stale): say so rather than "closed".
+  if (decision.kind !== 'changed') {
+    return { kind: 'refused', reason: `payment attempt ${orderNo} changed meanwhile (${decision.kind})` };
+  }
+  return { kind: 'closed', decision };
+}

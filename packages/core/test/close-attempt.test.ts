@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import {
+  type AttemptStore,
+  CLOSED_BY_MERCHANT,
+  closeOpenAttempt,
+  type MerchantAlert,
+  type PaymentOutcome,
+  recordOutcome,
+  type StoredAttempt,
+} from '../src/index.js';
+
+class MemoryStore implements AttemptStore {
+  readonly attempts = new Map<string, StoredAttempt>();
+  readonly alerts: MerchantAlert[] = [];
+  constructor(outcome: PaymentOutcome | undefined) {
+    this.attempts.set('o-1', { orderNo: 'o-1', orderAmount: '10.00', currency: 'USD', outcome });
+  }
+  exclusive<T>(_orderNo: string, work: () => Promise<T>) {
+    return work();
+  }
+  async find(orderNo: string) {
+    return this.attempts.get(orderNo);
+  }
+  async save(stored: StoredAttempt, next: PaymentOutcome) {
+    this.attempts.set(stored.orderNo, { ...stored, outcome: next });
+    return true;
+  }
+  async alert(alert: MerchantAlert) {
+    this.alerts.push(alert);
+  }
+  outcome() {
+    return this.attempts.get('o-1')?.outcome;
+  }
+}
+
+describe('closeOpenAttempt (a person closes what the reconciliation left open)', () => {
+  it('an acknowledged attempt with no outcome yet: failed with the note, its order freed; a later success still wins', async () => {
+    const store = new MemoryStore({ orderNo: 'o-1', status: 'pending', tradeNo: 'T1' });
+    const closed = await closeOpenAttempt(store, 'o-1', ' no charge in the portal on 2026-11-25 ');
+    expect(closed.kind).toBe('closed');
+    expect(store.outcome()).toEqual({
+      orderNo: 'o-1',
+      status: 'failed',
+      reason: 'closed by the merchant: no charge in the portal on 2026-11-25',
+      code: CLOSED_BY_MERCHANT,
+    });
+    expect(store.alerts).toEqual([]);
+    await recordOutcome(store, { orderNo: 'o-1', status: 'succeeded', amount: '10.00', currency: 'USD' });
+    expect(store.outcome()?.status).toBe('succeeded');
+  });
+
+  it('attack: a paid or failed attempt is never closed, an unknown orderNo changes nothing, and a card number in the note is masked', async () => {
+    const paid = new MemoryStore({ orderNo: 'o-1', status: 'succeeded', tradeNo: 'T1' });
+    expect(await closeOpenAttempt(paid, 'o-1', 'refund it')).toEqual({
+      kind: 'refused',
+      reason: 'payment attempt o-1 is already succeeded',
+    });
+    expect(paid.outcome()?.status).toBe('succeeded');
+    const failed = new MemoryStore({ orderNo: 'o-1', status: 'failed', reason: 'declined' });
+    expect((await closeOpenAttempt(failed, 'o-1', 'again')).kind).toBe('refused');
+    expect(await closeOpenAttempt(paid, 'o-2', 'x')).toEqual({
+      kind: 'refused',
+      reason: 'no payment attempt o-2',
+    });
+
+    const open = new MemoryStore(undefined);
+    await closeOpenAttempt(open, 'o-1', `card 4242424242424242 ${'x'.repeat(400)}`);
+    const reason = (open.outcome() as { reason: string }).reason;
+    expect(reason).not.toContain('4242424242424242');
+    expect(reason.length).toBeLessThanOrEqual('closed by the merchant: '.length + 200);
+  });
+});
