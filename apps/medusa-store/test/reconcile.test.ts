@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { adminOrder } from './support/admin';
+import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { FAIL_UNRECORDED_AFTER_SECONDS } from './support/global-setup';
@@ -174,6 +174,79 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(settled.id).toBe(placed.body.order.id);
     expect(settled.payment_collections[0].payments).toHaveLength(1);
     expect(await chargesOf(session.id)).toHaveLength(1);
+  });
+
+  it('an acknowledged charge left open: only an admin closes it, with a note, once the portal shows no charge; a paid session is never closed', async () => {
+    await sandboxControl('chaos', { drop: true });
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.pendingThenSuccess);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    expect((await complete(cartId, token)).body.type).toBe('order');
+    const session = await currentSession(cartId, token);
+    await sandboxControl('faults', { route: 'listTransactions', kind: 'unlisted', times: 'always' });
+    await sandboxControl('faults', { route: 'retrieveTransaction', kind: 'unlisted', times: 'always' });
+    await pastNoRecordThreshold(session.data.attemptedAt);
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts[0]).toMatchObject({
+      result: 'none',
+    });
+
+    // Attacks: the shopper, a stranger, and bodies the route does not take change nothing.
+    const close = (body: unknown, asToken?: string) =>
+      api('POST', '/admin/gatewaykit/attempts/close', { token: asToken, body });
+    expect((await close({ orderNo: session.id, note: 'mine' }, token)).status).toBe(401);
+    expect((await close({ orderNo: session.id, note: 'mine' })).status).toBe(401);
+    const admin = await adminTokenFor();
+    for (const [body, field] of [
+      [{ orderNo: session.id }, /^note: /],
+      [{ orderNo: session.id, note: 'x'.repeat(201) }, /^note: /],
+      [{ orderNo: '../x', note: 'n' }, /^orderNo: /],
+      [{ orderNo: session.id, note: 'n', status: 'succeeded' }, /^status: not accepted here/],
+    ] as const) {
+      const refused = await close(body, admin);
+      expect(refused.status).toBe(400);
+      expect(refused.body.message).toMatch(field);
+    }
+    expect((await close({ orderNo: 'payses_none', note: 'n' }, admin)).status).toBe(404);
+    expect((await currentSession(cartId, token)).data.outcome.status).toBe('pending');
+
+    // Honest: the admin closes it, naming what the portal showed (a card number in the note is masked).
+    const closed = await close(
+      { orderNo: session.id, note: ' no charge in the portal, card 4242424242424242 ' },
+      admin,
+    );
+    expect(closed.status).toBe(200);
+    expect(closed.body).toEqual({
+      orderNo: session.id,
+      status: 'failed',
+      reason: 'closed by the merchant: no charge in the portal, card 424242***4242',
+    });
+    expect((await currentSession(cartId, token)).data.outcome).toMatchObject({
+      status: 'failed',
+      code: 'CLOSED_BY_MERCHANT',
+    });
+    expect(readFileSync(inject('logFile'), 'utf8')).toContain(
+      `gatewaykit: ${session.id} closed by the merchant`,
+    );
+
+    // The gateway had taken the money after all: its callback, delivered late, still wins (captured).
+    await sandboxControl('faults', undefined, 'DELETE');
+    await sandboxControl('chaos', undefined, 'DELETE');
+    const dropped = await waitFor(async () => {
+      const deliveries = ((await sandboxControl('callbacks')) as Json[]).filter(
+        (delivery) => delivery.orderNo === session.id && delivery.state !== 'delivered',
+      );
+      return deliveries.length > 0 && deliveries;
+    }, 'the dropped success callback');
+    for (const delivery of dropped) await sandboxControl(`callbacks/${delivery.id}/redeliver`, {});
+    await waitFor(async () => {
+      const [order] = await ordersOf(email);
+      return order?.payment_status === 'captured';
+    }, 'the late success to be captured');
+    // Paid now: it can no longer be closed.
+    const again = await close({ orderNo: session.id, note: 'again' }, admin);
+    expect(again.status).toBe(400);
+    expect(again.body.message).toBe(`payment attempt ${session.id} is already succeeded`);
   });
 
   it("a shopper who paid on the gateway's page, with the return and every callback lost: the run places the order once", async () => {

@@ -17,7 +17,8 @@ export const CLOSED_BY_MERCHANT = 'CLOSED_BY_MERCHANT';
 export const CLOSE_NOTE_MAX_LENGTH = 200;
 
 export type CloseAttemptResult<A extends StoredAttempt> =
-  | { kind: 'closed'; decision: InboundDecision<A> }
+  /** Recorded failed with `reason` ("closed by the merchant: <note>", redacted). */
+  | { kind: 'closed'; decision: InboundDecision<A>; reason: string }
   /** Nothing changed: no such attempt, or it already has a final outcome (named). */
   | { kind: 'refused'; reason: string };
 
@@ -45,5 +46,5 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
   if (decision.kind !== 'changed') {
     return { kind: 'refused', reason: `payment attempt ${orderNo} changed meanwhile (${decision.kind})` };
   }
-  return { kind: 'closed', decision };
+  return { kind: 'closed', decision, reason };
 }

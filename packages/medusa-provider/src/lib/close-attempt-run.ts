@@ -1,0 +1,63 @@
+import { CLOSE_NOTE_MAX_LENGTH, closeOpenAttempt } from '@gatewaykit/core';
+import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
+import { resolveGatewaykitAccounts } from './resolve-options';
+import { SessionAttempts } from './session-attempts';
+
+/** What the admin asks: the session to close, and what they found in the merchant portal. */
+export interface CloseAttemptInput {
+  orderNo: string;
+  note: string;
+}
+
+/**
+ * Reads the admin's body, allow-listed: `orderNo` (a payment session id) and `note` (1 to 200
+ * characters). Anything else is refused naming the field, before anything is read.
+ */
+export function closeAttemptInputOf(body: unknown): CloseAttemptInput {
+  const { orderNo, note, ...rest } = (body ?? {}) as { orderNo?: unknown; note?: unknown };
+  const unknownKeys = Object.keys(rest);
+  if (unknownKeys.length > 0) {
+    throw new MedusaError(MedusaError.Types.INVALID_DATA, `${unknownKeys.join(', ')}: not accepted here`);
+  }
+  if (typeof orderNo !== 'string' || !/^[A-Za-z0-9_-]{1,50}$/.test(orderNo)) {
+    throw new MedusaError(MedusaError.Types.INVALID_DATA, 'orderNo: must be a payment session id');
+  }
+  const trimmed = typeof note === 'string' ? note.trim() : '';
+  if (trimmed.length === 0 || trimmed.length > CLOSE_NOTE_MAX_LENGTH) {
+    throw new MedusaError(
+      MedusaError.Types.INVALID_DATA,
+      `note: say what the merchant portal shows, 1 to ${CLOSE_NOTE_MAX_LENGTH} characters`,
+    );
+  }
+  return { orderNo, note: trimmed };
+}
+
+/**
+ * Closes a gatewaykit session the reconciliation left open (docs/inbound.md#closing-an-attempt) for
+ * the admin `actor`: core's closeOpenAttempt through the session's own account, so its cart is
+ * freed under the cart's lock like any outcome. Says who closed it in the log.
+ */
+export async function closeSessionAttempt(
+  scope: MedusaContainer,
+  { orderNo, note }: CloseAttemptInput,
+  actor: string,
+): Promise<{ orderNo: string; status: string; reason: string }> {
+  const [session] = (await scope
+    .resolve(Modules.PAYMENT)
+    .listPaymentSessions({ id: [orderNo] } as never, {
+      select: ['id', 'provider_id'],
+    })) as PaymentSessionDTO[];
+  const account = session
+    ? resolveGatewaykitAccounts(scope).find((entry) => entry.providerIds.includes(session.provider_id))
+    : undefined;
+  if (!account) {
+    throw new MedusaError(MedusaError.Types.NOT_FOUND, `orderNo: no gatewaykit payment session ${orderNo}`);
+  }
+  const result = await closeOpenAttempt(new SessionAttempts(scope, account), orderNo, note);
+  if (result.kind === 'refused') throw new MedusaError(MedusaError.Types.NOT_ALLOWED, result.reason);
+  scope
+    .resolve(ContainerRegistrationKeys.LOGGER)
+    .warn(`gatewaykit: ${orderNo} ${result.reason} (admin ${actor})`);
+  return { orderNo, status: 'failed', reason: result.reason };
+}
