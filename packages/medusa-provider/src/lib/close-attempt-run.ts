@@ -43,11 +43,9 @@ export async function closeSessionAttempt(
   { orderNo, note }: CloseAttemptInput,
   actor: string,
 ): Promise<{ orderNo: string; status: string; reason: string }> {
-  const [session] = (await scope
-    .resolve(Modules.PAYMENT)
-    .listPaymentSessions({ id: [orderNo] } as never, {
-      select: ['id', 'provider_id'],
-    })) as PaymentSessionDTO[];
+  const [session] = (await scope.resolve(Modules.PAYMENT).listPaymentSessions({ id: [orderNo] } as never, {
+    select: ['id', 'provider_id'],
+  })) as PaymentSessionDTO[];
   const account = session
     ? resolveGatewaykitAccounts(scope).find((entry) => entry.providerIds.includes(session.provider_id))
     : undefined;
