@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
+import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { paymentRequests, rawGraphql } from './support/attacker';
 import { asRefund, paidCardOrder, refundById, refundOrder } from './support/refunds';
 import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './support/shop';
@@ -29,6 +30,24 @@ const RECONCILE = `mutation { gatewaykitReconcile { checked changed items { kind
 
 async function reconcile(admin: GraphqlClient): Promise<ReconcileResult> {
   return (await admin.query<{ gatewaykitReconcile: ReconcileResult }>(RECONCILE)).gatewaykitReconcile;
+}
+
+const CLOSE_ATTEMPT = `mutation ($orderNo: String!, $note: String!) {
+  gatewaykitCloseAttempt(orderNo: $orderNo, note: $note) { closed status reason } }`;
+
+interface CloseAttemptResult {
+  closed: boolean;
+  status: string;
+  reason: string;
+}
+
+async function closeAttempt(
+  admin: GraphqlClient,
+  orderNo: string,
+  note: string,
+): Promise<CloseAttemptResult> {
+  return (await admin.query<{ gatewaykitCloseAttempt: CloseAttemptResult }>(CLOSE_ATTEMPT, { orderNo, note }))
+    .gatewaykitCloseAttempt;
 }
 
 describe('reconciliation of payments and refunds whose answer was lost', () => {
@@ -138,7 +157,11 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(stack.sandbox.order(`${order.code}-2`)?.orderStatus).toBe('success');
   });
 
-  it('attack: a pending charge the gateway gave a trade id but does not list is left open for a person, then settled once listed', async () => {
+  /**
+   * A pending charge the gateway gave a trade id, whose callbacks are lost and which the gateway's
+   * read side does not list: past the no-record threshold the reconciliation leaves it open for a person.
+   */
+  async function acknowledgedButUnlisted() {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);
     const orderNo = `${order.code}-1`;
@@ -174,7 +197,11 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     // Not freed: the shopper's second try is the same open attempt, and nothing new is charged.
     expect(await pay(shop)).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo });
     expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
+    return { shop, order, orderNo, tradeNo };
+  }
 
+  it('attack: a pending charge the gateway gave a trade id but does not list is left open for a person, then settled once listed', async () => {
+    const { order, orderNo, tradeNo } = await acknowledgedButUnlisted();
     stack.sandbox.clearFaults();
     const settled = (await reconcile(stack.admin)).items.find((i) => i.reference === orderNo);
     expect(settled).toMatchObject({ before: 'pending', after: 'succeeded' });
@@ -183,6 +210,136 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(paid.payments.map((p) => [p.state, p.transactionId])).toEqual([['Settled', tradeNo]]);
     expect((await reconcile(stack.admin)).items.filter((i) => i.reference === orderNo)).toEqual([]);
     expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+  });
+
+  it('an attempt left open for a person is closed by the admin with a note: it fails, the order is freed and paid once by a new attempt', async () => {
+    const { shop, order, orderNo } = await acknowledgedButUnlisted();
+    const note = 'merchant portal shows no charge for this trade';
+    expect(await closeAttempt(stack.admin, orderNo, note)).toEqual({
+      closed: true,
+      status: 'failed',
+      reason: `closed by the merchant: ${note}`,
+    });
+    const freed = await adminOrder(stack.admin, order.id);
+    expect(freed.state).toBe('ArrangingPayment');
+    expect(freed.payments.map((p) => [p.state, p.metadata.status])).toEqual([['Declined', 'failed']]);
+    expect(JSON.stringify(freed.history.items)).toContain(
+      `Payment attempt ${orderNo} closed by superadmin: ${note}`,
+    );
+    // The reconciliation no longer looks at it, and the shopper pays with a new attempt, charged once.
+    expect((await reconcile(stack.admin)).items.filter((i) => i.reference === orderNo)).toEqual([]);
+    expect(await pay(shop)).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
+    expect(stack.sandbox.order(`${order.code}-2`)?.orderStatus).toBe('success');
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(2);
+    // Closing twice changes nothing.
+    expect(await closeAttempt(stack.admin, orderNo, note)).toMatchObject({
+      closed: false,
+      status: 'failed',
+      reason: expect.stringContaining('already failed'),
+    });
+  });
+
+  it('attack: a shop client, or an administrator without the permission, cannot close an attempt', async () => {
+    const { order } = await lostCharge();
+    const variables = { orderNo: `${order.code}-1`, note: 'no charge' };
+    const fromShop = await rawGraphql(shopClient(stack), CLOSE_ATTEMPT, variables);
+    expect(fromShop.body.data ?? null).toBeNull();
+    expect(fromShop.body.errors?.[0]?.message).toContain('Cannot query field "gatewaykitCloseAttempt"');
+
+    const forbidden = await rawGraphql(await limitedAdmin(stack.admin), CLOSE_ATTEMPT, variables);
+    expect(forbidden.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const untouched = await adminOrder(stack.admin, order.id);
+    expect([untouched.state, untouched.payments]).toEqual(['ArrangingPayment', []]);
+    // Still open: the reconciliation settles it as it would have.
+    const run = (await reconcile(stack.admin)).items.find((i) => i.reference === `${order.code}-1`);
+    expect(run).toMatchObject({ before: 'unknown', after: 'succeeded' });
+  });
+
+  it('attack: a succeeded attempt is not closed', async () => {
+    const { order } = await paidCardOrder(stack);
+    expect(await closeAttempt(stack.admin, `${order.code}-1`, 'no charge')).toEqual({
+      closed: false,
+      status: 'succeeded',
+      reason: `payment attempt ${order.code}-1 is already succeeded`,
+    });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
+  });
+
+  it("attack: an administrator cannot close another channel's open attempt", async () => {
+    // An open attempt in the yen channel: its charge's answer and callback were lost.
+    const jpShop = shopClient(stack, JP_CHANNEL_TOKEN);
+    const jpOrder = await prepareOrder(jpShop);
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: 'commit-then-drop' });
+    stack.sandbox.setChaos({ drop: true });
+    const started = await startPayment(jpShop, {
+      paymentMethodCode: 'jp-gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(started).toMatchObject({ __typename: 'GatewaykitPaymentPending' });
+    // The default channel's administrator, whose permission is granted in that channel only.
+    expect(await closeAttempt(stack.admin, `${jpOrder.code}-1`, 'no charge')).toEqual({
+      closed: false,
+      status: 'none',
+      reason: `no payment attempt ${jpOrder.code}-1 in this channel`,
+    });
+    const untouched = await adminOrder(stack.admin.withChannel(JP_CHANNEL_TOKEN), jpOrder.id);
+    expect([untouched.state, untouched.payments]).toEqual(['ArrangingPayment', []]);
+  });
+
+  it('a gateway page (3-D Secure challenge) is not closed: the shopper may still pay there', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.challenge),
+    });
+    expect(started).toMatchObject({ __typename: 'GatewaykitPaymentRedirect' });
+    expect(await closeAttempt(stack.admin, `${order.code}-1`, 'no charge')).toEqual({
+      closed: false,
+      status: 'redirect',
+      reason: expect.stringContaining('is a gateway page'),
+    });
+    const untouched = await adminOrder(stack.admin, order.id);
+    expect([untouched.state, untouched.payments]).toEqual(['ArrangingPayment', []]);
+  });
+
+  it('attack: a note holding a card number is stored and answered masked', async () => {
+    const { order } = await lostCharge();
+    const orderNo = `${order.code}-1`;
+    const answer = await rawGraphql(stack.admin, CLOSE_ATTEMPT, {
+      orderNo,
+      note: 'shopper says card 4242424242424242 was not charged',
+    });
+    expect(answer.body.data?.gatewaykitCloseAttempt).toMatchObject({ closed: true, status: 'failed' });
+    const closed = await adminOrder(stack.admin, order.id);
+    const stored = JSON.stringify([answer.body, closed]);
+    expect(stored).not.toContain('4242424242424242');
+    expect(stored).toContain('card 424242***4242 was not charged');
+    expect(JSON.stringify(closed.history.items)).toContain(`Payment attempt ${orderNo} closed by superadmin`);
+  });
+
+  it('attack: an empty, blank or 500-character note and a 51-character orderNo are refused naming the field; nothing changes', async () => {
+    const { order } = await lostCharge();
+    const orderNo = `${order.code}-1`;
+    const refused = [
+      [{ orderNo, note: '' }, 'note: '],
+      [{ orderNo, note: '   ' }, 'note: '],
+      [{ orderNo, note: 'x'.repeat(500) }, 'note: must be at most 200 characters'],
+      [{ orderNo: 'A'.repeat(51), note: 'no charge' }, 'orderNo: must be at most 50 characters'],
+    ] as const;
+    for (const [variables, message] of refused) {
+      const answer = await rawGraphql(stack.admin, CLOSE_ATTEMPT, variables);
+      expect(answer.body.data ?? null).toBeNull();
+      expect(answer.body.errors?.[0]?.message).toContain(message);
+    }
+    const untouched = await adminOrder(stack.admin, order.id);
+    expect([untouched.state, untouched.payments]).toEqual(['ArrangingPayment', []]);
+    expect(JSON.stringify(untouched.history.items)).not.toContain('closed by');
   });
 
   it('a refund whose notice was lost is settled from the gateway record', async () => {

@@ -11,5 +11,6 @@ export { HANDLER_CODE, ROUTE_PREFIX } from './constants';
 export { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
 export { type AttemptStatus, GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 export { GatewaykitPlugin } from './plugin';
+export type { CloseAttemptReport } from './service/close-attempt.service';
 export type { ReconcileItem, ReconcileReport } from './service/reconcile.service';
 export type { GatewaykitPluginOptions, ReconcileOptions } from './types';

@@ -23,6 +23,7 @@ import { rawBodyMiddleware } from './http/raw-body.middleware';
 import { GatewaykitReturnController } from './http/return.controller';
 import { CardElementService } from './service/card-element.service';
 import { CheckoutService } from './service/checkout.service';
+import { CloseAttemptService } from './service/close-attempt.service';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
 import { MethodConfigService } from './service/method-config.service';
@@ -63,6 +64,7 @@ import type { GatewaykitPluginOptions } from './types';
     GatewayRefundService,
     GatewayNoticeService,
     ReconcileService,
+    CloseAttemptService,
     MethodArgsSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
   ],

@@ -1,6 +1,9 @@
 import gql from 'graphql-tag';
 
-/** Admin API extension: run the reconciliation now (the scheduled task runs it on its schedule). */
+/**
+ * Admin API extension: run the reconciliation now (the scheduled task runs it on its schedule), and
+ * close an attempt it leaves open for a person (docs/inbound.md#closing-an-attempt).
+ */
 export const adminApiSchema = gql`
   "One payment attempt or gateway refund the reconciliation looked at"
   type GatewaykitReconcileItem {
@@ -20,8 +23,18 @@ export const adminApiSchema = gql`
     items: [GatewaykitReconcileItem!]!
   }
 
+  type GatewaykitCloseAttemptResult {
+    closed: Boolean!
+    "The attempt's status after the call (none: this channel has no such attempt)"
+    status: String!
+    "Why it was refused, or the failure reason recorded"
+    reason: String!
+  }
+
   extend type Mutation {
     "Reconciles this channel's gateway payments and refunds left without an answer, now"
     gatewaykitReconcile: GatewaykitReconcileResult!
+    "Closes an open payment attempt of this channel as failed, once the merchant portal shows no charge for it"
+    gatewaykitCloseAttempt(orderNo: String!, note: String!): GatewaykitCloseAttemptResult!
   }
 `;

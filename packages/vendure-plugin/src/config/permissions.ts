@@ -1,7 +1,10 @@
 import { PermissionDefinition } from '@vendure/core';
 
-/** Who may run the reconciliation on demand (Admin API `gatewaykitReconcile`). */
+/**
+ * Who may run the reconciliation on demand (Admin API `gatewaykitReconcile`) and close an attempt it
+ * leaves open for a person (`gatewaykitCloseAttempt`).
+ */
 export const gatewaykitReconcilePermission = new PermissionDefinition({
   name: 'GatewaykitReconcile',
-  description: 'Allows running the card gateway reconciliation now',
+  description: 'Allows running the card gateway reconciliation now and closing an attempt it leaves open',
 });
