@@ -62,6 +62,13 @@ describe('closeOpenAttempt (a person closes what the reconciliation left open)',
       kind: 'refused',
       reason: 'no payment attempt o-2',
     });
+    // A gateway page may still be paid on: the reconciliation ends it once it has expired.
+    const page = new MemoryStore({ orderNo: 'o-1', status: 'redirect', redirectUrl: 'https://gw/pay/1' });
+    expect(await closeOpenAttempt(page, 'o-1', 'abandoned')).toEqual({
+      kind: 'refused',
+      reason: 'payment attempt o-1 is a gateway page: the reconciliation ends it once the page expires',
+    });
+    expect(page.outcome()?.status).toBe('redirect');
 
     const open = new MemoryStore(undefined);
     await closeOpenAttempt(open, 'o-1', `card 4242424242424242 ${'x'.repeat(400)}`);

@@ -24,7 +24,8 @@ export type CloseAttemptResult<A extends StoredAttempt> =
 
 /**
  * Closes an attempt that has no final outcome yet, recording `failed` with the person's note. A
- * succeeded or failed attempt is refused (a success is never replaced; a failure is already closed).
+ * succeeded or failed attempt is refused (a success is never replaced; a failure is already closed),
+ * and so is a gateway page.
  */
 export async function closeOpenAttempt<A extends StoredAttempt>(
   store: AttemptStore<A>,
@@ -35,6 +36,14 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
   if (!attempt) return { kind: 'refused', reason: `no payment attempt ${orderNo}` };
   if (isFinalOutcome(attempt.outcome)) {
     return { kind: 'refused', reason: `payment attempt ${orderNo} is already ${attempt.outcome?.status}` };
+  }
+  if (attempt.outcome?.status === 'redirect') {
+    // The shopper may still be paying on the gateway's page, which the portal does not show yet; the
+    // reconciliation ends the page itself once it has expired (PAGE_EXPIRED).
+    return {
+      kind: 'refused',
+      reason: `payment attempt ${orderNo} is a gateway page: the reconciliation ends it once the page expires`,
+    };
   }
   const reason = redactText(`closed by the merchant: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
   const decision = await recordOutcome(

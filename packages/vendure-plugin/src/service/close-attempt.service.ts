@@ -33,15 +33,6 @@ export class CloseAttemptService {
     // Another channel's attempt is answered like a missing one: its existence is not this admin's to know.
     if (!row)
       return { closed: false, status: 'none', reason: `no payment attempt ${orderNo} in this channel` };
-    if (row.status === 'redirect') {
-      // The shopper may still be paying on the gateway's page, where the portal shows nothing yet; the
-      // reconciliation ends the page itself once it expires, so closing it could only invite a second charge.
-      return {
-        closed: false,
-        status: row.status,
-        reason: `payment attempt ${orderNo} is a gateway page: the reconciliation ends it once the page expires`,
-      };
-    }
     const ctx = await this.channels.forChannelId(row.channelId);
     if (!ctx)
       return { closed: false, status: row.status, reason: `channel ${row.channelId} no longer exists` };
@@ -60,14 +51,7 @@ export class CloseAttemptService {
     Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
     // The admin's own context: the history entry also names them as its author.
     await this.orderService.addNoteToOrder(adminCtx, { id: row.orderId, note: text, isPublic: false });
-    // closeOpenAttempt answers `closed` only for a changed decision, whose next outcome is the failure.
-    const { decision } = result;
-    const next = decision.kind === 'changed' ? decision.next : undefined;
-    return {
-      closed: true,
-      status: next?.status ?? 'failed',
-      reason: next?.status === 'failed' ? next.reason : '',
-    };
+    return { closed: true, status: 'failed', reason: result.reason };
   }
 
   private attemptOf(ctx: RequestContext, orderNo: string): Promise<GatewaykitPaymentAttempt | null> {
