@@ -1,35 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AttemptStore,
-  CLOSED_BY_MERCHANT,
-  closeOpenAttempt,
-  type MerchantAlert,
-  type PaymentOutcome,
-  recordOutcome,
-  type StoredAttempt,
-} from '../src/index.js';
+import { CLOSED_BY_MERCHANT, closeOpenAttempt, type PaymentOutcome, recordOutcome } from '../src/index.js';
+import { MemoryAttempts } from './support/memory-attempts.js';
 
-class MemoryStore implements AttemptStore {
-  readonly attempts = new Map<string, StoredAttempt>();
-  readonly alerts: MerchantAlert[] = [];
+/** Attempt o-1 in memory, with `outcome` stored. */
+class MemoryStore extends MemoryAttempts {
   constructor(outcome: PaymentOutcome | undefined) {
-    this.attempts.set('o-1', { orderNo: 'o-1', orderAmount: '10.00', currency: 'USD', outcome });
-  }
-  exclusive<T>(_orderNo: string, work: () => Promise<T>) {
-    return work();
-  }
-  async find(orderNo: string) {
-    return this.attempts.get(orderNo);
-  }
-  async save(stored: StoredAttempt, next: PaymentOutcome) {
-    this.attempts.set(stored.orderNo, { ...stored, outcome: next });
-    return true;
-  }
-  async alert(alert: MerchantAlert) {
-    this.alerts.push(alert);
-  }
-  outcome() {
-    return this.attempts.get('o-1')?.outcome;
+    super({ orderNo: 'o-1', orderAmount: '10.00', currency: 'USD' }, outcome);
   }
 }
 

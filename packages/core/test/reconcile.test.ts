@@ -5,18 +5,16 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type AttemptStore,
   GatewayClient,
-  type MerchantAlert,
   NO_GATEWAY_RECORD,
   PAGE_EXPIRED,
   type PaymentOutcome,
   reconcileAttempt,
   reconcileRefund,
   recordOutcome,
-  type StoredAttempt,
 } from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
+import { MemoryAttempts } from './support/memory-attempts.js';
 
 const gatewayNo = '12345678';
 const signKey = 'reconcile-sign-key';
@@ -67,32 +65,10 @@ function records(...list: unknown[]) {
   );
 }
 
-class MemoryStore implements AttemptStore {
-  readonly attempts = new Map<string, StoredAttempt>();
-  readonly alerts: MerchantAlert[] = [];
+/** The attempt of these tests, in memory, with `outcome` stored. */
+class MemoryStore extends MemoryAttempts {
   constructor(outcome?: PaymentOutcome) {
-    this.attempts.set(attempt.orderNo, {
-      orderNo: attempt.orderNo,
-      orderAmount: attempt.orderAmount,
-      currency: attempt.currency,
-      outcome,
-    });
-  }
-  exclusive<T>(_orderNo: string, work: () => Promise<T>): Promise<T> {
-    return work();
-  }
-  async find(orderNo: string) {
-    return this.attempts.get(orderNo);
-  }
-  async save(stored: StoredAttempt, next: PaymentOutcome) {
-    this.attempts.set(stored.orderNo, { ...stored, outcome: next });
-    return true;
-  }
-  async alert(alert: MerchantAlert) {
-    this.alerts.push(alert);
-  }
-  status() {
-    return this.attempts.get(attempt.orderNo)?.outcome?.status;
+    super(attempt, outcome);
   }
 }
 
