@@ -15,7 +15,7 @@ import {
   type PaymentOutcome,
   type PaymentOutcomeStatus,
 } from './outcome.js';
-import { DUPLICATE_ORDER_CODE } from './payment-flow.js';
+import { ALREADY_PAID_REASON, DUPLICATE_ORDER_CODE } from './payment-flow.js';
 import { redactText } from './redact.js';
 import type { RefundRecord } from './schemas/refunds.js';
 import type { TransactionRecord } from './schemas/transactions.js';
@@ -127,10 +127,17 @@ export function gatewayAcknowledged(stored: StoredAnswer | undefined): boolean {
   return stored.status === 'pending' || Boolean(stored.tradeNo) || stored.code === DUPLICATE_ORDER_CODE;
 }
 
-/** What a stored outcome says for the no-record rule; undefined (sent, nothing heard): unknown. */
+/**
+ * What a stored outcome says for the no-record rule; undefined (sent, nothing heard): unknown. An
+ * "already paid" answer is known by its code, or by its reason where a store kept only the text (the
+ * code was added later).
+ */
 export function storedAnswerOf(outcome: PaymentOutcome | undefined): StoredAnswer {
   if (!outcome) return { status: 'unknown' };
-  const code = outcome.status === 'failed' || outcome.status === 'unknown' ? outcome.code : undefined;
+  const code =
+    outcome.status === 'failed' || outcome.status === 'unknown'
+      ? (outcome.code ?? (outcome.reason === ALREADY_PAID_REASON ? DUPLICATE_ORDER_CODE : undefined))
+      : undefined;
   return { status: outcome.status, tradeNo: outcome.tradeNo, code };
 }
 
@@ -245,8 +252,9 @@ export async function reconcileAttempt(
       reason: `the gateway's records could not be read (${describe(error)}); try again later`,
     };
   }
+  const ageMs = now - sentAt;
   const trade = decisiveTrade(records);
-  if (!trade) return withoutRecord(attempt, now - sentAt, pendingAfterMs);
+  if (!trade) return withoutRecord(attempt, ageMs, pendingAfterMs);
   if (trade.tradeStatusText !== undefined) {
     return {
       orderNo,
@@ -259,7 +267,6 @@ export async function reconcileAttempt(
   const outcome = outcomeFromTransaction(trade);
   if (attempt.stored?.status === 'redirect' && !isFinalOutcome(outcome)) {
     // The gateway lists its page as pending while the shopper is on it, and after they left it.
-    const ageMs = now - sentAt;
     if (ageMs <= pendingAfterMs) {
       return {
         orderNo,

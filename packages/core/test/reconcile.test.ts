@@ -5,13 +5,16 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  ALREADY_PAID_REASON,
   GatewayClient,
+  gatewayAcknowledged,
   NO_GATEWAY_RECORD,
   PAGE_EXPIRED,
   type PaymentOutcome,
   reconcileAttempt,
   reconcileRefund,
   recordOutcome,
+  storedAnswerOf,
 } from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 import { MemoryAttempts } from './support/memory-attempts.js';
@@ -234,6 +237,19 @@ describe('reconcileAttempt', () => {
       );
       expect(unanswered.outcome).toMatchObject({ status: 'failed', reason: NO_GATEWAY_RECORD });
       expect(unanswered.attention).toBeUndefined();
+    });
+
+    it('"already paid" is known by its code, or by its reason where a store kept only the text', () => {
+      expect(
+        storedAnswerOf({ orderNo: 'o', status: 'unknown', reason: 'answer lost', code: 'I0061' }).code,
+      ).toBe('I0061');
+      const textOnly = storedAnswerOf({ orderNo: 'o', status: 'unknown', reason: ALREADY_PAID_REASON });
+      expect(textOnly).toEqual({ status: 'unknown', tradeNo: undefined, code: 'I0061' });
+      expect(gatewayAcknowledged(textOnly)).toBe(true);
+      expect(
+        gatewayAcknowledged(storedAnswerOf({ orderNo: 'o', status: 'unknown', reason: 'timeout' })),
+      ).toBe(false);
+      expect(gatewayAcknowledged(storedAnswerOf(undefined))).toBe(false);
     });
 
     it('the list misses it but the trade query has it: its outcome, recorded as a callback would be', async () => {

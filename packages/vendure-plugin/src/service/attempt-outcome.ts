@@ -1,9 +1,4 @@
-import {
-  ALREADY_PAID_REASON,
-  DUPLICATE_ORDER_CODE,
-  type PaymentOutcome,
-  type StoredAnswer,
-} from '@gatewaykit/core';
+import { type PaymentOutcome, type StoredAnswer, storedAnswerOf } from '@gatewaykit/core';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /** Rebuilds the stored outcome of an attempt so core's mergeOutcome can decide what a new one changes. */
@@ -26,14 +21,11 @@ export function outcomeOfAttempt(attempt: GatewaykitPaymentAttempt): PaymentOutc
 }
 
 /**
- * What the gateway has said of an attempt so far, as core's reconcileAttempt reads it: `started` is
- * sent with no answer heard (unknown). The gateway's answer code is not stored; an "already paid"
- * (I0061) answer is known by the reason kept as the attempt's message.
+ * What the gateway has said of an attempt so far, as core's reconcileAttempt reads it: core's
+ * storedAnswerOf over the rebuilt outcome (`started` is sent with no answer heard, so unknown; an
+ * "already paid" answer is known by the reason kept as the message), with the row's trade id.
  */
 export function storedAnswerOfAttempt(attempt: GatewaykitPaymentAttempt): StoredAnswer {
-  return {
-    status: attempt.status === 'started' ? 'unknown' : attempt.status,
-    tradeNo: attempt.tradeNo,
-    code: attempt.message === ALREADY_PAID_REASON ? DUPLICATE_ORDER_CODE : undefined,
-  };
+  const { status, code } = storedAnswerOf(outcomeOfAttempt(attempt));
+  return { status, tradeNo: attempt.tradeNo, code };
 }
