@@ -1,6 +1,7 @@
 import { CLOSE_NOTE_MAX_LENGTH, closeOpenAttempt } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
+import { isSessionId, refuseUnknownFields } from './admin-body';
 import { resolveGatewaykitAccounts } from './resolve-options';
 import { SessionAttempts } from './session-attempts';
 
@@ -16,11 +17,8 @@ export interface CloseAttemptInput {
  */
 export function closeAttemptInputOf(body: unknown): CloseAttemptInput {
   const { orderNo, note, ...rest } = (body ?? {}) as { orderNo?: unknown; note?: unknown };
-  const unknownKeys = Object.keys(rest);
-  if (unknownKeys.length > 0) {
-    throw new MedusaError(MedusaError.Types.INVALID_DATA, `${unknownKeys.join(', ')}: not accepted here`);
-  }
-  if (typeof orderNo !== 'string' || !/^[A-Za-z0-9_-]{1,50}$/.test(orderNo)) {
+  refuseUnknownFields(rest);
+  if (!isSessionId(orderNo)) {
     throw new MedusaError(MedusaError.Types.INVALID_DATA, 'orderNo: must be a payment session id');
   }
   const trimmed = typeof note === 'string' ? note.trim() : '';

@@ -1,5 +1,6 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError } from '@medusajs/framework/utils';
+import { isSessionId, refuseUnknownFields } from '../../../../lib/admin-body';
 import { runReconciliation } from '../../../../lib/reconcile-run';
 
 /**
@@ -15,16 +16,13 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
 function orderNosOf(body: unknown): { orderNos?: string[] } {
   if (body === undefined || body === null) return {};
   const { orderNos, ...rest } = body as { orderNos?: unknown };
-  const unknownKeys = Object.keys(rest);
-  if (unknownKeys.length > 0) {
-    throw new MedusaError(MedusaError.Types.INVALID_DATA, `${unknownKeys.join(', ')}: not accepted here`);
-  }
+  refuseUnknownFields(rest);
   if (orderNos === undefined) return {};
   if (
     !Array.isArray(orderNos) ||
     orderNos.length === 0 ||
     orderNos.length > 100 ||
-    !orderNos.every((orderNo) => typeof orderNo === 'string' && /^[A-Za-z0-9_-]{1,50}$/.test(orderNo))
+    !orderNos.every(isSessionId)
   ) {
     throw new MedusaError(
       MedusaError.Types.INVALID_DATA,
