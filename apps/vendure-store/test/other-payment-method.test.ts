@@ -24,14 +24,28 @@ interface AddPaymentAnswer {
   eligibilityCheckerMessage?: string;
 }
 
-async function payWithOtherMethod(shop: GraphqlClient): Promise<AddPaymentAnswer> {
+/** Pays with the no-op handler; `metadata` may make it slow (`waitMs`) or decline (`decline`). */
+async function payWithOtherMethod(
+  shop: GraphqlClient,
+  metadata: Record<string, unknown> = {},
+): Promise<AddPaymentAnswer> {
   const { addPaymentToOrder } = await shop.query<{ addPaymentToOrder: AddPaymentAnswer }>(
-    `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: {} }) {
+    `mutation ($metadata: JSON!) { addPaymentToOrder(input: { method: "bench-noop", metadata: $metadata }) {
        __typename ... on Order { state } ... on ErrorResult { message }
        ... on IneligiblePaymentMethodError { eligibilityCheckerMessage } } }`,
+    { metadata },
   );
   return addPaymentToOrder;
 }
+
+/** The storefront's move to ArrangingPayment, which another method needs (the plugin's checkout moves it itself). */
+async function arrangePayment(shop: GraphqlClient): Promise<void> {
+  await shop.query(
+    `mutation { transitionOrderToState(state: "ArrangingPayment") { __typename ... on ErrorResult { message } } }`,
+  );
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('another payment method while a gateway charge is open', () => {
   let stack: Stack;
@@ -109,10 +123,7 @@ describe('another payment method while a gateway charge is open', () => {
   it('honest: with no gateway charge open, or after a declined one, the other method pays the order', async () => {
     const fresh = shopClient(stack);
     const first = await prepareOrder(fresh);
-    // The plugin's checkout moves the order itself; another method needs the storefront to.
-    await fresh.query(
-      `mutation { transitionOrderToState(state: "ArrangingPayment") { __typename ... on ErrorResult { message } } }`,
-    );
+    await arrangePayment(fresh);
     expect(await payWithOtherMethod(fresh)).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
     expect((await adminOrder(stack.admin, first.id)).payments.map((p) => p.method)).toEqual(['bench-noop']);
 
@@ -124,6 +135,53 @@ describe('another payment method while a gateway charge is open', () => {
     expect(paid.payments.map((p) => [p.method, p.state])).toEqual([
       ['gatewaykit-card', 'Declined'],
       ['bench-noop', 'Settled'],
+    ]);
+  });
+
+  it('attack: a card payment started while another method is still paying (two tabs) is refused before anything reaches the gateway', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    await arrangePayment(shop);
+    const slowOther = payWithOtherMethod(shop, { waitMs: 2_000 });
+    await pause(500);
+    const card = await payByCard(shop, CARDS.success);
+    expect(card).toMatchObject({
+      __typename: 'GatewaykitPaymentError',
+      errorCode: 'ORDER_STATE_ERROR',
+      message: expect.stringContaining('Another payment for this order is in progress'),
+    });
+    expect(stack.sandbox.order(`${order.code}-1`)).toBeUndefined();
+    expect(await slowOther).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.payments.map((p) => [p.method, p.state])).toEqual([['bench-noop', 'Settled']]);
+  });
+
+  it('attack: two other-method payments at once (two tabs): the second is refused while the first runs', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    await arrangePayment(shop);
+    const first = payWithOtherMethod(shop, { waitMs: 1_500 });
+    await pause(400);
+    expect(await payWithOtherMethod(shop)).toMatchObject({
+      __typename: 'IneligiblePaymentMethodError',
+      eligibilityCheckerMessage: expect.stringContaining('Another payment for this order is in progress'),
+    });
+    expect(await first).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
+    expect((await adminOrder(stack.admin, order.id)).payments.map((p) => p.method)).toEqual(['bench-noop']);
+  });
+
+  it('honest: another method declined lets go of the order at once; the card then pays it as attempt -1', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    await arrangePayment(shop);
+    expect((await payWithOtherMethod(shop, { decline: true })).__typename).toBe('PaymentDeclinedError');
+    const card = await payByCard(shop, CARDS.success);
+    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
+    expect(stack.sandbox.order(`${order.code}-1`)?.orderStatus).toBe('success');
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.payments.map((p) => [p.method, p.state])).toEqual([
+      ['bench-noop', 'Declined'],
+      ['gatewaykit-card', 'Settled'],
     ]);
   });
 });

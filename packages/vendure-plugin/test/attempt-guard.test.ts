@@ -44,7 +44,11 @@ describe('attempt guard', () => {
 
   it('refuses a second attempt while one is open, naming the open one', async () => {
     await claimed('2');
-    expect(await claimNextAttempt(db.repo, details('2'))).toEqual({ claimed: false, orderNo: 'CODE2-1' });
+    expect(await claimNextAttempt(db.repo, details('2'))).toEqual({
+      claimed: false,
+      orderNo: 'CODE2-1',
+      otherMethod: false,
+    });
     expect(await db.repo.count({ where: { orderId: '2' } })).toBe(1);
   });
 

@@ -8,9 +8,10 @@ import {
   type RequestContext,
   TransactionalConnection,
 } from '@vendure/core';
-import { type Observable, of } from 'rxjs';
+import { catchError, mergeMap, type Observable, of, tap, throwError } from 'rxjs';
 import { HANDLER_CODE, loggerCtx } from '../constants';
-import { openGatewayCharge } from '../service/open-charge';
+import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { holdOrderForOtherMethod } from '../service/other-method-hold';
 
 /** The parts of GraphQL's resolve info this reads. */
 interface ResolvedField {
@@ -22,11 +23,18 @@ interface ResolvedField {
 export const OPEN_CHARGE_MESSAGE =
   'A card payment through the gateway is still open for this order and may yet be charged: another payment method cannot be used until its outcome is known';
 
+/** Said when two other-method payments for one order race (two tabs): the first one decides. */
+export const OTHER_PAYMENT_MESSAGE = 'Another payment for this order is in progress: wait for its result';
+
+type Refusal = Record<string, string>;
+
 /**
  * Vendure lets the Shop API's `addPaymentToOrder` pay an order with any method while this plugin's
- * charge for it is open (started, pending, unknown): the other handler's createPayment could charge
- * the shopper and the gateway charge could still succeed, paying the order twice. This refuses it
- * before Vendure's resolver (so before any handler) runs, as an IneligiblePaymentMethodError (docs/SECURITY.md §5).
+ * charge for it is open (started, pending, unknown, or a gateway page): the other handler's
+ * createPayment could charge the shopper and the gateway charge could still succeed, paying the order
+ * twice. This refuses it before Vendure's resolver (so before any handler) runs, as an
+ * IneligiblePaymentMethodError; and while it runs, the order's slot is held (other-method-hold.ts),
+ * so no gateway charge can start for the order until its answer is in (docs/SECURITY.md §5).
  * The plugin's own methods keep their flow: a direct addPaymentToOrder of them is refused by the
  * payment handler's ticket check.
  */
@@ -45,37 +53,80 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
     const ctx = internal_getRequestContext(req, context);
     if (ctx.apiType !== 'shop') return next.handle();
     const args = context.getArgByIndex<{ input?: { method?: unknown } } & Record<string, unknown>>(1);
-    const refusal = await this.refusal(ctx, args);
-    return refusal ? of(refusal) : next.handle();
+    const guard = await this.hold(ctx, args);
+    if (!guard) return next.handle();
+    if ('refusal' in guard) return of(guard.refusal);
+    return releasedWhenAnswered(next.handle(), guard.release);
   }
 
-  private async refusal(
+  /** Nothing to hold (not another method of this channel, or no active order), a refusal, or the hold. */
+  private async hold(
     ctx: RequestContext,
     args: { input?: { method?: unknown } } & Record<string, unknown>,
-  ): Promise<Record<string, string> | undefined> {
+  ): Promise<{ refusal: Refusal } | { release: () => Promise<void> } | undefined> {
     const code = args.input?.method;
     if (typeof code !== 'string') return undefined;
-    // The open charge first: without one (nearly always) the method is not read at all.
-    const input = args[ACTIVE_ORDER_INPUT_FIELD_NAME] as Record<string, unknown> | undefined;
-    const order = await this.activeOrders.getActiveOrder(ctx, input);
-    if (!order) return undefined;
-    const open = await openGatewayCharge(this.connection, ctx, order.id);
-    if (!open) return undefined;
     const method = await this.connection.getRepository(ctx, PaymentMethod).findOne({
       where: { code, channels: { id: ctx.channelId } },
     });
     // An unknown method is Vendure's to refuse; the plugin's own are refused by their handler.
     if (!method || method.handler.code === HANDLER_CODE) return undefined;
+    const input = args[ACTIVE_ORDER_INPUT_FIELD_NAME] as Record<string, unknown> | undefined;
+    const order = await this.activeOrders.getActiveOrder(ctx, input);
+    if (!order) return undefined;
+    const attempts = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
+    const hold = await holdOrderForOtherMethod(attempts, order, ctx.channelId, code);
+    if (hold.held) return { release: hold.release };
+    const otherPayment = hold.by?.status === 'held';
     Logger.warn(
-      `Order ${order.code}: payment with "${code}" refused, gateway attempt ${open.orderNo} is ${open.status}`,
+      otherPayment
+        ? `Order ${order.code}: payment with "${code}" refused, another payment for it is in progress`
+        : `Order ${order.code}: payment with "${code}" refused, gateway attempt ${hold.by?.orderNo ?? '?'} is ${hold.by?.status ?? 'open'}`,
       loggerCtx,
     );
+    const message = otherPayment ? OTHER_PAYMENT_MESSAGE : OPEN_CHARGE_MESSAGE;
     // An ErrorResult of the mutation's union (Vendure resolves it by __typename).
     return {
-      __typename: 'IneligiblePaymentMethodError',
-      errorCode: 'INELIGIBLE_PAYMENT_METHOD_ERROR',
-      message: OPEN_CHARGE_MESSAGE,
-      eligibilityCheckerMessage: OPEN_CHARGE_MESSAGE,
+      refusal: {
+        __typename: 'IneligiblePaymentMethodError',
+        errorCode: 'INELIGIBLE_PAYMENT_METHOD_ERROR',
+        message,
+        eligibilityCheckerMessage: message,
+      },
     };
   }
+}
+
+/**
+ * `answer` with `release` run once the mutation has answered (its transaction committed), whatever the
+ * answer. Vendure's transaction interceptor emits the resolver's promise rather than its value, so
+ * the observable completes before the work is done: the promise is awaited here.
+ */
+function releasedWhenAnswered(
+  answer: Observable<unknown>,
+  release: () => Promise<void>,
+): Observable<unknown> {
+  let released = false;
+  const releaseOnce = () => {
+    if (released) return;
+    released = true;
+    release().catch((error: unknown) => {
+      Logger.warn(`Hold of an order for another payment method not released: ${String(error)}`, loggerCtx);
+    });
+  };
+  return answer.pipe(
+    mergeMap(async (value) => {
+      try {
+        return await value;
+      } finally {
+        releaseOnce();
+      }
+    }),
+    // A mutation that failed before answering, or answered nothing.
+    catchError((error: unknown) => {
+      releaseOnce();
+      return throwError(() => error);
+    }),
+    tap({ complete: releaseOnce }),
+  );
 }

@@ -1,7 +1,15 @@
 import { type DeepPartial, VendureEntity } from '@vendure/core';
 import { Column, Entity, Index } from 'typeorm';
 
-export type AttemptStatus = 'started' | 'redirect' | 'pending' | 'unknown' | 'succeeded' | 'failed';
+export type AttemptStatus =
+  | 'started'
+  | 'redirect'
+  | 'pending'
+  | 'unknown'
+  | 'succeeded'
+  | 'failed'
+  /** Not a gateway attempt: another payment method's payment in flight holds the order's slot (other-method-hold.ts). */
+  | 'held';
 
 /**
  * Attempts that may hold money or block their order: sent, no final answer heard. Unlike a gateway
@@ -69,8 +77,9 @@ export class GatewaykitPaymentAttempt extends VendureEntity {
   message: string | null;
 
   /**
-   * OPEN_SLOT while the gateway's answer is owed (started, redirect, pending, unknown); NULL once the
-   * attempt is final or provably dead, which frees the order for a new attempt.
+   * OPEN_SLOT while the gateway's answer is owed (started, redirect, pending, unknown) or another
+   * method's payment is in flight (held); NULL once the attempt is final or provably dead, which frees
+   * the order for a new attempt.
    */
   @Column({ type: 'varchar', length: 8, nullable: true })
   openSlot: string | null;

@@ -11,6 +11,12 @@ import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.e
 /** How long an open gateway page blocks the order (the gateway's pages expire sooner). */
 export const OPEN_ATTEMPT_BLOCK_MS = 30 * 60 * 1000;
 
+/**
+ * How long another method's hold (other-method-hold.ts) outlives the request that took it: only a
+ * request killed mid-payment leaves one behind, and a payment handler answers well within this.
+ */
+export const OTHER_METHOD_HOLD_MS = 5 * 60 * 1000;
+
 export type ClaimResult =
   | { claimed: true; attempt: GatewaykitPaymentAttempt }
   /** Another attempt holds the order (`open` is it, when it can still be read). */
@@ -21,10 +27,14 @@ type NewAttempt = Omit<
   'id' | 'status' | 'openSlot' | 'version' | 'createdAt' | 'updatedAt'
 > & { orderId: string; orderNo: string };
 
-/** Inserts the attempt as `started` holding the order's open slot, or reports who holds it. */
+/**
+ * Inserts the attempt as `started` (a gateway attempt) or `held` (another method's payment) holding
+ * the order's open slot, or reports who holds it.
+ */
 export async function claimOpenSlot(
   repo: Repository<GatewaykitPaymentAttempt>,
   fields: NewAttempt,
+  status: 'started' | 'held' = 'started',
 ): Promise<ClaimResult> {
   try {
     await repo.insert({
@@ -32,7 +42,7 @@ export async function claimOpenSlot(
       maskCardNo: null,
       message: null,
       ...fields,
-      status: 'started',
+      status,
       openSlot: OPEN_SLOT,
       version: 0,
     });
@@ -49,6 +59,7 @@ export async function claimOpenSlot(
  * that has expired since. Their rows stay, so a late gateway answer is still recorded (or flagged).
  * `started`, `pending` and `unknown` attempts may have taken money and keep blocking until the
  * gateway's answer arrives (docs/SECURITY.md, exactly once): a second charge is worse than a wait.
+ * Another method's hold left by a killed request is freed after OTHER_METHOD_HOLD_MS.
  */
 export async function releaseDeadClaims(
   repo: Repository<GatewaykitPaymentAttempt>,
@@ -59,7 +70,11 @@ export async function releaseDeadClaims(
   const open = await repo.find({ where: { orderId, openSlot: OPEN_SLOT } });
   let released = 0;
   for (const attempt of open) {
-    if (attempt.status !== 'redirect' || now - attempt.createdAt.getTime() < blockMs) continue;
+    const age = now - attempt.createdAt.getTime();
+    const dead =
+      (attempt.status === 'redirect' && age >= blockMs) ||
+      (attempt.status === 'held' && age >= OTHER_METHOD_HOLD_MS);
+    if (!dead) continue;
     released += await conditionalUpdate(repo, attempt, { openSlot: null });
   }
   return released;

@@ -1,5 +1,5 @@
 import { attemptOrderNo, GatewayValidationError } from '@gatewaykit/core';
-import type { Repository } from 'typeorm';
+import { Not, type Repository } from 'typeorm';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { claimOpenSlot, closeUnsent, releaseDeadClaims } from './attempt-claim';
 import type { FlowConfig } from './charge-source';
@@ -25,8 +25,11 @@ export interface AttemptDetails {
 
 export type NextAttempt =
   | { claimed: true; orderNo: string; attempt: GatewaykitPaymentAttempt }
-  /** `orderNo` is the attempt holding the order, or the refused one when the holder cannot be read. */
-  | { claimed: false; orderNo: string };
+  /**
+   * `orderNo` is the attempt holding the order, or the refused one when the holder cannot be read;
+   * `otherMethod` when the holder is another payment method's payment in flight (other-method-hold.ts).
+   */
+  | { claimed: false; orderNo: string; otherMethod: boolean };
 
 /** The attempt's `mode` column: the flow, and the local method for local payments. */
 export function attemptMode(config: FlowConfig): string {
@@ -35,17 +38,21 @@ export function attemptMode(config: FlowConfig): string {
 
 /**
  * Frees expired redirect claims, then inserts attempt n+1 (`CODE-n`, core's attemptOrderNo) holding
- * the open slot. Numbering counts every row, closed ones too, so an orderNo is never sent twice.
+ * the open slot. Numbering counts every gateway attempt, closed ones too, so an orderNo is never sent
+ * twice; other methods' holds are not attempts (and are deleted once their payment has answered).
  */
 export async function claimNextAttempt(
   repo: Repository<GatewaykitPaymentAttempt>,
   details: AttemptDetails,
 ): Promise<NextAttempt> {
   await releaseDeadClaims(repo, details.orderId);
-  const count = await repo.count({ where: { orderId: details.orderId } });
+  const count = await repo.count({ where: { orderId: details.orderId, status: Not('held') } });
   const orderNo = attemptOrderNo(details.orderCode, count + 1);
   const claim = await claimOpenSlot(repo, { orderNo, ...details });
-  if (!claim.claimed) return { claimed: false, orderNo: claim.open?.orderNo ?? orderNo };
+  if (!claim.claimed) {
+    const otherMethod = claim.open?.status === 'held';
+    return { claimed: false, orderNo: otherMethod ? orderNo : (claim.open?.orderNo ?? orderNo), otherMethod };
+  }
   return { claimed: true, orderNo, attempt: claim.attempt };
 }
 

@@ -6,6 +6,7 @@ export function outcomeOfAttempt(attempt: GatewaykitPaymentAttempt): PaymentOutc
   const base = { orderNo: attempt.orderNo, tradeNo: attempt.tradeNo ?? undefined };
   switch (attempt.status) {
     case 'started':
+    case 'held':
       return undefined;
     case 'redirect':
       return { ...base, status: 'redirect', redirectUrl: '' };

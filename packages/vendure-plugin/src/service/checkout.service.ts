@@ -32,6 +32,7 @@ import { MethodConfigService, type ResolvedMethod } from './method-config.servic
 import { onOneConnection } from './one-connection';
 import { OrderElementCardCheckout } from './order-element-card';
 import { arrangePayment, ineligibility } from './order-readiness';
+import { OTHER_METHOD_IN_FLIGHT } from './other-method-hold';
 import { PaymentRecorderService } from './payment-recorder.service';
 import {
   buildPaymentRequest,
@@ -199,6 +200,10 @@ export class CheckoutService {
       orderAmount: prepared.request.amount,
       currency: order.currencyCode,
     });
+    if (!next.claimed && next.otherMethod) {
+      // Another method is paying the order right now: its answer decides whether a charge is needed.
+      return paymentError('ORDER_STATE_ERROR', OTHER_METHOD_IN_FLIGHT);
+    }
     if (!next.claimed) {
       // Another attempt for this order may still turn into a charge: never send a second one.
       return paymentPending(

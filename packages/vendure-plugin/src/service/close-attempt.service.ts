@@ -30,8 +30,9 @@ export class CloseAttemptService {
 
   async close(adminCtx: RequestContext, orderNo: string, note: string): Promise<CloseAttemptReport> {
     const row = await this.attemptOf(adminCtx, orderNo);
-    // Another channel's attempt is answered like a missing one: its existence is not this admin's to know.
-    if (!row)
+    // Another channel's attempt is answered like a missing one: its existence is not this admin's to know;
+    // another method's hold (other-method-hold.ts) is no gateway attempt.
+    if (!row || row.status === 'held')
       return { closed: false, status: 'none', reason: `no payment attempt ${orderNo} in this channel` };
     const ctx = await this.channels.forChannelId(row.channelId);
     if (!ctx)

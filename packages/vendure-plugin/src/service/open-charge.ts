@@ -1,6 +1,6 @@
-import type { ID, RequestContext, TransactionalConnection } from '@vendure/core';
-import { In, MoreThan } from 'typeorm';
-import { GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
+import type { ID } from '@vendure/core';
+import { In, MoreThan, type Repository } from 'typeorm';
+import { type GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from './attempt-claim';
 
 /**
@@ -11,13 +11,12 @@ import { OPEN_ATTEMPT_BLOCK_MS } from './attempt-claim';
  * another way.
  */
 export function openGatewayCharge(
-  connection: TransactionalConnection,
-  ctx: RequestContext,
+  repo: Repository<GatewaykitPaymentAttempt>,
   orderId: ID,
   now: number = Date.now(),
 ): Promise<GatewaykitPaymentAttempt | null> {
   const order = String(orderId);
-  return connection.getRepository(ctx, GatewaykitPaymentAttempt).findOne({
+  return repo.findOne({
     where: [
       { orderId: order, status: In([...OWED_STATUSES]) },
       { orderId: order, status: 'redirect', createdAt: MoreThan(new Date(now - OPEN_ATTEMPT_BLOCK_MS)) },

@@ -78,7 +78,8 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
     const row = await this.connection
       .getRepository(ctx, GatewaykitPaymentAttempt)
       .findOne({ where: { orderNo } });
-    if (!row) return undefined;
+    // Another method's hold is no gateway attempt (other-method-hold.ts).
+    if (!row || row.status === 'held') return undefined;
     if (String(row.channelId) !== String(this.ctx.channelId)) return undefined;
     if (row.paymentMethodCode !== this.methodCode) return undefined;
     return {
