@@ -74,7 +74,9 @@ export function verifyCallback(input: VerifyCallbackInput): VerifiedCallback {
   const requestTime = Number(requestTimeText);
   const now = input.now ?? Date.now();
   if (
-    !/^\d{1,16}$/.test(requestTimeText) ||
+    // No leading zero: the signed text runs request-id and request-time together, so a zero moved
+    // from one to the other would keep the signature (docs/signing.md#callbacks).
+    !/^[1-9]\d{0,15}$/.test(requestTimeText) ||
     Math.abs(now - requestTime) > (input.toleranceMs ?? CALLBACK_TOLERANCE_MS)
   ) {
     fail(

@@ -94,7 +94,9 @@ describe('wire format', () => {
     expect(sent!.headers['gateway-no']).toBe(gatewayNo);
     expect(sent!.headers['content-type']).toBe('application/json;charset=UTF-8');
     expect(String(sent!.headers['request-id']).length).toBeLessThanOrEqual(64);
-    expect(sent!.headers['request-time']).toMatch(/^\d{13}$/);
+    // Ends in a letter, and the time has no leading zero: no digit can move between them (docs/signing.md).
+    expect(sent!.headers['request-id']).toMatch(/^[0-9A-F-]{36}R$/);
+    expect(sent!.headers['request-time']).toMatch(/^[1-9]\d{12}$/);
     const signString = buildRequestSignString({
       gatewayNo,
       requestId: String(sent!.headers['request-id']),

@@ -138,6 +138,18 @@ describe('verifyCallback', () => {
     ).toBe('transaction.success');
   });
 
+  it('attack: a captured callback sent again with a digit moved from its request-id to a leading zero of its request-time is refused', () => {
+    const body = phpJsonEncode(event);
+    const { headers } = signedCallback({ gatewayNo, signKey, body, requestId: 'CB-10', requestTime: now });
+    // `CB-10` + `T` and `CB-1` + `0T` are the same signed text: only the leading zero tells them apart.
+    const shifted = { ...headers, 'request-id': 'CB-1', 'request-time': `0${now}` };
+    expect(() => verifyCallback({ rawBody: body, headers: shifted, gatewayNo, signKey, now })).toThrow(
+      expect.objectContaining({ code: 'CALLBACK_STALE' }),
+    );
+    // The callback as sent still verifies: the refusal is the zero's, not the signature's.
+    expect(verifyCallback({ rawBody: body, headers, gatewayNo, signKey, now }).requestId).toBe('CB-10');
+  });
+
   it('rejects missing headers and explains a parsed body instead of crashing', () => {
     const body = phpJsonEncode(event);
     const { version: _, ...noVersion } = signed(body);

@@ -91,7 +91,9 @@ export function verifyRequest(
     );
 
   const requestTime = header(request.headers, 'request-time');
-  if (!requestTime || !/^\d{1,16}$/.test(requestTime)) {
+  // No leading zero: the signed text runs request-id and request-time together, so a digit moved from
+  // the end of a captured request's id to the front of its time would keep its signature under a new id.
+  if (!requestTime || !/^[1-9]\d{0,15}$/.test(requestTime)) {
     throw new GatewayReply(ERROR_CODES.TIME, 'request-time must be milliseconds since the epoch');
   }
   if (Math.abs(Number(requestTime) - clock.now()) > REQUEST_TIME_TOLERANCE_MS) {

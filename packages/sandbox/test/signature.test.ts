@@ -105,6 +105,24 @@ describe('request headers and signature', () => {
     expect(later.envelope.code).toBe('00000');
   });
 
+  it('attack: a captured request sent again with a digit moved from its request-id to a leading zero of its request-time is refused', async () => {
+    const body = '{"email":"resplit@example.com"}';
+    const requestTime = String(sb.clock.now());
+    const first = await rawCall(sb, { path: '/customers', body, requestId: 'CAPTURED-10', requestTime });
+    expect(first.envelope.code).toBe('00000');
+    // `CAPTURED-10` + `T` and `CAPTURED-1` + `0T` sign the same text: the captured sign-info fits both.
+    const signInfo = signRequest({
+      signKey: sb.signKey,
+      gatewayNo: sb.gatewayNo,
+      requestId: 'CAPTURED-10',
+      requestTime,
+      body,
+    });
+    const resplit = { path: '/customers', body, requestId: 'CAPTURED-1', signInfo };
+    expect((await rawCall(sb, { ...resplit, requestTime: `0${requestTime}` })).envelope.code).toBe('L0003');
+    expect(sb.state().customers).toHaveLength(1);
+  });
+
   it('does not burn a request-id on a request with a bad signature', async () => {
     expect(
       (await rawCall(sb, { path: '/customers', body: '{}', requestId: 'id-x', signInfo: 'ab'.repeat(32) }))
