@@ -4,6 +4,7 @@
  * security code in data the platform keeps gets an error naming where it was, and nothing is stored.
  */
 
+import { asciiDigits, hasOtherDigits } from './ascii-digits.js';
 import { decodeHtmlEntities, decodeJsonAndUrlEscapes } from './escapes.js';
 
 /**
@@ -102,10 +103,11 @@ function runHoldsCardNumber(groups: readonly string[]): boolean {
 
 /**
  * True when the text holds a card number: 13–19 digits starting with 2–6 and passing Luhn, written
- * plainly, split by separators or invisible characters, in fullwidth digits, or escaped.
+ * plainly, split by separators or invisible characters, in the digits of any script, or escaped.
  */
 export function containsCardNumber(text: string): boolean {
   let candidate = text.normalize('NFKC').replace(INVISIBLE, '');
+  if (hasOtherDigits(candidate)) candidate = asciiDigits(candidate);
   for (let pass = 0; pass < 4; pass += 1) {
     for (const match of candidate.matchAll(DIGIT_RUN)) {
       if (runHoldsCardNumber(match[0].split(/\D+/))) return true;

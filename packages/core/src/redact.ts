@@ -4,6 +4,7 @@
  * security codes and signing keys become `***`, whatever form they arrive in.
  */
 
+import { asciiDigits, hasOtherDigits } from './ascii-digits.js';
 import { CARD_NUMBER_FIELD_NAMES, containsCardNumber, SECURITY_CODE_FIELD_NAMES } from './card-data.js';
 import { decodeJsonAndUrlEscapes } from './escapes.js';
 
@@ -45,21 +46,23 @@ const NAMES =
  */
 const SCAN = new RegExp(
   [
-    `"(${NAMES})(\\\\?)"(\\s*:\\s*)`,
-    // value: "…" (escapes skipped), \"…\" (JSON-in-JSON) or a number; a lone trailing backslash
-    // or the end of the text also ends a string, for bodies cut short.
-    `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|\\\\"((?:[^"\\\\]|\\\\[^"]|\\\\$)*)(?:\\\\"|$)|(-?\\d[\\d.eE+-]*))`,
-    // form value: up to `&`, `#`, `"` or whitespace, but a space before a digit does not end it, so
-    // `pan=4242 4242 4242 4242` in free text cannot leave twelve digits behind.
-    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?=[^\\s&"#]*\\d)|\\s+(?=[^\\s&"#]*\\d))((?:[^&\\s"#]| (?=\\d))*)`,
-    // `+` too: a query string writes a space as `+` (?ref=4242+4242+4242+4242).
-    '|\\b\\d(?:(?:[ +./\\u00a0-]?\\d){12,18}\\b|\\d{11}\\b)',
+    `"(${NAMES})(\\\\*)"(\\s*:\\s*)`,
+    // value: "…" (escapes skipped), \"…\" (JSON-in-JSON, any depth), a number, or an array or object
+    // up to its first closing bracket; a lone trailing backslash or the end of the text also ends a
+    // string, for bodies cut short.
+    `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|(\\\\+)"((?:[^"\\\\]|\\\\+[^"\\\\]|\\\\+$)*)(?:\\\\+"|$)|(-?\\d[\\d.eE+-]*)|(\\[[^\\]]*\\]?|\\{[^}]*\\}?))`,
+    // form value: quoted (to its closing quote), or up to `&`, `#`, `"` or whitespace, but a space
+    // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
+    // digits behind.
+    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]*\\d)|\\s+(?="?[^\\s&"#]*\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
+    // Up to three separators between digits: `+` (a query string's space), whitespace, `_`, `,`…
+    '|\\b\\d(?:(?:[\\s+./_,\\u00a0-]{0,3}\\d){12,18}\\b|\\d{11}\\b)',
   ].join(''),
   'gi',
 );
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
-const NUMBER_START = /\b\d(?:[ +./\u00a0-]?\d){11}/;
+const NUMBER_START = /\b\d(?:[\s+./_,\u00a0-]{0,3}\d){11}/;
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
@@ -89,27 +92,36 @@ function replacement(match: RegExpExecArray): string {
     nested,
     colon,
     plain,
+    escapeQuote,
     escaped,
     number,
+    structured,
     formLead,
     formName,
     formSeparator,
+    formQuoted,
     formValue,
   ] = match;
   if (jsonName !== undefined) {
-    // Keep the value's quoting (plain or JSON-in-JSON) so the text stays parseable.
-    const quote = escaped !== undefined || (plain === undefined && nested) ? '\\"' : '"';
+    // Keep the value's quoting (plain or JSON-in-JSON at its depth) so the text stays parseable; an
+    // array or object becomes a string.
+    const quote =
+      escaped !== undefined ? `${escapeQuote}"` : plain === undefined && nested ? `${nested}"` : '"';
     const value = plain ?? escaped ?? number ?? '';
-    const shown = fieldKind(jsonName.toLowerCase()) === 'card' ? maskCardValue(value) : HIDDEN;
+    const card = structured === undefined && fieldKind(jsonName.toLowerCase()) === 'card';
+    const shown = card ? maskCardValue(value) : HIDDEN;
     return `"${jsonName}${nested}"${colon}${quote}${shown}${quote}`;
   }
   if (formName !== undefined) {
-    const shown = fieldKind(formName.toLowerCase()) === 'card' ? maskCardValue(formValue ?? '') : HIDDEN;
-    return `${formLead ?? ''}${formName}${formSeparator ?? '='}${shown}`;
+    const value = formQuoted ?? formValue ?? '';
+    const shown = fieldKind(formName.toLowerCase()) === 'card' ? maskCardValue(value) : HIDDEN;
+    const quote = formQuoted === undefined ? '' : '"';
+    return `${formLead ?? ''}${formName}${formSeparator ?? '='}${quote}${shown}${quote}`;
   }
-  // Dots and slashes also join IP addresses, dates and amounts: such a run is masked only when a card
-  // number is in it (core's card-data rule: whole groups, 2–6 and Luhn), whatever is glued around it.
-  if (/[./]/.test(whole) && !containsCardNumber(whole)) return whole;
+  // Dots, slashes, commas, underscores, line breaks and runs of separators also join IP addresses,
+  // dates, amounts and lists: such a run is masked only when a card number is in it (core's card-data
+  // rule: whole groups, 2–6 and Luhn), whatever is glued around it.
+  if (/[^\d \u00a0+-]|[^\d]{2}/.test(whole) && !containsCardNumber(whole)) return whole;
   return maskDigits(whole.replace(/\D/g, ''));
 }
 
@@ -158,6 +170,12 @@ const HAS_ESCAPE = /\\u[0-9a-fA-F]{4}|%[0-9a-fA-F]{2}/;
  * returned instead of the text as written, so nothing a JSON or URL decoder would read survives.
  */
 export function redactText(text: string): string {
+  if (hasOtherDigits(text)) {
+    // Read with ASCII digits; returned so only when that finds something, like escapes below.
+    const ascii = asciiDigits(text);
+    const redacted = redactText(ascii);
+    return redacted === ascii ? text : redacted;
+  }
   const scanned = scanText(text);
   if (!HAS_ESCAPE.test(scanned)) return scanned;
   let decoded = scanned;

@@ -31,6 +31,18 @@ describe('findCardData', () => {
     for (const text of disguised) expect(findCardData({ s: text }), JSON.stringify(text)).toBe('data.s');
   });
 
+  it('attack: finds a card number typed in the digits of another script (Persian and Arabic phone keyboards type them)', () => {
+    const scripts = [
+      '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢', // Arabic-Indic
+      '۴۲۴۲ ۴۲۴۲ ۴۲۴۲ ۴۲۴۲', // Persian
+      '४२४२ ४२४२ ४२४२ ४२४२', // Devanagari
+      '𝟒𝟐𝟒𝟐𝟒𝟐𝟒𝟐𝟰𝟮𝟰𝟮𝟦𝟤𝟦𝟤', // mathematical digits, three of their runs
+    ];
+    for (const text of scripts) expect(findCardData({ note: text }), text).toBe('data.note');
+    // A year or a house number in those digits is not a card.
+    expect(findCardData({ note: 'سنة ٢٠٢٦، منزل ١٢' })).toBeUndefined();
+  });
+
   it('scans a long run of backslashes in linear time (was quadratic)', () => {
     // Not a timing assertion: 200k backslashes finished in seconds only with the linear form.
     expect(findCardData({ s: '\\'.repeat(200_000) })).toBeUndefined();

@@ -71,6 +71,41 @@ describe('redactText: card numbers', () => {
     }
   });
 
+  it('attack: masks card data written to slip past the scan: arrays and objects under a card field, JSON encoded thrice, quoted form values (found by review)', () => {
+    expect(redactText('{"cardNo":["4242","4242","4242","4242"],"x":1}')).toBe('{"cardNo":"***","x":1}');
+    expect(redactText('{"cardSecurityCode":["987"],"a":"b"}')).toBe('{"cardSecurityCode":"***","a":"b"}');
+    expect(redactText('{"cvv":{"value":"987"},"a":"b"}')).toBe('{"cvv":"***","a":"b"}');
+    const thrice = JSON.stringify(JSON.stringify(JSON.stringify({ cvv: '123', cardNo: '4242424242424242' })));
+    const hidden = redactText(thrice);
+    expect(hidden).not.toContain('123');
+    expect(hidden).not.toContain('4242424242424242');
+    // Still the same three layers of JSON, with the values masked.
+    expect(JSON.parse(JSON.parse(JSON.parse(hidden)))).toEqual({ cvv: '***', cardNo: '424242***4242' });
+    expect(redactText('cvv="123"&x=1')).toBe('cvv="***"&x=1');
+    expect(redactText('card_no: "4242424242424242"')).toBe('card_no: "424242***4242"');
+  });
+
+  it('attack: masks bare card numbers with runs of separators, tabs, line breaks, underscores or commas, and in the digits of other scripts (found by review)', () => {
+    for (const text of [
+      '4242  4242  4242  4242',
+      '4242\t4242\t4242\t4242',
+      '4242\n4242\n4242\n4242',
+      '4242_4242_4242_4242',
+      '4242,4242,4242,4242',
+      '４２４２ ４２４２ ４２４２ ４２４２',
+      '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢',
+      '۴۲۴۲ ۴۲۴۲ ۴۲۴۲ ۴۲۴۲',
+      '४२४२ ४२४२ ४२४२ ४२४२',
+    ]) {
+      expect(redactText(`note ${text} end`), JSON.stringify(text)).toBe('note 424242***4242 end');
+    }
+    // Lists, amounts and text in other scripts without a card stay as written.
+    expect(redactText('amounts 10.00, 20.00, 30.00, 40.00, 50.00 and 60')).toBe(
+      'amounts 10.00, 20.00, 30.00, 40.00, 50.00 and 60',
+    );
+    expect(redactText('سنة ٢٠٢٦، منزل ١٢')).toBe('سنة ٢٠٢٦، منزل ١٢');
+  });
+
   it('masks bare card numbers split by dots, slashes or no-break spaces', () => {
     expect(redactText('card 4242.4242.4242.4242 failed')).toBe('card 424242***4242 failed');
     expect(redactText('card 4242/4242/4242/4242')).toBe('card 424242***4242');
