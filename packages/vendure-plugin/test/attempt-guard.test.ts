@@ -48,6 +48,7 @@ describe('attempt guard', () => {
       claimed: false,
       orderNo: 'CODE2-1',
       otherMethod: false,
+      unapplied: false,
     });
     expect(await db.repo.count({ where: { orderId: '2' } })).toBe(1);
   });

@@ -30,7 +30,7 @@ describe('another payment method holding the order', () => {
     const held = await hold('1');
     expect(held.held).toBe(true);
     const refused = await claimNextAttempt(db.repo, details('1'));
-    expect(refused).toEqual({ claimed: false, orderNo: 'HOLD1-1', otherMethod: true });
+    expect(refused).toEqual({ claimed: false, orderNo: 'HOLD1-1', otherMethod: true, unapplied: false });
     // Nothing was stored as a gateway attempt.
     expect(await db.repo.count({ where: { orderId: '1', status: 'started' } })).toBe(0);
 

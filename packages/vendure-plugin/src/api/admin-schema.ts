@@ -34,7 +34,11 @@ export const adminApiSchema = gql`
   extend type Mutation {
     "Reconciles this channel's gateway payments and refunds left without an answer, now"
     gatewaykitReconcile: GatewaykitReconcileResult!
-    "Closes an open payment attempt of this channel as failed, once the merchant portal shows no charge for it"
+    """
+    Closes an open payment attempt of this channel as failed, once the merchant portal shows no charge for it;
+    for a charge that could not be applied to its order (still succeeded), frees the order it holds, once the
+    charge is refunded in the merchant portal or its payment added to the order by hand
+    """
     gatewaykitCloseAttempt(orderNo: String!, note: String!): GatewaykitCloseAttemptResult!
   }
 `;

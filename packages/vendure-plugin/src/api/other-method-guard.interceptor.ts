@@ -12,6 +12,7 @@ import { catchError, mergeMap, type Observable, of, tap, throwError } from 'rxjs
 import { HANDLER_CODE, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { holdOrderForOtherMethod } from '../service/other-method-hold';
+import { isUnappliedCharge, UNAPPLIED_ANSWER } from '../service/unapplied-charge';
 
 /** The parts of GraphQL's resolve info this reads. */
 interface ResolvedField {
@@ -78,13 +79,15 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
     const hold = await holdOrderForOtherMethod(attempts, order, ctx.channelId, code);
     if (hold.held) return { release: hold.release };
     const otherPayment = hold.by?.status === 'held';
+    const unapplied = hold.by ? isUnappliedCharge(hold.by) : false;
     Logger.warn(
       otherPayment
         ? `Order ${order.code}: payment with "${code}" refused, another payment for it is in progress`
-        : `Order ${order.code}: payment with "${code}" refused, gateway attempt ${hold.by?.orderNo ?? '?'} is ${hold.by?.status ?? 'open'}`,
+        : `Order ${order.code}: payment with "${code}" refused, gateway attempt ${hold.by?.orderNo ?? '?'} is ${unapplied ? 'charged but not applied' : (hold.by?.status ?? 'open')}`,
       loggerCtx,
     );
-    const message = otherPayment ? OTHER_PAYMENT_MESSAGE : OPEN_CHARGE_MESSAGE;
+    // A charge Vendure could not add keeps the order until the merchant releases it (unapplied-charge.ts).
+    const message = otherPayment ? OTHER_PAYMENT_MESSAGE : unapplied ? UNAPPLIED_ANSWER : OPEN_CHARGE_MESSAGE;
     // An ErrorResult of the mutation's union (Vendure resolves it by __typename).
     return {
       refusal: {

@@ -97,7 +97,8 @@ export async function closeUnsent(
   return changed === 1;
 }
 
-async function conditionalUpdate(
+/** Changes the attempt only if it still has the version it was read with; 1 when it did. */
+export async function conditionalUpdate(
   repo: Repository<GatewaykitPaymentAttempt>,
   attempt: GatewaykitPaymentAttempt,
   changes: Partial<Pick<GatewaykitPaymentAttempt, 'status' | 'message' | 'openSlot'>>,

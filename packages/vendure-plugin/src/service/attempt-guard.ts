@@ -3,6 +3,7 @@ import { Not, type Repository } from 'typeorm';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { claimOpenSlot, closeUnsent, releaseDeadClaims } from './attempt-claim';
 import type { FlowConfig } from './charge-source';
+import { isUnappliedCharge } from './unapplied-charge';
 
 /**
  * Numbers an order's next attempt and lets it reach the gateway only while it holds the order's open
@@ -27,9 +28,10 @@ export type NextAttempt =
   | { claimed: true; orderNo: string; attempt: GatewaykitPaymentAttempt }
   /**
    * `orderNo` is the attempt holding the order, or the refused one when the holder cannot be read;
-   * `otherMethod` when the holder is another payment method's payment in flight (other-method-hold.ts).
+   * `otherMethod` when the holder is another payment method's payment in flight (other-method-hold.ts),
+   * `unapplied` when it is a charge Vendure could not add to the order (unapplied-charge.ts).
    */
-  | { claimed: false; orderNo: string; otherMethod: boolean };
+  | { claimed: false; orderNo: string; otherMethod: boolean; unapplied: boolean };
 
 /** The attempt's `mode` column: the flow, and the local method for local payments. */
 export function attemptMode(config: FlowConfig): string {
@@ -51,7 +53,12 @@ export async function claimNextAttempt(
   const claim = await claimOpenSlot(repo, { orderNo, ...details });
   if (!claim.claimed) {
     const otherMethod = claim.open?.status === 'held';
-    return { claimed: false, orderNo: otherMethod ? orderNo : (claim.open?.orderNo ?? orderNo), otherMethod };
+    return {
+      claimed: false,
+      orderNo: otherMethod ? orderNo : (claim.open?.orderNo ?? orderNo),
+      otherMethod,
+      unapplied: claim.open ? isUnappliedCharge(claim.open) : false,
+    };
   }
   return { claimed: true, orderNo, attempt: claim.attempt };
 }

@@ -32,7 +32,9 @@ export type ShopErrorCode =
   | 'GATEWAY_UNAVAILABLE'
   | 'RAW_CARD_NOT_ALLOWED'
   | 'CARD_REQUIRED'
-  | 'PAYMENT_DECLINED';
+  | 'PAYMENT_DECLINED'
+  /** The gateway took the money but Vendure could not add it to the order (unapplied-charge.ts). */
+  | 'PAID_NOT_APPLIED';
 
 export function paymentError(errorCode: ShopErrorCode, message: string): PaymentErrorResult {
   return { __typename: 'GatewaykitPaymentError', errorCode, message };
@@ -49,7 +51,8 @@ export function isPaymentError(value: object): value is PaymentErrorResult {
 
 /**
  * What the shopper is answered for the gateway's outcome of attempt `orderNo` of order `orderId`. A
- * success names the order: by then the recorder has added its Settled payment.
+ * success names the order: by then the recorder has added its Settled payment (the checkout answers
+ * one it could not add before coming here).
  */
 export function resultForOutcome(
   outcome: PaymentOutcome,

@@ -43,6 +43,7 @@ import {
   webSiteOf,
 } from './payment-request';
 import { type SavedCard, SavedCardService } from './saved-card.service';
+import { isUnappliedCharge, UNAPPLIED_ANSWER } from './unapplied-charge';
 
 /** The Shop API's `GatewaykitStartPaymentInput` once parsed (not core's PaymentRequest). */
 export interface ShopStartPaymentInput extends CardInput {
@@ -124,9 +125,14 @@ export class CheckoutService {
       channelOrToken: ctx.channel,
       languageCode: ctx.languageCode,
     });
-    await onOneConnection(this.connection, adminCtx, (phase) =>
+    const recorded = await onOneConnection(this.connection, adminCtx, (phase) =>
       this.recorder.record(phase, methodCode, orderNo, outcome),
     );
+    // Answered from what was recorded (by this answer or a callback first): a success Vendure could
+    // not add to the order is not a completed payment.
+    if ('attempt' in recorded && isUnappliedCharge(recorded.attempt.row)) {
+      return paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER);
+    }
     if (charge.elementCard) {
       // A saved element card is kept only after a success without redirect; the order is paid either way.
       const kept = await keepElementCard(resolved.client, charge.elementCard, outcome);
@@ -200,6 +206,7 @@ export class CheckoutService {
       orderAmount: prepared.request.amount,
       currency: order.currencyCode,
     });
+    if (!next.claimed && next.unapplied) return paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER);
     if (!next.claimed && next.otherMethod) {
       // Another method is paying the order right now: its answer decides whether a charge is needed.
       return paymentError('ORDER_STATE_ERROR', OTHER_METHOD_IN_FLIGHT);

@@ -5,6 +5,7 @@ import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
 import { PaymentRecorderService } from './payment-recorder.service';
+import { isUnappliedCharge, releaseUnappliedCharge } from './unapplied-charge';
 
 export interface CloseAttemptReport {
   closed: boolean;
@@ -17,7 +18,8 @@ export interface CloseAttemptReport {
  * The merchant closes an attempt the reconciliation left open for a person (docs/inbound.md#closing-an-attempt):
  * core's closeOpenAttempt records it failed with the note, through the attempt store of the attempt's
  * own channel and method (as the reconciliation records), which frees the order; a private order
- * note says who closed it. Only attempts of the admin's channel: a permission is granted per channel.
+ * note says who closed it. A charge Vendure could not add to the order is released instead (`release`).
+ * Only attempts of the admin's channel: a permission is granted per channel.
  */
 @Injectable()
 export class CloseAttemptService {
@@ -37,6 +39,7 @@ export class CloseAttemptService {
     const ctx = await this.channels.forChannelId(row.channelId);
     if (!ctx)
       return { closed: false, status: row.status, reason: `channel ${row.channelId} no longer exists` };
+    if (isUnappliedCharge(row)) return this.release(adminCtx, ctx, row, note);
 
     const result = await closeOpenAttempt(
       this.recorder.attemptsOf(ctx, row.paymentMethodCode),
@@ -47,12 +50,58 @@ export class CloseAttemptService {
       const now = await this.attemptOf(adminCtx, orderNo);
       return { closed: false, status: now?.status ?? 'none', reason: redactText(result.reason) };
     }
-    const who = adminCtx.session?.user?.identifier ?? `user ${String(adminCtx.activeUserId ?? '?')}`;
-    const text = redactText(`Payment attempt ${orderNo} closed by ${who}: ${note.trim()}`);
-    Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
-    // The admin's own context: the history entry also names them as its author.
-    await this.orderService.addNoteToOrder(adminCtx, { id: row.orderId, note: text, isPublic: false });
+    await this.noteBy(adminCtx, row, `Payment attempt ${orderNo} closed by`, note);
     return { closed: true, status: 'failed', reason: result.reason };
+  }
+
+  /**
+   * A charge Vendure could not add to the order (unapplied-charge.ts) stays succeeded: the merchant,
+   * having refunded it in the portal or added the payment by hand, frees the order it keeps. Read again
+   * and changed under the attempt's exclusive section, by a versioned update, so it is released once.
+   */
+  private async release(
+    adminCtx: RequestContext,
+    ctx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    note: string,
+  ): Promise<CloseAttemptReport> {
+    const store = this.recorder.attemptsOf(ctx, row.paymentMethodCode);
+    const released = await store.inTransaction(row.orderNo, async (tx) => {
+      const repo = this.connection.getRepository(tx, GatewaykitPaymentAttempt);
+      const current = await repo.findOne({ where: { id: row.id } });
+      return current ? releaseUnappliedCharge(repo, current) : false;
+    });
+    if (!released) {
+      return {
+        closed: false,
+        status: 'succeeded',
+        reason: `payment attempt ${row.orderNo} is already succeeded`,
+      };
+    }
+    await this.noteBy(
+      adminCtx,
+      row,
+      `Payment attempt ${row.orderNo} (charged but not applied) released by`,
+      note,
+    );
+    return {
+      closed: true,
+      status: 'succeeded',
+      reason: `the order is no longer held by payment attempt ${row.orderNo}; its charge stays recorded`,
+    };
+  }
+
+  /** A private order note naming the admin, who is also its author in the history. */
+  private async noteBy(
+    adminCtx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    what: string,
+    note: string,
+  ): Promise<void> {
+    const who = adminCtx.session?.user?.identifier ?? `user ${String(adminCtx.activeUserId ?? '?')}`;
+    const text = redactText(`${what} ${who}: ${note.trim()}`);
+    Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
+    await this.orderService.addNoteToOrder(adminCtx, { id: row.orderId, note: text, isPublic: false });
   }
 
   private attemptOf(ctx: RequestContext, orderNo: string): Promise<GatewaykitPaymentAttempt | null> {

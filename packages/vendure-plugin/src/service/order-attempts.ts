@@ -8,9 +8,11 @@ import {
 } from '@gatewaykit/core';
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 import { loggerCtx } from '../constants';
-import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
+import { conditionalUpdate } from './attempt-claim';
 import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
+import { UNAPPLIED_MESSAGE } from './unapplied-charge';
 
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
 export interface OrderAttempt extends StoredAttempt {
@@ -19,7 +21,12 @@ export interface OrderAttempt extends StoredAttempt {
 
 /** What the recorder does with the order once an attempt moved (inside the same transaction). */
 export interface OrderEffects {
-  applyToOrder(ctx: RequestContext, row: GatewaykitPaymentAttempt, next: PaymentOutcome): Promise<void>;
+  /** For a success Vendure could not add to the order, why (undefined once it is on the order). */
+  applyToOrder(
+    ctx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    next: PaymentOutcome,
+  ): Promise<string | undefined>;
   note(ctx: RequestContext, row: GatewaykitPaymentAttempt, text: string): Promise<void>;
   /**
    * Refund and chargeback notices of the attempt's trade; `exclusive` runs work in this store's
@@ -103,8 +110,9 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
       tradeNo: next.tradeNo ?? row.tradeNo,
       maskCardNo: next.maskCardNo ?? row.maskCardNo,
       message: messageOf(next)?.slice(0, 500) ?? row.message,
-      // A final answer frees the order's charge claim; an open one keeps it (attempt-claim.ts).
-      openSlot: next.status === 'succeeded' || next.status === 'failed' ? null : row.openSlot,
+      // A failure frees the order's charge claim; an open answer keeps it (attempt-claim.ts), and so
+      // does a success until its payment is on the order (keepOrFreeSlot).
+      openSlot: next.status === 'failed' ? null : row.openSlot,
       version: row.version + 1,
     };
     const update = await this.connection
@@ -116,8 +124,37 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
       .execute();
     if (update.affected === 0) return false;
     attempt.row = Object.assign(row, changes);
-    await this.effects.applyToOrder(ctx, attempt.row, next);
+    const unapplied = await this.effects.applyToOrder(ctx, attempt.row, next);
+    if (next.status === 'succeeded') await this.keepOrFreeSlot(ctx, attempt.row, unapplied);
     return true;
+  }
+
+  /**
+   * A success on the order frees the order's slot; one Vendure refused keeps it (unapplied-charge.ts),
+   * in the same transaction, so no second charge can start before the merchant has settled it. A late
+   * success for an attempt whose page was released takes the slot back unless another attempt holds it.
+   */
+  private async keepOrFreeSlot(
+    ctx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    unapplied: string | undefined,
+  ): Promise<void> {
+    const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
+    let changes: Partial<Pick<GatewaykitPaymentAttempt, 'openSlot' | 'message'>>;
+    if (unapplied === undefined) {
+      if (row.openSlot === null) return;
+      changes = { openSlot: null };
+    } else {
+      const message = `${UNAPPLIED_MESSAGE}: ${unapplied}`.slice(0, 500);
+      const takeSlot =
+        row.openSlot === null &&
+        !(await repo.findOne({ where: { orderId: row.orderId, openSlot: OPEN_SLOT } }));
+      changes = takeSlot ? { message, openSlot: OPEN_SLOT } : { message };
+    }
+    if ((await conditionalUpdate(repo, row, changes)) !== 1) {
+      throw new Error(`gatewaykit: attempt ${row.orderNo} changed inside its exclusive section`);
+    }
+    Object.assign(row, changes, { version: row.version + 1 });
   }
 
   async alert(alert: MerchantAlert): Promise<void> {

@@ -47,21 +47,23 @@ export class PaymentRecorderService {
     return recordOutcome(this.attemptsOf(ctx, methodCode), { ...outcome, orderNo });
   }
 
+  /** Why a success could not be added to the order (OrderEffects.applyToOrder); undefined otherwise. */
   private async applyToOrder(
     ctx: RequestContext,
     attempt: GatewaykitPaymentAttempt,
     outcome: PaymentOutcome,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const state = paymentStateFor(outcome);
-    if (state) await this.addPayment(ctx, attempt, outcome, state);
+    return state ? this.addPayment(ctx, attempt, outcome, state) : undefined;
   }
 
+  /** Adds the Payment; for a success Vendure refused, why (see chargedButUnapplied). */
   private async addPayment(
     requestCtx: RequestContext,
     attempt: GatewaykitPaymentAttempt,
     outcome: PaymentOutcome,
     state: 'Settled' | 'Declined',
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     // Never the channel's default currency: recalculating the order (a stripped coupon) would move it.
     const ctx = contextInCurrency(requestCtx, attempt.currency);
     let order = await this.orderService.findOne(ctx, attempt.orderId, ['payments']);
@@ -69,34 +71,31 @@ export class PaymentRecorderService {
     const tradeNo = outcome.tradeNo ?? attempt.tradeNo ?? undefined;
 
     if (state === 'Settled') {
-      if (tradeNo && order.payments.some((p) => p.transactionId === tradeNo && p.state === 'Settled')) return;
+      if (tradeNo && order.payments.some((p) => p.transactionId === tradeNo && p.state === 'Settled')) {
+        return undefined;
+      }
       // Vendure moves an order to the currency of the request that changes it and keeps amounts as bare
       // integers: money taken in the attempt's currency must never be counted in another one.
       if (order.currencyCode !== attempt.currency) {
-        await this.chargedButUnapplied(
+        return this.chargedButUnapplied(
           ctx,
           attempt,
           tradeNo,
           `the order's currency is now ${order.currencyCode}, the payment was made in ${attempt.currency}`,
         );
-        return;
       }
       if (order.state === 'AddingItems') {
         // The shopper went back to the cart while paying: the money is taken, so the order moves on.
         const moved = await this.orderService.transitionToState(ctx, order.id, 'ArrangingPayment');
-        if (!(moved instanceof Order)) {
-          await this.chargedButUnapplied(ctx, attempt, tradeNo, moved.message);
-          return;
-        }
+        if (!(moved instanceof Order)) return this.chargedButUnapplied(ctx, attempt, tradeNo, moved.message);
         order = moved;
       }
       if (!PAYABLE_STATES.includes(order.state)) {
-        await this.chargedButUnapplied(ctx, attempt, tradeNo, `order is already in state ${order.state}`);
-        return;
+        return this.chargedButUnapplied(ctx, attempt, tradeNo, `order is already in state ${order.state}`);
       }
     } else if (!PAYABLE_STATES.includes(order.state) || order.currencyCode !== attempt.currency) {
       // A decline for an order that is no longer waiting for this payment changes nothing.
-      return;
+      return undefined;
     }
 
     const ticket = issueTicket({
@@ -128,25 +127,31 @@ export class PaymentRecorderService {
         metadata: ticket,
       });
       if (state === 'Settled' && !(result instanceof Order)) {
-        await this.chargedButUnapplied(ctx, attempt, tradeNo, result.message);
+        return this.chargedButUnapplied(ctx, attempt, tradeNo, result.message);
       }
+      return undefined;
     } finally {
       discardTicket(ticket);
     }
   }
 
-  /** The customer paid but Vendure cannot take the payment (no order to refund from): make it loud. */
+  /**
+   * The customer paid but Vendure cannot take the payment: make it loud. The attempt keeps the order
+   * (unapplied-charge.ts) until the merchant releases it; returns the reason it keeps.
+   */
   private async chargedButUnapplied(
     ctx: RequestContext,
     attempt: GatewaykitPaymentAttempt,
     tradeNo: string | undefined,
     reason: string,
-  ): Promise<void> {
+  ): Promise<string> {
     const text =
       `Gateway trade ${tradeNo ?? '?'} (orderNo ${attempt.orderNo}, ${attempt.orderAmount} ${attempt.currency}) ` +
-      `was charged but could not be added to the order: ${reason}. Refund or reconcile it in the gateway's merchant portal.`;
-    Logger.error(`Order ${attempt.orderCode}: ${text}`, loggerCtx);
+      `was charged but could not be added to the order: ${reason}. Refund it in the gateway's merchant portal ` +
+      `or add the payment by hand, then release the order with gatewaykitCloseAttempt(orderNo: "${attempt.orderNo}").`;
+    Logger.error(`PAID BUT NOT APPLIED: order ${attempt.orderCode}: ${text}`, loggerCtx);
     await this.note(ctx, attempt, text);
+    return reason;
   }
 
   private async note(ctx: RequestContext, attempt: GatewaykitPaymentAttempt, note: string): Promise<void> {

@@ -1,0 +1,124 @@
+/**
+ * A gateway success the order cannot take as it was charged (docs/SECURITY.md §6), against the real
+ * Vendure server and the sandbox: the money is never charged a second time, the merchant is told,
+ * and the merchant is the one who frees the order (gatewaykitCloseAttempt).
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { GraphqlClient } from '../src/graphql-client';
+import { paymentRequests } from './support/attacker';
+import { adminOrder, CARDS, cardInput, prepareOrder, startPayment } from './support/shop';
+import { type Stack, shopClient, startStack } from './support/stack';
+
+const CLOSE_ATTEMPT = `mutation ($orderNo: String!, $note: String!) {
+  gatewaykitCloseAttempt(orderNo: $orderNo, note: $note) { closed status reason } }`;
+
+describe('a gateway success the order cannot take', () => {
+  let stack: Stack;
+  beforeAll(async () => {
+    stack = await startStack({}, { GATEWAY_TIMEOUT_MS: '2000', GATEWAYKIT_BENCH: '1' });
+  });
+  afterEach(() => {
+    stack.sandbox.setChaos({});
+    stack.sandbox.clearFaults();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  const payByCard = (shop: GraphqlClient) =>
+    startPayment(shop, { paymentMethodCode: 'gatewaykit-card', card: cardInput(CARDS.success) });
+
+  /** Pays with the demo's no-op handler, which stands for any other payment method. */
+  async function payWithOtherMethod(shop: GraphqlClient) {
+    const { addPaymentToOrder } = await shop.query<{
+      addPaymentToOrder: { __typename: string; eligibilityCheckerMessage?: string };
+    }>(
+      `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: {} }) {
+         __typename ... on IneligiblePaymentMethodError { eligibilityCheckerMessage } } }`,
+    );
+    return addPaymentToOrder;
+  }
+
+  /** An order with a coupon whose promotion the merchant ends while the shopper pays. */
+  async function couponEndedWhilePaying() {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const couponCode = `ENDS-${order.code}`;
+    const { createPromotion } = await stack.admin.query<{ createPromotion: { id: string } }>(
+      `mutation ($input: CreatePromotionInput!) { createPromotion(input: $input) { ... on Promotion { id } } }`,
+      {
+        input: {
+          enabled: true,
+          couponCode,
+          conditions: [],
+          actions: [{ code: 'order_percentage_discount', arguments: [{ name: 'discount', value: '10' }] }],
+          translations: [{ languageCode: 'en', name: couponCode }],
+        },
+      },
+    );
+    await shop.query(`mutation ($code: String!) { applyCouponCode(couponCode: $code) { __typename } }`, {
+      code: couponCode,
+    });
+    await stack.admin.query(
+      `mutation ($input: UpdatePromotionInput!) { updatePromotion(input: $input) { __typename } }`,
+      { input: { id: createPromotion.id, enabled: false } },
+    );
+    return { shop, order, orderNo: `${order.code}-1` };
+  }
+
+  it('attack: a coupon ended while paying: the charge Vendure refuses keeps the order, the shopper is told, and nothing is charged again, by card or another method', async () => {
+    const { shop, order, orderNo } = await couponEndedWhilePaying();
+    const first = await payByCard(shop);
+    expect(first).toMatchObject({
+      __typename: 'GatewaykitPaymentError',
+      errorCode: 'PAID_NOT_APPLIED',
+      message: expect.stringContaining('could not be applied to the order'),
+    });
+    expect(stack.sandbox.order(orderNo)?.orderStatus).toBe('success');
+    const tradeNo = stack.sandbox.order(orderNo)?.tradeNo ?? '?';
+    const flagged = await adminOrder(stack.admin, order.id);
+    expect(flagged.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
+    expect(JSON.stringify(flagged.history.items)).toContain(`Gateway trade ${tradeNo}`);
+    expect(stack.server.output()).toContain(`PAID BUT NOT APPLIED: order ${order.code}`);
+
+    // The shopper pays again: told the same, and nothing reaches the gateway.
+    expect(await payByCard(shop)).toMatchObject({
+      __typename: 'GatewaykitPaymentError',
+      errorCode: 'PAID_NOT_APPLIED',
+    });
+    expect(await payWithOtherMethod(shop)).toMatchObject({
+      __typename: 'IneligiblePaymentMethodError',
+      eligibilityCheckerMessage: expect.stringContaining('could not be applied to the order'),
+    });
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
+  });
+
+  it('the merchant refunds it in the portal and releases the order with gatewaykitCloseAttempt: it stays succeeded, the note names the admin, the order can be paid once more', async () => {
+    const { shop, order, orderNo } = await couponEndedWhilePaying();
+    expect(await payByCard(shop)).toMatchObject({ errorCode: 'PAID_NOT_APPLIED' });
+    const note = 'refunded in the merchant portal';
+    const { gatewaykitCloseAttempt } = await stack.admin.query<{
+      gatewaykitCloseAttempt: { closed: boolean; status: string; reason: string };
+    }>(CLOSE_ATTEMPT, { orderNo, note });
+    expect(gatewaykitCloseAttempt).toMatchObject({ closed: true, status: 'succeeded' });
+    const released = await adminOrder(stack.admin, order.id);
+    expect(JSON.stringify(released.history.items)).toContain(
+      `Payment attempt ${orderNo} (charged but not applied) released by superadmin: ${note}`,
+    );
+    // Once: a second release changes nothing.
+    const again = await stack.admin.query<{ gatewaykitCloseAttempt: { closed: boolean; status: string } }>(
+      CLOSE_ATTEMPT,
+      { orderNo, note },
+    );
+    expect(again.gatewaykitCloseAttempt).toMatchObject({ closed: false, status: 'succeeded' });
+
+    // The order is payable again at its new total (the coupon is gone), charged once.
+    expect(await payByCard(shop)).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(2);
+  });
+});
