@@ -101,8 +101,9 @@ function given(value: unknown): boolean {
 
 /**
  * Checks gateway settings and reports every problem, each naming its option. Strings are trimmed; an
- * empty field counts as not set. A baseUrl, when given, is used instead of the environment (which must
- * still be 'test' or 'live' if it is set).
+ * empty field counts as not set. Exactly one of environment and baseUrl: a store switched to 'live'
+ * with a sandbox baseUrl left behind would otherwise keep sending its payments to the sandbox, which
+ * approves any card (docs/gateway-protocol.md#hosts-and-url-layout).
  */
 export function parseGatewayConfig(input: GatewayConfigInput): GatewayConfigResult {
   const issues: ValidationIssue[] = [];
@@ -123,7 +124,12 @@ export function parseGatewayConfig(input: GatewayConfigInput): GatewayConfigResu
   if (given(environment) && !isGatewayEnvironment(environment)) {
     issues.push({ path: 'environment', message: ENVIRONMENT_RULE });
   }
-  if (given(baseUrlRaw)) {
+  if (given(baseUrlRaw) && isGatewayEnvironment(environment)) {
+    issues.push({
+      path: 'baseUrl',
+      message: `must be left empty when environment is set (${environment}): give one of them, not both`,
+    });
+  } else if (given(baseUrlRaw)) {
     const baseUrl = normalizeGatewayBaseUrl(baseUrlRaw);
     if (baseUrl) target = { baseUrl };
     else issues.push({ path: 'baseUrl', message: BASE_URL_RULE });

@@ -42,6 +42,7 @@ export {
 export {
   CLOSE_NOTE_MAX_LENGTH,
   CLOSED_BY_MERCHANT,
+  CLOSED_BY_MERCHANT_REASON,
   type CloseAttemptResult,
   closeOpenAttempt,
 } from './inbound/close-attempt.js';

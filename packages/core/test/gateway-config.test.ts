@@ -31,8 +31,10 @@ describe('parseGatewayConfig', () => {
     });
   });
 
-  it('uses baseUrl instead of the environment and ignores an empty baseUrl beside one', () => {
-    expect(parseGatewayConfig({ ...valid, baseUrl: 'https://gw.example' }).config).toEqual({
+  it('takes a baseUrl without an environment, and ignores an empty baseUrl beside one', () => {
+    expect(
+      parseGatewayConfig({ ...valid, environment: undefined, baseUrl: 'https://gw.example' }).config,
+    ).toEqual({
       gatewayNo: '12345678',
       signKey: 'a-long-sign-key',
       baseUrl: 'https://gw.example',
@@ -40,6 +42,14 @@ describe('parseGatewayConfig', () => {
     expect(parseGatewayConfig({ ...valid, environment: 'live', baseUrl: '' }).config).toMatchObject({
       environment: 'live',
     });
+  });
+
+  it('attack: refuses an environment with a baseUrl beside it (a store switched to live with the sandbox left in its settings)', () => {
+    for (const environment of ['live', 'test']) {
+      expect(refused({ ...valid, environment, baseUrl: 'http://127.0.0.1:8691' })).toEqual({
+        baseUrl: `must be left empty when environment is set (${environment}): give one of them, not both`,
+      });
+    }
   });
 
   it.each([
@@ -82,7 +92,7 @@ describe('parseGatewayConfig', () => {
       environment: "must be 'test' or 'live' (or give baseUrl)",
     });
     for (const baseUrl of ['ftp://gateway', 'gateway.example', 'http://', 'http://a b.example', 42]) {
-      expect(refused({ ...valid, baseUrl })).toEqual({
+      expect(refused({ ...valid, environment: undefined, baseUrl })).toEqual({
         baseUrl: 'must be an http(s) URL such as https://testpay.asiabill.com',
       });
     }
@@ -105,7 +115,11 @@ describe('parseGatewayConfig', () => {
   });
 
   it('gives settings GatewayClient accepts as they are', () => {
-    const { config } = parseGatewayConfig({ ...valid, baseUrl: 'http://127.0.0.1:4100/' });
+    const { config } = parseGatewayConfig({
+      ...valid,
+      environment: undefined,
+      baseUrl: 'http://127.0.0.1:4100/',
+    });
     const client = new GatewayClient(config!);
     expect(client.baseUrl).toBe('http://127.0.0.1:4100');
     return client.close();

@@ -13,11 +13,20 @@ import type { InboundDecision, StoredAttempt } from './decision.js';
 /** Failure code of an attempt closed by the merchant. */
 export const CLOSED_BY_MERCHANT = 'CLOSED_BY_MERCHANT';
 
+/**
+ * The reason the closed attempt is recorded with: the shopper can read it (Vendure's payment message,
+ * Medusa's session data), so it carries no merchant words; the note goes to the result for the admin.
+ */
+export const CLOSED_BY_MERCHANT_REASON = 'closed by the merchant';
+
 /** The longest note kept with a closed attempt. */
 export const CLOSE_NOTE_MAX_LENGTH = 200;
 
 export type CloseAttemptResult<A extends StoredAttempt> =
-  /** Recorded failed with `reason` ("closed by the merchant: <note>", redacted). */
+  /**
+   * Recorded failed with CLOSED_BY_MERCHANT_REASON; `reason` ("closed by the merchant: <note>",
+   * redacted) is for the admin's answer and the store's private log or note.
+   */
   | { kind: 'closed'; decision: InboundDecision<A>; reason: string }
   /** Nothing changed: no such attempt, or it already has a final outcome (named). */
   | { kind: 'refused'; reason: string };
@@ -45,10 +54,10 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
       reason: `payment attempt ${orderNo} is a gateway page: the reconciliation ends it once the page expires`,
     };
   }
-  const reason = redactText(`closed by the merchant: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
+  const reason = redactText(`${CLOSED_BY_MERCHANT_REASON}: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
   const decision = await recordOutcome(
     store,
-    { orderNo, status: 'failed', reason, code: CLOSED_BY_MERCHANT },
+    { orderNo, status: 'failed', reason: CLOSED_BY_MERCHANT_REASON, code: CLOSED_BY_MERCHANT },
     { alerts: false },
   );
   // A success recorded meanwhile wins (the decision is then stale): say so rather than "closed".
