@@ -28,8 +28,16 @@ const outcome = {
   currency: 'USD',
 };
 
-/** A container whose query answers the session's cart `completed_at` and its payment's refunds, as given. */
-function scope(state: { completedAfter?: number; refunded?: boolean; refundedAfter?: number }) {
+/**
+ * A container whose query answers the session's cart `completed_at` and its payment's refunds, and
+ * whose cart module the cart's total (10.00 USD, what was paid, unless given), as given.
+ */
+function scope(state: {
+  completedAfter?: number;
+  refunded?: boolean;
+  refundedAfter?: number;
+  total?: number;
+}) {
   const logs: string[] = [];
   const notifications: unknown[] = [];
   let cartReads = 0;
@@ -39,6 +47,12 @@ function scope(state: { completedAfter?: number; refunded?: boolean; refundedAft
         return { error: (line: string) => logs.push(line), warn: (line: string) => logs.push(line) };
       if (key === Modules.NOTIFICATION)
         return { createNotifications: async (n: unknown) => notifications.push(n) };
+      if (key === Modules.CART)
+        return {
+          listCarts: async ({ id }: { id: string }) => [
+            { id, completed_at: null, currency_code: 'usd', total: state.total ?? 10 },
+          ],
+        };
       if (key === ContainerRegistrationKeys.QUERY)
         return {
           graph: async ({ entity }: { entity: string }) => {
@@ -129,6 +143,20 @@ describe('completePaidCart', () => {
     const later = scope({ refunded: true });
     await completePaidCart(later.container, session, outcome, { first: false });
     expect(later.logs.join('\n')).toMatch(/ps_1 was refunded; its cart stays open/);
+    expect(completions.carts).toEqual([]);
+  });
+
+  it('a cart whose total moved after the payment is not completed: the first success is alerted, naming both amounts, a repeat only warns', async () => {
+    const first = scope({ total: 12 });
+    await completePaidCart(first.container, session, outcome, { first: true });
+    expect(first.logs.join('\n')).toMatch(
+      /PAID BUT NOT APPLIED: Gateway payment orderNo ps_1.*total is now 12\.00 USD, not the 10\.00 USD paid/,
+    );
+    expect(first.notifications).toHaveLength(1);
+    const later = scope({ total: 12 });
+    await completePaidCart(later.container, session, outcome, { first: false });
+    expect(later.logs.join('\n')).toMatch(/ps_1 is paid but its cart's total is now 12\.00 USD/);
+    expect(later.notifications).toEqual([]);
     expect(completions.carts).toEqual([]);
   });
 

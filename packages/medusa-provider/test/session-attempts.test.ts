@@ -46,7 +46,9 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
         return {
           listCarts: async ({ id }: { id: string }) => {
             cartReads.push(id);
-            return [{ id, completed_at: state.cartCompleted ? new Date() : null }];
+            return [
+              { id, completed_at: state.cartCompleted ? new Date() : null, currency_code: 'usd', total: 10 },
+            ];
           },
         };
       if (key === ContainerRegistrationKeys.QUERY)

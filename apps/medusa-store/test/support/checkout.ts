@@ -17,9 +17,11 @@ const ADDRESS = {
 
 /** A cart ready for payment: one item, addresses, shipping method, payment collection. */
 export async function readyCart(
-  options: { token?: string; email?: string } = {},
+  options: { token?: string; email?: string; province?: string } = {},
 ): Promise<{ cartId: string; collectionId: string; total: number }> {
   const { token } = options;
+  // A province of its own lets a test tax it without changing other tests' carts.
+  const address = options.province ? { ...ADDRESS, province: options.province } : ADDRESS;
   const { regions } = await expectOk(api('GET', '/store/regions', { token }));
   const region = regions.find((r: { name: string }) => r.name === 'Gatewaykit Demo');
   const { products } = await expectOk(
@@ -32,8 +34,8 @@ export async function readyCart(
       body: {
         region_id: region.id,
         email: options.email ?? 'guest@example.com',
-        shipping_address: ADDRESS,
-        billing_address: ADDRESS,
+        shipping_address: address,
+        billing_address: address,
       },
     }),
   );

@@ -18,7 +18,6 @@ const CART_CHANGES: { matcher: string; method: ('POST' | 'DELETE')[] }[] = [
   { matcher: '/store/carts/:id/promotions', method: ['POST', 'DELETE'] },
   { matcher: '/store/carts/:id/shipping-methods', method: ['POST'] },
   { matcher: '/store/carts/:id/customer', method: ['POST'] },
-  { matcher: '/store/carts/:id/taxes', method: ['POST'] },
 ];
 
 export default defineMiddlewares({
@@ -50,6 +49,13 @@ export default defineMiddlewares({
       ...route,
       middlewares: [shopperIfLoggedIn, refuseWhileChargeOpen('cart')],
     })),
+    // Changes the cart's total but keeps its payment sessions: a gateway page would still ask for the
+    // old total (docs/SECURITY.md §5).
+    {
+      matcher: '/store/carts/:id/taxes',
+      method: ['POST'],
+      middlewares: [shopperIfLoggedIn, refuseWhileChargeOpen('cart', { pageToo: true })],
+    },
     // A payment given back before an order existed never becomes one (docs/SECURITY.md §6), and a
     // customer's chosen card is charged only when that customer completes (§2).
     {

@@ -37,11 +37,24 @@ export function firstOpenCharge(
   sessions: readonly (SessionRow | null)[],
   exceptId?: string,
 ): string | undefined {
+  return firstInState(sessions, 'open', exceptId);
+}
+
+/** The first gatewaykit session among `sessions` whose shopper was sent to a gateway page. */
+export function firstOpenPage(sessions: readonly (SessionRow | null)[]): string | undefined {
+  return firstInState(sessions, 'redirect');
+}
+
+function firstInState(
+  sessions: readonly (SessionRow | null)[],
+  state: ChargeState,
+  exceptId?: string,
+): string | undefined {
   return sessions.find(
     (session): session is SessionRow =>
       !!session &&
       session.id !== exceptId &&
       session.provider_id.startsWith('pp_gatewaykit') &&
-      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'open',
+      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === state,
   )?.id;
 }

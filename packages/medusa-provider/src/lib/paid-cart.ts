@@ -2,6 +2,7 @@ import type { PaymentOutcome } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { completeCartWorkflow } from '@medusajs/medusa/core-flows';
+import { totalDiffersFromPaid } from './cart-total';
 import { reportReturnedBeforeOrder, reportUnappliedCharge } from './merchant-alerts';
 import { RETURNED_PAYMENT_FIELDS, type SessionPayment, whyPaymentReturned } from './returned-payment';
 
@@ -47,6 +48,13 @@ export async function completePaidCart(
     }
     // The last read only tells a refund that landed during the last try from a cart still unpaid.
     if (tries > pauses.length) break;
+    // An order is placed only for what was paid (lib/cart-total.ts).
+    const moved = await totalDiffersFromPaid(scope, cart.id, outcome);
+    if (moved) {
+      if (options.first) await reportUnappliedCharge(scope, outcome, moved);
+      else logger(scope).warn(`gatewaykit: payment session ${session.id} is paid but ${moved}`);
+      return;
+    }
     const { errors } = await completeCartWorkflow(scope).run({
       input: { id: cart.id },
       throwOnError: false,

@@ -13,6 +13,7 @@ import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/typ
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { cartIdOfCollection, isCartCompleted } from './cart-of-collection';
+import { totalDiffersFromPaid } from './cart-total';
 import {
   reportAmountMismatch,
   reportChargeback,
@@ -143,6 +144,13 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     if (next.status !== 'succeeded') return;
     if (attempt.session.authorized_at) {
       await completePaidCart(this.scope, attempt.session, next, { first: true });
+      return;
+    }
+    // Medusa's payment workflow completes the cart at whatever total it has now (lib/cart-total.ts).
+    const cartId = await this.cartIdOf(attempt.session.payment_collection_id);
+    const moved = cartId ? await totalDiffersFromPaid(this.scope, cartId, next) : undefined;
+    if (moved) {
+      await reportUnappliedCharge(this.scope, next, moved);
       return;
     }
     await processPaymentWorkflow(this.scope).run({

@@ -1,7 +1,9 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError } from '@medusajs/framework/utils';
 import { isCartCompleted, sessionsOfCart } from '../../lib/cart-of-collection';
+import { describeMoney, type GatewayMoney, openCartTotal, sameMoney } from '../../lib/cart-total';
 import { underCartGuard } from '../../lib/hold-until-answered';
+import { chargeStateOf } from '../../lib/open-charges';
 import {
   RETURNED_PAYMENT_FIELDS,
   RETURNED_PAYMENT_RELATIONS,
@@ -9,8 +11,9 @@ import {
   whyPaymentReturned,
 } from '../../lib/returned-payment';
 import { type ChosenSession, requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
+import { readSessionData } from '../../lib/session-data';
 
-type CompletedSession = SessionPayment & ChosenSession;
+type CompletedSession = SessionPayment & ChosenSession & { id: string };
 
 /**
  * `POST /store/carts/:id/complete` of an open cart, refused with a clear 400 before Medusa runs:
@@ -19,8 +22,12 @@ type CompletedSession = SessionPayment & ChosenSession;
  *   payment, since its authorization returns the existing payment without asking the provider. Goods
  *   for free (docs/SECURITY.md §6);
  * - when a logged-in customer created the cart's gatewaykit session and someone else completes it:
- *   the completion charges that customer's card (lib/session-chooser.ts, docs/SECURITY.md §2).
- * The cart's sessions are read once for both judgements.
+ *   the completion charges that customer's card (lib/session-chooser.ts, docs/SECURITY.md §2);
+ * - when the cart's total or currency is no longer what its gatewaykit session asks for (the taxes
+ *   route changes it without refreshing the session): the card would charge the old total for an
+ *   order of the new one (lib/cart-total.ts). The storefront makes the payment session again.
+ * The cart's sessions are read once for these judgements; its total only when a gatewaykit session
+ * has an amount to compare.
  */
 export async function guardCartCompletion(
   req: MedusaRequest,
@@ -57,8 +64,35 @@ async function judgeCompletion(req: MedusaRequest, cartId: string, next: MedusaN
       const notChooser = whyNotTheChooser(session, requesterId);
       if (notChooser) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot complete: ${notChooser}`);
     }
+    const total = await totalUnlessItMatches(req, cartId, sessions);
+    if (total) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `Cannot complete: the cart's total is now ${describeMoney(total.cart)}, but its payment session (gateway orderNo ${total.sessionId}) is for ${describeMoney(total.session)}; update the cart (that refreshes its payment collection) and create the payment session again`,
+      );
+    }
     next();
   } catch (error) {
     next(error);
   }
+}
+
+/** The cart's total and the first gatewaykit session asking for another amount, if there is one. */
+async function totalUnlessItMatches(
+  req: MedusaRequest,
+  cartId: string,
+  sessions: CompletedSession[],
+): Promise<{ cart: GatewayMoney; session: GatewayMoney; sessionId: string } | undefined> {
+  let cart: GatewayMoney | undefined;
+  for (const session of sessions) {
+    if (!session.provider_id.startsWith('pp_gatewaykit')) continue;
+    const data = readSessionData(session.data ?? undefined);
+    // A refused charge is never completed with; sessions from before the amount was kept are skipped.
+    if (!data.amount || !data.currency || chargeStateOf(data) === 'failed') continue;
+    cart ??= await openCartTotal(req.scope, cartId);
+    if (!cart) return undefined;
+    const asked = { amount: data.amount, currency: data.currency };
+    if (!sameMoney(cart, asked)) return { cart, session: asked, sessionId: session.id };
+  }
+  return undefined;
 }

@@ -2,7 +2,7 @@ import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusaj
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { sessionsOfCart } from '../../lib/cart-of-collection';
 import { underCartGuard } from '../../lib/hold-until-answered';
-import { firstOpenCharge } from '../../lib/open-charges';
+import { firstOpenCharge, firstOpenPage } from '../../lib/open-charges';
 import { requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
 import { paymentCollectionIdOf } from './payment-session-route';
 
@@ -15,8 +15,15 @@ type Sessions = { id: string; provider_id: string; data?: Record<string, unknown
  * deletion anyway; this answers the storefront with a clear 400 instead of a failed workflow. Before
  * that, a cart whose session a logged-in customer created changes (or gets another payment session)
  * only by that customer's requests (lib/session-chooser.ts).
+ *
+ * `pageToo`: a change that leaves the payment session in place (Medusa's taxes route refreshes no
+ * payment collection) is refused while a gateway page is open as well: the page asks for the old
+ * total, and its payment would complete the cart at the new one (lib/cart-total.ts).
  */
-export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
+export function refuseWhileChargeOpen(
+  param: 'cart' | 'payment_collection',
+  options: { pageToo?: boolean } = {},
+) {
   return async (req: MedusaRequest, res: MedusaResponse, next: MedusaNextFunction): Promise<void> => {
     const judge = async () => {
       try {
@@ -27,6 +34,13 @@ export function refuseWhileChargeOpen(param: 'cart' | 'payment_collection') {
           throw new MedusaError(
             MedusaError.Types.NOT_ALLOWED,
             `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
+          );
+        }
+        const page = options.pageToo ? firstOpenPage(sessions) : undefined;
+        if (page) {
+          throw new MedusaError(
+            MedusaError.Types.NOT_ALLOWED,
+            `A gateway page for this cart (gateway orderNo ${page}) is open for the cart's current total; pay there, or create a new payment session, before the taxes are recalculated`,
           );
         }
         // A new payment session replaces the cart's, which would drop the customer rule with it.
