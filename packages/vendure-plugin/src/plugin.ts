@@ -2,6 +2,7 @@ import { APP_INTERCEPTOR } from '@nestjs/core';
 import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
 import { GatewaykitAdminResolver } from './api/admin.resolver';
 import { adminApiSchema } from './api/admin-schema';
+import { HiddenSignKeyInterceptor } from './api/hidden-sign-key.interceptor';
 import { OtherMethodGuardInterceptor } from './api/other-method-guard.interceptor';
 import { GatewaykitPaymentCompletedResolver } from './api/payment-completed.resolver';
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
@@ -67,6 +68,7 @@ import type { GatewaykitPluginOptions } from './types';
     CloseAttemptService,
     MethodArgsSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: HiddenSignKeyInterceptor },
   ],
   shopApiExtensions: {
     schema: shopApiSchema,

@@ -2,11 +2,13 @@ import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { PaymentMethod, TransactionalConnection, UserInputError } from '@vendure/core';
 import type { EntitySubscriberInterface, InsertEvent, UpdateEvent } from 'typeorm';
 import { HANDLER_CODE } from '../constants';
+import { withStoredSignKey } from './hidden-sign-key';
 import { argsToRecord, MethodConfigError, parseMethodArgs } from './method-args';
 
 /**
  * Rejects a gateway PaymentMethod with unusable arguments when it is saved, so the admin sees a clear
- * error in the dashboard instead of a failing checkout later.
+ * error in the dashboard instead of a failing checkout later; a sign key sent back hidden keeps the
+ * stored one (hidden-sign-key.ts).
  */
 @Injectable()
 export class MethodArgsSubscriber
@@ -23,11 +25,25 @@ export class MethodArgsSubscriber
   }
 
   beforeInsert(event: InsertEvent<PaymentMethod>): void {
+    this.keepSignKey(event.entity, undefined);
     this.check(event.entity);
   }
 
   beforeUpdate(event: UpdateEvent<PaymentMethod>): void {
-    this.check(event.entity as PaymentMethod | undefined);
+    const method = event.entity as PaymentMethod | undefined;
+    this.keepSignKey(method, (event.databaseEntity as PaymentMethod | undefined)?.handler?.args);
+    this.check(method);
+  }
+
+  /** A hidden sign key sent back (hidden-sign-key.ts) keeps the stored one; a new method needs a real one. */
+  private keepSignKey(
+    method: PaymentMethod | undefined,
+    stored: PaymentMethod['handler']['args'] | undefined,
+  ): void {
+    if (!method?.handler || method.handler.code !== HANDLER_CODE) return;
+    const args = withStoredSignKey(method.handler.args, stored);
+    if (!args) throw new UserInputError('signKey must be the merchant sign key: type it in');
+    method.handler = { ...method.handler, args };
   }
 
   private check(method: PaymentMethod | undefined): void {
