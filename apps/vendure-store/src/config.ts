@@ -74,7 +74,10 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
     persist: env.DB_PERSIST !== '0',
     gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
-    allowRawCardData: !['0', 'false'].includes(env.GATEWAYKIT_ALLOW_RAW_CARD_DATA ?? ''),
+    // On for the demo (the sandbox's test cards are typed in); in production only when asked for.
+    allowRawCardData: env.GATEWAYKIT_ALLOW_RAW_CARD_DATA
+      ? !['0', 'false'].includes(env.GATEWAYKIT_ALLOW_RAW_CARD_DATA)
+      : env.NODE_ENV !== 'production',
     reconcile: {
       ...(env.GATEWAYKIT_RECONCILE_SCHEDULE ? { schedule: env.GATEWAYKIT_RECONCILE_SCHEDULE } : {}),
       ...(env.GATEWAYKIT_RECONCILE_AFTER_MS ? { afterMs: Number(env.GATEWAYKIT_RECONCILE_AFTER_MS) } : {}),

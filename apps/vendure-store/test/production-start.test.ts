@@ -43,6 +43,14 @@ describe('the settings of a production start', () => {
     expect(config.authOptions.cookieOptions?.secret).toBe('a-long-cookie-secret');
   });
 
+  it('attack: a production start does not take raw card numbers unless asked to (PCI stores only)', () => {
+    const env = { NODE_ENV: 'production', ...productionEnv('http://127.0.0.1:9') };
+    expect(settingsFromEnv(env).allowRawCardData).toBe(false);
+    expect(settingsFromEnv({ ...env, GATEWAYKIT_ALLOW_RAW_CARD_DATA: '1' }).allowRawCardData).toBe(true);
+    expect(settingsFromEnv({}).allowRawCardData).toBe(true);
+    expect(settingsFromEnv({ GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'false' }).allowRawCardData).toBe(false);
+  });
+
   it('the demo keeps its defaults outside production', () => {
     const config = buildConfig(settingsFromEnv({}));
     expect(config.apiOptions.cors).toBeUndefined();
