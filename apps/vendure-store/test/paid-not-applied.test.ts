@@ -15,7 +15,17 @@ const CLOSE_ATTEMPT = `mutation ($orderNo: String!, $note: String!) {
 describe('a gateway success the order cannot take', () => {
   let stack: Stack;
   beforeAll(async () => {
-    stack = await startStack({}, { GATEWAY_TIMEOUT_MS: '2000', GATEWAYKIT_BENCH: '1' });
+    stack = await startStack(
+      {},
+      {
+        GATEWAY_TIMEOUT_MS: '2000',
+        GATEWAYKIT_BENCH: '1',
+        // Reconciled at once, only when these tests ask.
+        GATEWAYKIT_RECONCILE_AFTER_MS: '0',
+        GATEWAYKIT_RECONCILE_NO_RECORD_MS: '1000',
+        GATEWAYKIT_RECONCILE_SCHEDULE: '0 0 1 1 *',
+      },
+    );
   });
   afterEach(() => {
     stack.sandbox.setChaos({});
@@ -120,5 +130,83 @@ describe('a gateway success the order cannot take', () => {
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
     expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(2);
+  });
+
+  async function reconcile() {
+    const { gatewaykitReconcile } = await stack.admin.query<{
+      gatewaykitReconcile: { items: { reference: string; before: string; after: string; reason: string }[] };
+    }>(`mutation { gatewaykitReconcile { items { reference before after reason } } }`);
+    return gatewaykitReconcile.items;
+  }
+
+  async function setCardMethodEnabled(enabled: boolean) {
+    const { paymentMethods } = await stack.admin.query<{
+      paymentMethods: { items: { id: string; code: string }[] };
+    }>(`{ paymentMethods(options: { take: 50 }) { items { id code } } }`);
+    const method = paymentMethods.items.find((m) => m.code === 'gatewaykit-card');
+    await stack.admin.query(
+      `mutation ($input: UpdatePaymentMethodInput!) { updatePaymentMethod(input: $input) { __typename } }`,
+      { input: { id: method?.id, enabled } },
+    );
+  }
+
+  it('attack: a charge whose answer was lost, its method disabled meanwhile: the reconciliation records it charged but not applied (error log, order note) and nothing charges the order again', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const orderNo = `${order.code}-1`;
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: 'commit-then-drop' });
+    stack.sandbox.setChaos({ drop: true });
+    expect(await payByCard(shop)).toMatchObject({ __typename: 'GatewaykitPaymentPending' });
+    stack.sandbox.setChaos({});
+    stack.sandbox.clearFaults();
+    const tradeNo = stack.sandbox.order(orderNo)?.tradeNo ?? '?';
+    expect(stack.sandbox.order(orderNo)?.orderStatus).toBe('success');
+
+    await setCardMethodEnabled(false);
+    try {
+      const logFrom = stack.server.output().length;
+      expect((await reconcile()).find((i) => i.reference === orderNo)).toMatchObject({
+        before: 'unknown',
+        after: 'succeeded',
+      });
+      expect(stack.server.output().slice(logFrom)).toContain(
+        `PAID BUT NOT APPLIED: order ${order.code}: Gateway trade ${tradeNo}`,
+      );
+      const held = await adminOrder(stack.admin, order.id);
+      expect(held.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
+      expect(JSON.stringify(held.history.items)).toContain(`Gateway trade ${tradeNo}`);
+      // Settled for the reconciliation: not asked about again.
+      expect((await reconcile()).filter((i) => i.reference === orderNo)).toEqual([]);
+    } finally {
+      await setCardMethodEnabled(true);
+    }
+    // The method back, the order is still held until the merchant releases it.
+    expect(await payByCard(shop)).toMatchObject({ errorCode: 'PAID_NOT_APPLIED' });
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+  });
+
+  it('attack: a charge the gateway never recorded, its method disabled meanwhile, still ends failed and frees the order', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const orderNo = `${order.code}-1`;
+    // The charge never reaches the gateway's books: the request hangs and the client gives up.
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: 'hang' });
+    expect(await payByCard(shop)).toMatchObject({ __typename: 'GatewaykitPaymentPending' });
+    expect(stack.sandbox.order(orderNo)).toBeUndefined();
+
+    await setCardMethodEnabled(false);
+    try {
+      expect((await reconcile()).find((i) => i.reference === orderNo)).toMatchObject({
+        before: 'unknown',
+        after: 'failed',
+      });
+    } finally {
+      await setCardMethodEnabled(true);
+    }
+    // No Declined payment (Vendure refuses the disabled method), but the order is free again.
+    expect(await payByCard(shop)).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
   });
 });

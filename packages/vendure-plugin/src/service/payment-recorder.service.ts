@@ -1,6 +1,7 @@
-import { type InboundDecision, type PaymentOutcome, recordOutcome } from '@gatewaykit/core';
+import { type InboundDecision, type PaymentOutcome, recordOutcome, redactText } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import { Logger, Order, OrderService, RequestContext, TransactionalConnection } from '@vendure/core';
+import { QueryFailedError } from 'typeorm';
 import { discardTicket, issueTicket } from '../config/payment-tickets';
 import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
@@ -54,7 +55,25 @@ export class PaymentRecorderService {
     outcome: PaymentOutcome,
   ): Promise<string | undefined> {
     const state = paymentStateFor(outcome);
-    return state ? this.addPayment(ctx, attempt, outcome, state) : undefined;
+    if (!state) return undefined;
+    try {
+      return await this.addPayment(ctx, attempt, outcome, state);
+    } catch (error) {
+      // A database failure rolls the recording back and its next delivery tries again. Vendure throwing
+      // for the order or the method (disabled, removed from the channel) would throw at every delivery
+      // and keep the attempt open for ever: a success is kept as charged but not applied, a decline is
+      // recorded without its Declined payment.
+      if (error instanceof QueryFailedError) throw error;
+      const reason = redactText(error instanceof Error ? error.message : String(error));
+      if (state === 'Declined') {
+        Logger.warn(
+          `Order ${attempt.orderCode}: decline of ${attempt.orderNo} not added to the order: ${reason}`,
+          loggerCtx,
+        );
+        return undefined;
+      }
+      return this.chargedButUnapplied(ctx, attempt, outcome.tradeNo ?? attempt.tradeNo ?? undefined, reason);
+    }
   }
 
   /** Adds the Payment; for a success Vendure refused, why (see chargedButUnapplied). */

@@ -95,7 +95,7 @@ export class ReconcileService {
       report.checked++;
       const item = await this.attempt(row, contextOf, now).catch((error: unknown) => ({
         changed: false,
-        reason: `failed: ${describe(error)}`,
+        reason: failed(row.orderCode, `payment attempt ${row.orderNo}`, error),
         after: row.status,
       }));
       if (item.changed) report.changed++;
@@ -138,7 +138,7 @@ export class ReconcileService {
       const batchNo = refund.transactionId || meta.batchNo;
       const result = await this.refund(row, batchNo, meta, contextOf).catch((error: unknown) => ({
         after: 'Pending',
-        reason: `failed: ${describe(error)}`,
+        reason: failed(row.orderCode, `refund ${batchNo || meta.merTrackNo || String(refund.id)}`, error),
       }));
       if (result.after !== 'Pending') report.changed++;
       report.items.push({
@@ -162,7 +162,14 @@ export class ReconcileService {
     now: number,
   ): Promise<{ changed: boolean; after: string; reason: string }> {
     const resolved = await this.methodOf(row, contextOf);
-    if ('reason' in resolved) return { changed: false, after: row.status, reason: resolved.reason };
+    if ('reason' in resolved) {
+      // Without its method or channel the attempt can never be read back, and it keeps its order.
+      Logger.error(
+        `Order ${row.orderCode}: payment attempt ${row.orderNo} cannot be reconciled: ${resolved.reason}`,
+        loggerCtx,
+      );
+      return { changed: false, after: row.status, reason: resolved.reason };
+    }
     const { ctx, method } = resolved;
     const result = await reconcileAttempt(
       method.client,
@@ -244,6 +251,15 @@ export class ReconcileService {
       return { reason: error.message };
     }
   }
+}
+
+/**
+ * A reconciliation item that failed (the report's reason): logged at error level naming the order, as
+ * it fails again on every run while the money it is about waits.
+ */
+function failed(orderCode: string, what: string, error: unknown): string {
+  Logger.error(`Order ${orderCode}: reconciliation of ${what} failed: ${describe(error)}`, loggerCtx);
+  return `failed: ${describe(error)}`;
 }
 
 function describe(error: unknown): string {
