@@ -34,8 +34,9 @@ async function main(): Promise<void> {
     ['store (proxy, round robin)', topology.url],
     ...topology.servers.map((server) => [`${server.name} (server mode)`, server.url]),
     [`${topology.worker.name} (worker mode, /health only)`, topology.worker.url],
-    ['postgres', topology.databaseUrl],
-    ['redis', topology.redisUrl],
+    // Passwords stay out of the terminal (and its scrollback and CI logs).
+    ['postgres', topology.databaseUrl.replace(/:[^:@/]*@/, ':***@')],
+    ['redis', topology.redisUrl.replace(/:[^:@/]*@/, ':***@')],
     ...(sandbox ? [['gateway sandbox', sandbox.url]] : []),
     ['publishable key', topology.publishableKey],
     ['admin login', 'admin@gatewaykit.test / supersecret'],

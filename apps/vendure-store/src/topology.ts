@@ -50,7 +50,7 @@ async function main(): Promise<void> {
       `  Admin API   ${cluster.url}/admin-api  (superadmin / superadmin)`,
       `  Health      ${cluster.servers.map((s) => `${s.url}/health`).join(', ')}, worker ${cluster.worker.url}/health`,
       `  PostgreSQL  ${cluster.databaseUrl.replace(/:[^:@/]*@/, ':***@')}`,
-      `  Redis       ${cluster.redisUrl}`,
+      `  Redis       ${cluster.redisUrl.replace(/:[^:@/]*@/, ':***@')}`,
       '',
       'Ctrl-C stops everything.',
     ].join('\n'),

@@ -63,9 +63,10 @@ async function main(): Promise<void> {
   const scale = Number(values['callback-time-scale'] ?? env['SANDBOX_CALLBACK_TIME_SCALE'] ?? 1);
   if (!(scale > 0)) fail('--callback-time-scale must be a positive number');
 
+  const host = values.host ?? env['SANDBOX_HOST'] ?? '127.0.0.1';
   const sandbox = await startSandbox({
     port,
-    host: values.host ?? env['SANDBOX_HOST'] ?? '127.0.0.1',
+    host,
     merchants: merchants.length > 0 ? merchants : [DEFAULT_MERCHANT],
     callbackTimeScale: scale,
     publicUrl: values['public-url'] ?? env['SANDBOX_PUBLIC_URL'],
@@ -85,6 +86,12 @@ async function main(): Promise<void> {
     '  test cards:',
     ...TEST_CARDS.map((card) => `    ${card.cardNo}  ${card.outcome}`),
   ];
+  if (!isLoopback(host)) {
+    // The sandbox approves any card and its control API has no login: it is for a QA network only.
+    lines.unshift(
+      `WARNING: listening on ${host}, not only on this machine. Whoever reaches it can approve any card (no money moves), read the request log and drive the control API (/_sandbox/), which has no authentication. Keep it on a private QA network; never point a live store at it.`,
+    );
+  }
   console.log(lines.join('\n'));
 
   const stop = () => {
@@ -98,3 +105,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));
+
+/** Whether `host` is this machine only (the default): anything else may be reached from elsewhere. */
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}

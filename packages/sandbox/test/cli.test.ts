@@ -56,6 +56,14 @@ describe('gatewaykit-sandbox CLI', () => {
     }
   });
 
+  it('warns when it listens beyond this machine (its control API has no login), and not on loopback', async () => {
+    const open = await start(['--port', '0', '--host', '0.0.0.0']);
+    expect(open).toContain('WARNING: listening on 0.0.0.0, not only on this machine');
+    child?.kill('SIGTERM');
+    const local = await start(['--port', '0']);
+    expect(local).not.toContain('WARNING');
+  });
+
   it('reads the single merchant from environment variables', async () => {
     const banner = await start([], {
       SANDBOX_PORT: '0',
