@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { phpJsonEncode } from '@gatewaykit/core';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { adminTokenFor } from './support/admin';
+import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
+import { sql } from './support/database';
 import { ordersOf } from './support/orders';
 import { CARDS, sandboxControl } from './support/sandbox-pages';
 import { signedHeaders } from './support/signed-callback';
-import { api } from './support/store-api';
+import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
 
 afterEach(async () => {
@@ -75,5 +76,53 @@ describe('pending card (no redirect)', () => {
     expect(JSON.stringify(feed.body)).toContain(session.id);
     const [order] = await ordersOf(email);
     expect(order?.payment_status).not.toBe('captured');
+  });
+
+  it('attack: a success arriving after the merchant canceled the unpaid order is not captured into it; the merchant is told to refund it', async () => {
+    // Only the signed success sent below reaches the store.
+    await sandboxControl('chaos', { drop: true });
+    const { token, email } = await registerCustomer();
+    const card = await saveCard(token, CARDS.pendingThenSuccess);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+    const completed = await complete(cartId, token);
+    expect(completed.body.type).toBe('order');
+    const orderId = completed.body.order.id;
+    const session = await currentSession(cartId, token);
+    expect(session.data.outcome.status).toBe('pending');
+
+    const admin = await adminTokenFor();
+    await expectOk(api('POST', `/admin/orders/${orderId}/cancel`, { token: admin }));
+
+    const body = phpJsonEncode({
+      type: 'transaction.success',
+      data: {
+        orderNo: session.id,
+        tradeNo: session.data.outcome.tradeNo,
+        orderStatus: 'success',
+        orderAmount: session.data.amount,
+        orderCurrency: session.data.currency,
+        orderInfo: 'Approved',
+      },
+    });
+    const answer = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body),
+    });
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+
+    const alert = `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`;
+    await waitFor(
+      async () => readFileSync(inject('logFile'), 'utf8').includes(alert),
+      'the paid-but-not-applied alert',
+    );
+    const order = await adminOrder(orderId);
+    expect(order.status).toBe('canceled');
+    expect(order.payment_collections[0].payments ?? []).toEqual([]);
+    const [row] = await sql<{ authorized_at: Date | null }>(
+      'select authorized_at from payment_session where id = $1',
+      [session.id],
+    );
+    expect(row?.authorized_at).toBeNull();
   });
 });

@@ -146,11 +146,10 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
       await completePaidCart(this.scope, attempt.session, next, { first: true });
       return;
     }
-    // Medusa's payment workflow completes the cart at whatever total it has now (lib/cart-total.ts).
-    const cartId = await this.cartIdOf(attempt.session.payment_collection_id);
-    const moved = cartId ? await totalDiffersFromPaid(this.scope, cartId, next) : undefined;
-    if (moved) {
-      await reportUnappliedCharge(this.scope, next, moved);
+    // Medusa's payment workflow authorizes, captures and completes without looking at either.
+    const refused = await this.whyNotToApply(attempt.session, next);
+    if (refused) {
+      await reportUnappliedCharge(this.scope, next, refused);
       return;
     }
     await processPaymentWorkflow(this.scope).run({
@@ -171,6 +170,23 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
       return;
     }
     await reportUnappliedCharge(this.scope, next, `payment session ${after.id} could not be authorized`);
+  }
+
+  /**
+   * Why a first success must not be authorized into its cart or order: the order was canceled
+   * meanwhile (a pending card places it unpaid; the merchant may cancel it before the gateway's
+   * answer), or the open cart's total moved away from what was paid (lib/cart-total.ts). The money is
+   * the merchant's to refund (docs/SECURITY.md §6).
+   */
+  private async whyNotToApply(session: PaymentSessionDTO, paid: PaymentOutcome): Promise<string | undefined> {
+    const [collection] = await this.scope
+      .resolve(Modules.PAYMENT)
+      .listPaymentCollections({ id: session.payment_collection_id }, { select: ['id', 'status'] });
+    if (collection?.status === 'canceled') {
+      return `its order was canceled before the payment arrived (payment collection ${collection.id} is canceled), so nothing was captured into it`;
+    }
+    const cartId = await this.cartIdOf(session.payment_collection_id);
+    return cartId ? totalDiffersFromPaid(this.scope, cartId, paid) : undefined;
   }
 
   /** A repeated success finishes what the first one could not: the paid cart's order. */
