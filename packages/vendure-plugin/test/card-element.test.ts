@@ -2,11 +2,18 @@ import { SESSION_TOKEN_LIFETIME_MS } from '@gatewaykit/core';
 import { describe, expect, it, vi } from 'vitest';
 import { CardElementService } from '../src/service/card-element.service';
 
-const ctx = {} as never;
+const ctx = { channelId: 2 } as never;
 
-/** The service over fakes: an active order (or none), one method of the given mode, its checker's answer. */
-function serviceFor(options: { activeOrder?: boolean; mode?: string; eligible?: boolean | string } = {}) {
-  const order = { id: 5, code: 'ABC' };
+/**
+ * The service over fakes: an active order (or none) of the request's channel 2 (or `orderChannel`),
+ * one method of the given mode, its checker's answer.
+ */
+function serviceFor(
+  options: { activeOrder?: boolean; mode?: string; eligible?: boolean | string; orderChannel?: number } = {},
+) {
+  const order = { id: 5, code: 'ABC', channels: [{ id: 1 }, { id: options.orderChannel ?? 2 }] };
+  const connection = { getRepository: () => ({ findOne: async () => order }) };
+  const channels = { getDefaultChannel: async () => ({ id: 1 }) };
   const client = {
     sessionTokens: { create: vi.fn(async () => ({ sessionToken: 'st_1' })) },
     elementScriptUrl: 'https://pay.example/static/v3/js/AsiabillPayment.min.js',
@@ -22,6 +29,8 @@ function serviceFor(options: { activeOrder?: boolean; mode?: string; eligible?: 
     resolve: vi.fn(async () => ({ method, config: { mode: options.mode ?? 'card' }, client })),
   };
   const service = new CardElementService(
+    connection as never,
+    channels as never,
     activeOrders as never,
     orders as never,
     paymentMethods as never,
@@ -46,6 +55,13 @@ describe('CardElementService', () => {
   it('needs an active order', async () => {
     const { service, client, methods } = serviceFor({ activeOrder: false });
     await expect(service.forActiveOrder(ctx, 'gk-card')).rejects.toThrow(/no active order/);
+    expect(methods.resolve).not.toHaveBeenCalled();
+    expect(client.sessionTokens.create).not.toHaveBeenCalled();
+  });
+
+  it("attack: refuses another channel's order (the default channel's request for a jp-token order) before any method is read", async () => {
+    const { service, client, methods } = serviceFor({ orderChannel: 3 });
+    await expect(service.forActiveOrder(ctx, 'gk-card')).rejects.toThrow(/belongs to another channel/);
     expect(methods.resolve).not.toHaveBeenCalled();
     expect(client.sessionTokens.create).not.toHaveBeenCalled();
   });

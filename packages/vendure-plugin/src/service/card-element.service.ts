@@ -1,7 +1,15 @@
 import { type CardElementSession, openCardElement } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
-import { ActiveOrderService, OrderService, PaymentMethodService, RequestContext } from '@vendure/core';
+import {
+  ActiveOrderService,
+  ChannelService,
+  OrderService,
+  PaymentMethodService,
+  RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
 import { MethodConfigService } from './method-config.service';
+import { OTHER_CHANNEL_MESSAGE, orderInRequestChannel } from './order-channel';
 import { ineligibility, PAYABLE_ORDER_RELATIONS } from './order-readiness';
 
 /** What the storefront needs to mount the gateway's card element (docs/card-element.md). */
@@ -18,6 +26,8 @@ export class CardElementError extends Error {}
 @Injectable()
 export class CardElementService {
   constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly channelService: ChannelService,
     private readonly activeOrderService: ActiveOrderService,
     private readonly orderService: OrderService,
     private readonly paymentMethodService: PaymentMethodService,
@@ -28,6 +38,9 @@ export class CardElementService {
     const active = await this.activeOrderService.getActiveOrder(ctx, undefined);
     if (!active)
       throw new CardElementError('There is no active order: the card element is shown at checkout');
+    if (!(await orderInRequestChannel(this.connection, this.channelService, ctx, active.id))) {
+      throw new CardElementError(OTHER_CHANNEL_MESSAGE);
+    }
     const resolved = await this.methods.resolve(ctx, methodCode);
     if (resolved.config.mode !== 'card') {
       throw new CardElementError(

@@ -20,6 +20,8 @@ export type PaymentPendingResult = Extract<
 export type ShopErrorCode =
   | 'INVALID_INPUT'
   | 'NO_ACTIVE_ORDER'
+  /** The active order is another channel's (order-channel.ts). */
+  | 'ORDER_OF_ANOTHER_CHANNEL'
   | 'METHOD_NOT_AVAILABLE'
   | 'ORDER_STATE_ERROR'
   | 'INELIGIBLE_PAYMENT_METHOD'

@@ -2,6 +2,7 @@ import { keepElementCard, resolveCardMethod, startPayment } from '@gatewaykit/co
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ActiveOrderService,
+  ChannelService,
   ConfigService,
   Logger,
   Order,
@@ -30,6 +31,7 @@ import {
 } from './checkout-result';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { onOneConnection } from './one-connection';
+import { OTHER_CHANNEL_MESSAGE, orderInRequestChannel } from './order-channel';
 import { OrderElementCardCheckout } from './order-element-card';
 import { arrangePayment, ineligibility } from './order-readiness';
 import { OTHER_METHOD_IN_FLIGHT } from './other-method-hold';
@@ -61,6 +63,7 @@ export class CheckoutService {
   constructor(
     private readonly connection: TransactionalConnection,
     private readonly activeOrderService: ActiveOrderService,
+    private readonly channelService: ChannelService,
     private readonly orderService: OrderService,
     private readonly paymentMethodService: PaymentMethodService,
     private readonly configService: ConfigService,
@@ -160,6 +163,9 @@ export class CheckoutService {
   > {
     const active = await this.activeOrderService.getActiveOrder(phase, undefined);
     if (!active) return paymentError('NO_ACTIVE_ORDER', 'There is no active order');
+    if (!(await orderInRequestChannel(this.connection, this.channelService, phase, active.id))) {
+      return paymentError('ORDER_OF_ANOTHER_CHANNEL', OTHER_CHANNEL_MESSAGE);
+    }
 
     let resolved: ResolvedMethod;
     try {
