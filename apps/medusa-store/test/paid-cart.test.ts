@@ -138,6 +138,56 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     expect(await ordersOf(email)).toEqual([]);
   });
 
+  it('attack: a payment canceled in Medusa without a refund is reported as money held, once however often the success comes again', async () => {
+    const token = await adminTokenFor();
+    const email = uniqueEmail('held');
+    const { collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+
+    // Paid, its completion failing (no stock) and the refund of Medusa's compensation refused.
+    const levels = await demoStockLevels(token);
+    restore = async () => {
+      await setStock(token, levels, (level) => level.stocked);
+      await sandboxControl('refunds/next', undefined, 'DELETE');
+    };
+    await setStock(token, levels, () => 0);
+    await sandboxControl('refunds/next', { outcome: 'fail', times: 'always' });
+    await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
+    const delivered = async () => {
+      const mine = await deliveriesOf(session.id);
+      return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
+    };
+    const [first] = await waitFor(delivered, 'the success callback to be acknowledged');
+    await restore();
+    restore = undefined;
+
+    // Then canceled without a refund, as Medusa's completion compensation leaves a card's payment when
+    // a step after its authorization fails (cancelPayment moves no money here) and its refund fails.
+    const canceled = await sql<{ id: string }>(
+      `update payment set canceled_at = now() where payment_session_id = $1
+         and not exists (select 1 from refund where refund.payment_id = payment.id) returning id`,
+      [session.id],
+    );
+    expect(canceled).toHaveLength(1);
+
+    // The gateway delivers the success again, twice (a card's callback is always such a repeat: its
+    // charge recorded the success): the money held is said once, and never becomes an order.
+    const log = () => readFileSync(inject('logFile'), 'utf8');
+    const held = new RegExp(
+      `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}, .*canceled without a refund`,
+      'g',
+    );
+    for (const _ of [1, 2]) {
+      await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
+      await waitFor(delivered, 'the redelivery to be acknowledged');
+    }
+    expect(log().match(held)).toHaveLength(1);
+    expect(log()).not.toMatch(
+      new RegExp(`PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ${session.id}`),
+    );
+    expect(await ordersOf(email)).toEqual([]);
+  });
+
   it('attack: the completion guard reads only the path id; unknown, forged or hostile ids are refused by Medusa, never a server error or an order', async () => {
     for (const id of [
       'cart_01NOSUCHCART000000000000000',

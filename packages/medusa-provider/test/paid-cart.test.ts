@@ -37,9 +37,12 @@ function scope(state: {
   refunded?: boolean;
   refundedAfter?: number;
   total?: number;
+  canceled?: boolean;
+  paymentData?: Record<string, unknown>;
 }) {
   const logs: string[] = [];
   const notifications: unknown[] = [];
+  const paymentUpdates: { id: string; data?: Record<string, unknown> }[] = [];
   let cartReads = 0;
   const container = {
     resolve(key: string) {
@@ -47,6 +50,12 @@ function scope(state: {
         return { error: (line: string) => logs.push(line), warn: (line: string) => logs.push(line) };
       if (key === Modules.NOTIFICATION)
         return { createNotifications: async (n: unknown) => notifications.push(n) };
+      if (key === Modules.PAYMENT)
+        return {
+          updatePayment: async (update: { id: string; data?: Record<string, unknown> }) => {
+            paymentUpdates.push(update);
+          },
+        };
       if (key === Modules.CART)
         return {
           listCarts: async ({ id }: { id: string }) => [
@@ -66,7 +75,12 @@ function scope(state: {
                 {
                   id: 'ps_1',
                   payment_collection: { cart: { id: 'cart_1', completed_at: completed ? new Date() : null } },
-                  payment: { id: 'pay_1', canceled_at: null, refunds: refunded ? [{ id: 'r' }] : [] },
+                  payment: {
+                    id: 'pay_1',
+                    canceled_at: state.canceled ? new Date() : null,
+                    refunds: refunded ? [{ id: 'r' }] : [],
+                    data: state.paymentData ?? {},
+                  },
                 },
               ],
             };
@@ -75,7 +89,7 @@ function scope(state: {
       throw new Error(`unexpected ${key}`);
     },
   } as unknown as MedusaContainer;
-  return { container, logs, notifications };
+  return { container, logs, notifications, paymentUpdates };
 }
 
 beforeEach(() => {
@@ -158,6 +172,30 @@ describe('completePaidCart', () => {
     expect(later.logs.join('\n')).toMatch(/ps_1 is paid but its cart's total is now 12\.00 USD/);
     expect(later.notifications).toEqual([]);
     expect(completions.carts).toEqual([]);
+  });
+
+  it('a payment canceled without a refund is money held: alerted on a repeated success too, once (marked in the payment data)', async () => {
+    // A card's success is recorded by its charge, so its callback reaches this as a repeat.
+    const first = scope({ canceled: true });
+    await completePaidCart(first.container, session, outcome, { first: false });
+    expect(first.logs.join('\n')).toMatch(
+      /PAID BUT NOT APPLIED: Gateway payment orderNo ps_1.*pay_1 was canceled without a refund/,
+    );
+    expect(first.notifications).toHaveLength(1);
+    expect(first.paymentUpdates).toEqual([{ id: 'pay_1', data: { heldAlertedAt: expect.any(String) } }]);
+    const again = scope({ canceled: true, paymentData: { heldAlertedAt: '2026-11-25T17:00:00.000Z' } });
+    await completePaidCart(again.container, session, outcome, { first: true });
+    expect(again.logs).toEqual([]);
+    expect(again.notifications).toEqual([]);
+    expect(again.paymentUpdates).toEqual([]);
+    expect(completions.carts).toEqual([]);
+  });
+
+  it('a payment canceled and refunded is money returned, not held', async () => {
+    const { container, logs } = scope({ canceled: true, refunded: true });
+    await completePaidCart(container, session, outcome, { first: true });
+    expect(logs.join('\n')).toMatch(/PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ps_1.*was canceled/);
+    expect(logs.join('\n')).not.toMatch(/PAID BUT NOT APPLIED/);
   });
 
   it('a repeated success tries once and only warns', async () => {

@@ -3,6 +3,12 @@ import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/typ
 import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { completeCartWorkflow } from '@medusajs/medusa/core-flows';
 import { totalDiffersFromPaid } from './cart-total';
+import {
+  alertHeldPaymentOnce,
+  HELD_PAYMENT_FIELDS,
+  type HeldPayment,
+  isHeldAfterCancel,
+} from './held-payment';
 import { reportReturnedBeforeOrder, reportUnappliedCharge } from './merchant-alerts';
 import { RETURNED_PAYMENT_FIELDS, type SessionPayment, whyPaymentReturned } from './returned-payment';
 
@@ -38,6 +44,13 @@ export async function completePaidCart(
     const paid = await sessionWithCart(scope, session.id);
     const cart = paid?.payment_collection?.cart;
     if (!cart || cart.completed_at) return;
+    // Canceled without a refund (the gateway has no void): the money is still taken. Said whether
+    // this is the first recording or a repeat: the card's own success is recorded by its charge, so
+    // its callback is always a repeat (lib/held-payment.ts).
+    if (paid && isHeldAfterCancel(paid)) {
+      await alertHeldPaymentOnce(scope, paid, outcome);
+      return;
+    }
     // Medusa refunds a captured payment when the completion fails after it (its compensation step),
     // and a merchant may refund or cancel it too: money given back never becomes an order.
     const returned = whyPaymentReturned(paid);
@@ -75,9 +88,10 @@ async function sessionWithCart(
   scope: MedusaContainer,
   sessionId: string,
 ): Promise<
-  | (SessionPayment & {
-      payment_collection?: { cart?: { id: string; completed_at?: unknown } | null } | null;
-    })
+  | (SessionPayment &
+      HeldPayment & {
+        payment_collection?: { cart?: { id: string; completed_at?: unknown } | null } | null;
+      })
   | undefined
 > {
   const { data } = await scope.resolve(ContainerRegistrationKeys.QUERY).graph({
@@ -86,7 +100,7 @@ async function sessionWithCart(
       'id',
       'payment_collection.cart.id',
       'payment_collection.cart.completed_at',
-      ...RETURNED_PAYMENT_FIELDS,
+      ...new Set([...RETURNED_PAYMENT_FIELDS, ...HELD_PAYMENT_FIELDS]),
     ],
     filters: { id: sessionId },
   });

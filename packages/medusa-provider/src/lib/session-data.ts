@@ -60,6 +60,8 @@ export interface GatewaykitSessionData {
   refunds?: GatewayRefund[] | undefined;
   /** Chargebacks the gateway notified (payment data; session data when no payment took the charge). */
   chargebacks?: GatewayChargeback[] | undefined;
+  /** When a payment canceled without a refund was reported as money held (payment data only). */
+  heldAlertedAt?: string | undefined;
 }
 
 const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
@@ -80,6 +82,7 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'error',
   'refunds',
   'chargebacks',
+  'heldAlertedAt',
 ];
 
 /**
