@@ -6,13 +6,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
 import { paymentRequests } from './support/attacker';
-import { adminOrder, CARDS, cardInput, prepareOrder, startPayment } from './support/shop';
+import { deliveredCallbacks } from './support/callbacks';
+import { adminOrder, CARDS, cardInput, completeRedirect, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
 const CLOSE_ATTEMPT = `mutation ($orderNo: String!, $note: String!) {
   gatewaykitCloseAttempt(orderNo: $orderNo, note: $note) { closed status reason } }`;
 
-describe('a gateway success the order cannot take', () => {
+describe('a gateway success the order cannot take as it was charged', () => {
   let stack: Stack;
   beforeAll(async () => {
     stack = await startStack(
@@ -208,5 +209,41 @@ describe('a gateway success the order cannot take', () => {
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
+  });
+
+  it('attack: a gateway page opened for a larger total, the total lowered, then the old page paid: the payment is kept and the overpayment flagged for a refund of the difference', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop, { quantity: 3 });
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    await shop.query(`mutation { transitionOrderToState(state: "AddingItems") { __typename } }`);
+    const { activeOrder } = await shop.query<{ activeOrder: { lines: { id: string }[] } }>(
+      `{ activeOrder { lines { id } } }`,
+    );
+    const { adjustOrderLine } = await shop.query<{ adjustOrderLine: { totalWithTax: number } }>(
+      `mutation ($id: ID!) { adjustOrderLine(orderLineId: $id, quantity: 1) { ... on Order { totalWithTax } } }`,
+      { id: activeOrder.lines[0]?.id },
+    );
+    const difference = order.totalWithTax - adjustOrderLine.totalWithTax;
+    expect(difference).toBeGreaterThan(0);
+
+    await completeRedirect(started.url, 'success');
+    await deliveredCallbacks(stack.sandbox, started.orderNo);
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(paid.payments.map((p) => [p.state, p.amount])).toEqual([['Settled', order.totalWithTax]]);
+    const overpaid = `overpaid by ${(difference / 100).toFixed(2)} ${order.currencyCode}: refund the difference`;
+    expect(JSON.stringify(paid.history.items)).toContain(overpaid);
+    expect(stack.server.output()).toContain(`Order ${order.code}: `);
+    expect(stack.server.output()).toContain(overpaid);
+  });
+
+  it('a payment of exactly what the order owes adds no overpayment note', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    expect(await payByCard(shop)).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.state).toBe('PaymentSettled');
+    expect(JSON.stringify(paid.history.items)).not.toContain('overpaid');
   });
 });

@@ -1,6 +1,13 @@
 import { type InboundDecision, type PaymentOutcome, recordOutcome, redactText } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
-import { Logger, Order, OrderService, RequestContext, TransactionalConnection } from '@vendure/core';
+import {
+  ConfigService,
+  Logger,
+  Order,
+  OrderService,
+  RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
 import { QueryFailedError } from 'typeorm';
 import { discardTicket, issueTicket } from '../config/payment-tickets';
 import { loggerCtx } from '../constants';
@@ -8,7 +15,9 @@ import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity'
 import { contextInCurrency } from './currency-context';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { type OrderAttempt, OrderAttempts } from './order-attempts';
+import { overpaidBy } from './overpayment';
 import { paymentStateFor } from './payment-state';
+import { vendureAmountToOrderAmount } from './vendure-money';
 
 const PAYABLE_STATES = ['ArrangingPayment', 'ArrangingAdditionalPayment'];
 
@@ -24,6 +33,7 @@ export class PaymentRecorderService {
     private readonly connection: TransactionalConnection,
     private readonly orderService: OrderService,
     private readonly notices: GatewayNoticeService,
+    private readonly configService: ConfigService,
   ) {}
 
   /**
@@ -117,6 +127,9 @@ export class PaymentRecorderService {
       return undefined;
     }
 
+    // Measured before the payment counts toward the order: a page opened for an older, larger total.
+    const overpaid =
+      state === 'Settled' ? overpaidBy(await this.withPayments(ctx, order), attempt.amount) : 0;
     const ticket = issueTicket({
       state,
       amount: attempt.amount,
@@ -148,6 +161,7 @@ export class PaymentRecorderService {
       if (state === 'Settled' && !(result instanceof Order)) {
         return this.chargedButUnapplied(ctx, attempt, tradeNo, result.message);
       }
+      if (overpaid > 0) await this.overpaid(ctx, attempt, tradeNo, overpaid);
       return undefined;
     } finally {
       discardTicket(ticket);
@@ -171,6 +185,31 @@ export class PaymentRecorderService {
     Logger.error(`PAID BUT NOT APPLIED: order ${attempt.orderCode}: ${text}`, loggerCtx);
     await this.note(ctx, attempt, text);
     return reason;
+  }
+
+  /** The order as it is paid so far (Vendure's state transition may answer it without its payments). */
+  private async withPayments(ctx: RequestContext, order: Order): Promise<Order> {
+    if (Array.isArray(order.payments)) return order;
+    const read = await this.orderService.findOne(ctx, order.id, ['payments']);
+    if (!read) throw new Error(`Order ${order.code} not found in its channel`);
+    return read;
+  }
+
+  /** The payment is kept and the order paid; the difference is the merchant's to refund (overpayment.ts). */
+  private async overpaid(
+    ctx: RequestContext,
+    attempt: GatewaykitPaymentAttempt,
+    tradeNo: string | undefined,
+    overpaid: number,
+  ): Promise<void> {
+    const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
+    const difference = vendureAmountToOrderAmount(overpaid, attempt.currency, precision);
+    const text =
+      `Gateway trade ${tradeNo ?? '?'} (orderNo ${attempt.orderNo}) paid ${attempt.orderAmount} ${attempt.currency}, ` +
+      `more than the order still owed: overpaid by ${difference} ${attempt.currency}: refund the difference ` +
+      `in the gateway's merchant portal.`;
+    Logger.error(`Order ${attempt.orderCode}: ${text}`, loggerCtx);
+    await this.note(ctx, attempt, text);
   }
 
   private async note(ctx: RequestContext, attempt: GatewaykitPaymentAttempt, note: string): Promise<void> {
