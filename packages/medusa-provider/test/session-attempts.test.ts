@@ -4,8 +4,14 @@ import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { describe, expect, it, vi } from 'vitest';
 import { SessionAttempts } from '../src/lib/session-attempts';
 
+const payments = vi.hoisted(() => ({ processed: [] as string[] }));
 vi.mock('@medusajs/medusa/core-flows', () => ({
-  processPaymentWorkflow: () => ({ run: async () => ({}) }),
+  processPaymentWorkflow: () => ({
+    run: async ({ input }: { input: { data: { session_id: string } } }) => {
+      payments.processed.push(input.data.session_id);
+      return {};
+    },
+  }),
   completeCartWorkflow: () => ({ run: async () => ({ errors: [] }) }),
 }));
 
@@ -18,8 +24,15 @@ const SUCCESS = {
 };
 
 /** One payment session of the account's provider and its cart, as Medusa's modules would answer them. */
-function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartCompleted: boolean }) {
+function scopeWith(state: {
+  outcome?: { status: string; orderNo: string };
+  authorized: boolean;
+  cartCompleted: boolean;
+  collectionStatus?: string;
+  cartTotal?: number;
+}) {
   const locks: string[] = [];
+  const errors: string[] = [];
   const graphs: string[] = [];
   const cartReads: string[] = [];
   let sessionReads = 0;
@@ -41,13 +54,23 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
             sessionReads++;
             return [session];
           },
+          updatePaymentSession: async (update: { data: Record<string, unknown> }) => {
+            session.data = update.data as typeof session.data;
+            return session;
+          },
+          listPaymentCollections: async () => [{ id: 'pc_1', status: state.collectionStatus ?? 'not_paid' }],
         };
       if (key === Modules.CART)
         return {
           listCarts: async ({ id }: { id: string }) => {
             cartReads.push(id);
             return [
-              { id, completed_at: state.cartCompleted ? new Date() : null, currency_code: 'usd', total: 10 },
+              {
+                id,
+                completed_at: state.cartCompleted ? new Date() : null,
+                currency_code: 'usd',
+                total: state.cartTotal ?? 10,
+              },
             ];
           },
         };
@@ -77,7 +100,8 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
             return work();
           },
         };
-      if (key === ContainerRegistrationKeys.LOGGER) return { info() {}, warn() {}, error() {} };
+      if (key === ContainerRegistrationKeys.LOGGER)
+        return { info() {}, warn() {}, error: (line: string) => errors.push(line) };
       throw new Error(`unexpected ${key}`);
     },
   } as unknown as MedusaContainer;
@@ -85,7 +109,7 @@ function scopeWith(state: { outcome?: typeof SUCCESS; authorized: boolean; cartC
     id: 'gatewaykit',
     providerIds: ['pp_gatewaykit_gatewaykit'],
   } as never);
-  return { store, locks, graphs, cartReads, sessionReads: () => sessionReads };
+  return { store, locks, graphs, cartReads, errors, sessionReads: () => sessionReads };
 }
 
 describe('SessionAttempts: a success already in a placed order (outcomeStays)', () => {
@@ -118,5 +142,46 @@ describe('SessionAttempts: a success already in a placed order (outcomeStays)', 
       expect(sessionReads()).toBe(2);
       expect(graphs.filter((entity) => entity === 'cart_payment_collection')).toHaveLength(1);
     }
+  });
+});
+
+describe('SessionAttempts: a first success is authorized only where it can be applied', () => {
+  const PENDING = { status: 'pending', orderNo: 'ps_1' };
+
+  it("runs Medusa's payment workflow for a pending card's order that is still open", async () => {
+    payments.processed = [];
+    const { store, errors } = scopeWith({ outcome: PENDING, authorized: false, cartCompleted: true });
+    expect((await recordOutcome(store, SUCCESS)).kind).toBe('changed');
+    expect(payments.processed).toEqual(['ps_1']);
+    // (The fake workflow authorizes nothing, which is reported after it; not what is judged here.)
+    expect(errors.join('\n')).not.toMatch(/order was canceled|total is now/);
+  });
+
+  it('authorizes nothing for an order canceled meanwhile (its collection canceled) and reports it', async () => {
+    payments.processed = [];
+    const { store, errors } = scopeWith({
+      outcome: PENDING,
+      authorized: false,
+      cartCompleted: true,
+      collectionStatus: 'canceled',
+    });
+    expect((await recordOutcome(store, SUCCESS)).kind).toBe('changed');
+    expect(payments.processed).toEqual([]);
+    expect(errors.join('\n')).toMatch(
+      /PAID BUT NOT APPLIED: .*ps_1.*order was canceled before the payment arrived/,
+    );
+  });
+
+  it("authorizes nothing when the open cart's total moved away from what was paid, naming both amounts", async () => {
+    payments.processed = [];
+    const { store, errors } = scopeWith({
+      outcome: { status: 'redirect', orderNo: 'ps_1' },
+      authorized: false,
+      cartCompleted: false,
+      cartTotal: 12,
+    });
+    expect((await recordOutcome(store, SUCCESS)).kind).toBe('changed');
+    expect(payments.processed).toEqual([]);
+    expect(errors.join('\n')).toMatch(/total is now 12\.00 USD, not the 10\.00 USD paid/);
   });
 });
