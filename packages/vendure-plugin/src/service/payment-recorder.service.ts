@@ -203,7 +203,14 @@ export class PaymentRecorderService {
     overpaid: number,
   ): Promise<void> {
     const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
-    const difference = vendureAmountToOrderAmount(overpaid, attempt.currency, precision);
+    let difference: string;
+    try {
+      difference = vendureAmountToOrderAmount(overpaid, attempt.currency, precision);
+    } catch {
+      // A difference the currency cannot express (fractional yen): in Vendure's precision. A throw here
+      // would have the added payment reported as not applied.
+      difference = (overpaid / 10 ** precision).toFixed(precision);
+    }
     const text =
       `Gateway trade ${tradeNo ?? '?'} (orderNo ${attempt.orderNo}) paid ${attempt.orderAmount} ${attempt.currency}, ` +
       `more than the order still owed: overpaid by ${difference} ${attempt.currency}: refund the difference ` +
