@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
+import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { paymentRequests } from './support/attacker';
 import { deliveredCallbacks } from './support/callbacks';
 import { adminOrder, CARDS, cardInput, completeRedirect, prepareOrder, startPayment } from './support/shop';
@@ -209,6 +210,55 @@ describe('a gateway success the order cannot take as it was charged', () => {
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
+  });
+
+  it('attack: a method removed from its channel while its charge was unknown: each reconciliation says so at error level, and the merchant can still close the attempt, which frees the order', async () => {
+    const jpAdmin = stack.admin.withChannel(JP_CHANNEL_TOKEN);
+    const jpShop = shopClient(stack, JP_CHANNEL_TOKEN);
+    const order = await prepareOrder(jpShop);
+    const orderNo = `${order.code}-1`;
+    // The charge never reaches the gateway's books: the request hangs and the client gives up.
+    stack.sandbox.addFault({ route: 'confirmCharge', kind: 'hang' });
+    const pay = () =>
+      startPayment(jpShop, { paymentMethodCode: 'jp-gatewaykit-card', card: cardInput(CARDS.success) });
+    expect(await pay()).toMatchObject({ __typename: 'GatewaykitPaymentPending' });
+
+    const { paymentMethods } = await jpAdmin.query<{
+      paymentMethods: { items: { id: string; code: string }[] };
+    }>(`{ paymentMethods(options: { take: 50 }) { items { id code } } }`);
+    const methodId = paymentMethods.items.find((m) => m.code === 'jp-gatewaykit-card')?.id;
+    const { channels } = await stack.admin.query<{ channels: { items: { id: string; token: string }[] } }>(
+      `{ channels { items { id token } } }`,
+    );
+    const channelId = channels.items.find((c) => c.token === JP_CHANNEL_TOKEN)?.id;
+    const move = (mutation: string) =>
+      stack.admin.query(
+        `mutation ($input: ${mutation === 'assign' ? 'AssignPaymentMethodsToChannelInput' : 'RemovePaymentMethodsFromChannelInput'}!) {
+           ${mutation === 'assign' ? 'assignPaymentMethodsToChannel' : 'removePaymentMethodsFromChannel'}(input: $input) { __typename } }`,
+        { input: { paymentMethodIds: [methodId], channelId } },
+      );
+    await move('remove');
+    try {
+      const logFrom = stack.server.output().length;
+      const { gatewaykitReconcile } = await jpAdmin.query<{
+        gatewaykitReconcile: { items: { reference: string; after: string; reason: string }[] };
+      }>(`mutation { gatewaykitReconcile { items { reference after reason } } }`);
+      expect(gatewaykitReconcile.items.find((i) => i.reference === orderNo)).toMatchObject({
+        after: 'unknown',
+        reason: expect.stringContaining('No gateway payment method'),
+      });
+      expect(stack.server.output().slice(logFrom)).toMatch(
+        new RegExp(`error .*Order ${order.code}: payment attempt ${orderNo} cannot be reconciled`),
+      );
+      const { gatewaykitCloseAttempt } = await jpAdmin.query<{
+        gatewaykitCloseAttempt: { closed: boolean; status: string };
+      }>(CLOSE_ATTEMPT, { orderNo, note: 'portal shows no charge' });
+      expect(gatewaykitCloseAttempt).toMatchObject({ closed: true, status: 'failed' });
+    } finally {
+      await move('assign');
+    }
+    expect(await pay()).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
+    expect((await adminOrder(jpAdmin, order.id)).payments.map((p) => p.state)).toEqual(['Settled']);
   });
 
   it('attack: a gateway page opened for a larger total, the total lowered, then the old page paid: the payment is kept and the overpayment flagged for a refund of the difference', async () => {

@@ -165,7 +165,8 @@ export class ReconcileService {
     if ('reason' in resolved) {
       // Without its method or channel the attempt can never be read back, and it keeps its order.
       Logger.error(
-        `Order ${row.orderCode}: payment attempt ${row.orderNo} cannot be reconciled: ${resolved.reason}`,
+        `Order ${row.orderCode}: payment attempt ${row.orderNo} cannot be reconciled: ${resolved.reason}. ` +
+          'Look it up in the merchant portal, then close it (gatewaykitCloseAttempt) or settle the order.',
         loggerCtx,
       );
       return { changed: false, after: row.status, reason: resolved.reason };
