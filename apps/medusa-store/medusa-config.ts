@@ -17,6 +17,10 @@ const secret = (name: string, demoDefault: string): string => {
   return demoDefault;
 };
 
+// The seeded admin's password (src/scripts/seed.ts reads it): its demo default is public too, and the
+// admin API answers on every address the server listens on.
+secret('MEDUSA_ADMIN_PASSWORD', 'supersecret');
+
 // One options object for the three gatewaykit providers (card, hosted checkout, local payment).
 // Defaults match the demo merchant of the local sandbox started by scripts/start.ts.
 const gatewaykitOptions = {

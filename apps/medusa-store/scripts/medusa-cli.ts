@@ -51,7 +51,12 @@ export async function startMedusa(
 ): Promise<RunningMedusa> {
   const log = createWriteStream(logFile, { flags: 'a' });
   let output = '';
-  const child = spawnCli(['start', '--port', String(port)], { ...env, PORT: String(port) }, log);
+  // This machine only unless HOST says otherwise: the demo's admin login and secrets are public.
+  const child = spawnCli(
+    ['start', '--port', String(port)],
+    { ...env, PORT: String(port), HOST: env.HOST || '127.0.0.1' },
+    log,
+  );
   child.stdout?.on('data', (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-4000);
   });

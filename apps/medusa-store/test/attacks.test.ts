@@ -7,7 +7,7 @@ import { phpJsonEncode } from '@gatewaykit/core';
 import { signedReturnQuery } from '@gatewaykit/core/testing';
 import fc from 'fast-check';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { adminOrder } from './support/admin';
+import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, LOCAL, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
@@ -647,6 +647,27 @@ describe('attack: refunds and reconciliation', () => {
     expect(after.data).toEqual(before.data);
     expect(after.refunds ?? []).toEqual([]);
     expect((await adminOrder(paid.orderId)).payment_status).toBe('captured');
+  });
+
+  it("attack: the admin routes take JSON only: a cross-site form's post (urlencoded, text, multipart) with the admin's credentials runs nothing", async () => {
+    const token = await adminTokenFor();
+    for (const type of [
+      'application/x-www-form-urlencoded',
+      'text/plain',
+      'multipart/form-data; boundary=x',
+    ]) {
+      for (const path of ['/admin/gatewaykit/reconcile', '/admin/gatewaykit/attempts/close']) {
+        const answer = await api('POST', path, {
+          token,
+          rawBody: 'orderNo=payses_01FORM&note=closed',
+          headers: { 'content-type': type },
+        });
+        expect(answer.status, `${path} ${type}`).toBe(400);
+        expect(String((answer.body as Json).message)).toContain('content-type: must be application/json');
+      }
+    }
+    // The same admin, in JSON, is served.
+    expect((await api('POST', '/admin/gatewaykit/reconcile', { token, body: {} })).status).toBe(200);
   });
 
   it('a storefront cannot run the admin reconciliation', async () => {

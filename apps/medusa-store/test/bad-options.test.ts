@@ -40,4 +40,15 @@ describe('provider options', () => {
     expect(result).not.toBe('started');
     expect(result).toContain('must be set in production: the demo default is public');
   });
+
+  it("attack: a production start on the seeded admin's public demo password is refused, naming it", async () => {
+    const secrets = {
+      GATEWAYKIT_SIGN_KEY: 'a-long-production-key',
+      JWT_SECRET: 'j'.repeat(32),
+      COOKIE_SECRET: 'c'.repeat(32),
+    };
+    const result = await startWith({ ...secrets, MEDUSA_ADMIN_PASSWORD: '', NODE_ENV: 'production' });
+    expect(result).not.toBe('started');
+    expect(result).toContain('MEDUSA_ADMIN_PASSWORD must be set in production');
+  });
 });

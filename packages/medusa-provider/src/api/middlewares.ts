@@ -2,6 +2,7 @@ import { authenticate, defineMiddlewares } from '@medusajs/framework/http';
 import { addBuyerToSessionData } from './middlewares/add-buyer';
 import { guardCartCompletion } from './middlewares/guard-cart-completion';
 import { holdCartLock } from './middlewares/hold-cart-lock';
+import { jsonRequestsOnly } from './middlewares/json-requests-only';
 import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { readRawCallbackBody } from './middlewares/raw-callback-body';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
@@ -68,9 +69,12 @@ export default defineMiddlewares({
       middlewares: [authenticate('customer', ['session', 'bearer'])],
     },
     // Admin routes are authenticated by Medusa already; said here too, as the payment-methods route does.
+    // They take JSON only (no cross-site form posts), and with Medusa's RBAC on, the right to change
+    // payments: they fail, close and release charges.
     {
       matcher: '/admin/gatewaykit/*',
-      middlewares: [authenticate('user', ['session', 'bearer', 'api-key'])],
+      middlewares: [authenticate('user', ['session', 'bearer', 'api-key']), jsonRequestsOnly],
+      policies: [{ resource: 'payment', operation: 'update' }],
     },
   ],
 });
