@@ -84,6 +84,70 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);
   });
 
+  it('attack: a success Vendure refuses (coupon ended), its 50 duplicate callbacks over both instances: noted once, the order stays held on both instances, and two releases at once free it once', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const couponCode = `ENDS-${order.code}`;
+    const { createPromotion } = await stack.admin.query<{ createPromotion: { id: string } }>(
+      `mutation ($input: CreatePromotionInput!) { createPromotion(input: $input) { ... on Promotion { id } } }`,
+      {
+        input: {
+          enabled: true,
+          couponCode,
+          conditions: [],
+          actions: [{ code: 'order_percentage_discount', arguments: [{ name: 'discount', value: '10' }] }],
+          translations: [{ languageCode: 'en', name: couponCode }],
+        },
+      },
+    );
+    await shop.query(`mutation ($code: String!) { applyCouponCode(couponCode: $code) { __typename } }`, {
+      code: couponCode,
+    });
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    await stack.admin.query(
+      `mutation ($input: UpdatePromotionInput!) { updatePromotion(input: $input) { __typename } }`,
+      { input: { id: createPromotion.id, enabled: false } },
+    );
+    stack.sandbox.setChaos({ copies: 50, noReturn: 'always' });
+    await completeRedirect(started.url, 'success');
+    const deliveries = await stack.sandbox.waitForCallbacks(
+      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 50,
+      30_000,
+    );
+    const answers = deliveries
+      .filter((c) => c.orderNo === started.orderNo)
+      .flatMap((c) => c.attempts.map((a) => a.response));
+    expect(answers.filter((a) => a !== 'success')).toEqual([]);
+    const [attempt] = await stack.sql<{ status: string; openSlot: string | null }>(
+      'SELECT status, "openSlot" FROM gatewaykit_payment_attempt WHERE "orderNo" = $1',
+      [started.orderNo],
+    );
+    expect(attempt).toEqual({ status: 'succeeded', openSlot: 'open' });
+    const noted = await adminOrder(stack.admin, order.id);
+    const tradeNo = stack.sandbox.order(started.orderNo)?.tradeNo ?? '?';
+    expect(JSON.stringify(noted.history.items).split(`Gateway trade ${tradeNo}`)).toHaveLength(2);
+    expect(noted.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
+
+    const pay = (client: GraphqlClient) =>
+      startPayment(client, { paymentMethodCode: 'gatewaykit-card', card: cardInput(CARDS.success) });
+    const retries = await Promise.all([pay(stack.shopOf(0, shop)), pay(stack.shopOf(1, shop))]);
+    expect(
+      retries.map((r) => (r.__typename === 'GatewaykitPaymentError' ? r.errorCode : r.__typename)),
+    ).toEqual(['PAID_NOT_APPLIED', 'PAID_NOT_APPLIED']);
+    expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(0);
+
+    const close = () =>
+      stack.admin.query<{ gatewaykitCloseAttempt: { closed: boolean } }>(
+        `mutation ($orderNo: String!, $note: String!) { gatewaykitCloseAttempt(orderNo: $orderNo, note: $note) { closed } }`,
+        { orderNo: started.orderNo, note: 'refunded in the portal' },
+      );
+    const releases = await Promise.all([close(), close()]);
+    expect(releases.map((r) => r.gatewaykitCloseAttempt.closed).sort()).toEqual([false, true]);
+    const released = await adminOrder(stack.admin, order.id);
+    expect(JSON.stringify(released.history.items).split('released by')).toHaveLength(2);
+  });
+
   it('the same checkout submitted twice at once, one request per instance: one gateway charge', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);
