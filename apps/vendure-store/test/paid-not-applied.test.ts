@@ -107,6 +107,17 @@ describe('a gateway success the order cannot take as it was charged', () => {
     expect(after.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
   });
 
+  it('attack: paid on the gateway page after the coupon ended: the return sends the shopper to payment=not_applied, not to a page waiting for a paid order', async () => {
+    const { shop, order, orderNo } = await couponEndedWhilePaying();
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    const back = await completeRedirect(String(started.url), 'success');
+    expect(back.returnStatus).toBe(303);
+    expect(new URL(String(back.storefrontLocation)).searchParams.get('payment')).toBe('not_applied');
+    expect(stack.sandbox.order(orderNo)?.orderStatus).toBe('success');
+    expect((await adminOrder(stack.admin, order.id)).payments).toEqual([]);
+  });
+
   it('the merchant refunds it in the portal and releases the order with gatewaykitCloseAttempt: it stays succeeded, the note names the admin, the order can be paid once more', async () => {
     const { shop, order, orderNo } = await couponEndedWhilePaying();
     expect(await payByCard(shop)).toMatchObject({ errorCode: 'PAID_NOT_APPLIED' });

@@ -44,6 +44,15 @@ export const returnPage: Page = async ({ store, path, query, refreshHeader }) =>
         <p><a href="/" data-link>Continue shopping</a></p></section>`);
       return;
     }
+    if (state.kind === 'not-applied') {
+      // Fixed words, no "try again": the store refuses a second payment until the shop has acted.
+      render(html`<section class="card failed" data-testid="payment-not-applied">
+        <h1>Your payment was received, but not applied to the order</h1>
+        <p>The shop could not apply it (an offer or an item may have run out while you paid) and has
+          been alerted. Please do not pay again: the shop will refund the payment or complete the order.</p>
+        <p><a href="/" data-link>Continue shopping</a></p></section>`);
+      return;
+    }
     if (Date.now() > deadline) {
       render(html`<section class="card"><h1>Still waiting for the gateway</h1>
         <p>${state.message} We will place the order as soon as the gateway confirms; reload this page later.</p></section>`);

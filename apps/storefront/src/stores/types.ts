@@ -110,13 +110,16 @@ export interface PlacedOrder {
 /**
  * Where the shopper is after the gateway's page: order placed, failed (why), or still waiting; or
  * `elsewhere`: the link names a cart that is not this browser's (or no valid one), so only what is
- * known about that payment is shown, read-only, and nothing is taken into this browser or account.
+ * known about that payment is shown, read-only, and nothing is taken into this browser or account;
+ * or `not-applied`: the gateway took the payment but the store could not apply it to the order (a
+ * coupon ended, stock gone): the shop is alerted, and paying again is refused.
  */
 export type ReturnState =
   | { kind: 'placed'; order: PlacedOrder }
   | { kind: 'failed'; reason: string }
   | { kind: 'pending'; message: string }
-  | { kind: 'elsewhere'; message: string };
+  | { kind: 'elsewhere'; message: string }
+  | { kind: 'not-applied' };
 
 export interface Customer {
   email: string;

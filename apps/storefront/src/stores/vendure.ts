@@ -297,6 +297,8 @@ export class VendureStore implements StoreAdapter {
     const declined = (order.payments as Json[]).filter((payment) => payment.state === 'Declined').pop();
     if (query.get('payment') === 'failed' || query.get('payment') === 'cancelled')
       return { kind: 'failed', reason: declined?.errorMessage ?? 'The payment failed' };
+    // The store's return route says so only for a charge it could not add to this (unpaid) order.
+    if (query.get('payment') === 'not_applied') return { kind: 'not-applied' };
     return { kind: 'pending', message: 'Waiting for the gateway to confirm the payment…' };
   }
 

@@ -2,6 +2,7 @@ import { handleReturn, sendInboundAnswer } from '@gatewaykit/core';
 import { Controller, Get, Inject, Param, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from '../constants';
+import { isUnappliedCharge, NOT_APPLIED_STATUS } from '../service/unapplied-charge';
 import type { GatewaykitPluginOptions } from '../types';
 import { GatewayEndpointService } from './gateway-endpoint.service';
 
@@ -9,7 +10,8 @@ import { GatewayEndpointService } from './gateway-endpoint.service';
  * Shopper's return from the hosted page / 3-D Secure / local method:
  * `GET /payments/gatewaykit/return/:channelToken/:methodCode?<signed fields>`. Core verifies and
  * records it like a callback (docs/inbound.md); the shopper then goes to the storefront's order page
- * with the attempt's status after it.
+ * with the attempt's status after it, or `not_applied` for a charge the order could not take
+ * (docs/storefront-return-page.md).
  */
 @Controller(ROUTE_PREFIX)
 export class GatewaykitReturnController {
@@ -33,7 +35,8 @@ export class GatewaykitReturnController {
           const target = new URL(
             this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(attempt.row.orderCode)),
           );
-          target.searchParams.set('payment', status);
+          // A charge the order could not take is not a paid order: the page must not wait for one.
+          target.searchParams.set('payment', isUnappliedCharge(attempt.row) ? NOT_APPLIED_STATUS : status);
           return target.toString();
         },
       }),

@@ -12,6 +12,9 @@ import { conditionalUpdate } from './attempt-claim';
 /** Start of the attempt's message while its charge is not on the order. */
 export const UNAPPLIED_MESSAGE = 'charged but not applied to the order';
 
+/** The return's `payment` status for such a charge (docs/storefront-return-page.md). */
+export const NOT_APPLIED_STATUS = 'not_applied';
+
 /** What the shopper is told, at the charge and at every later try to pay the order. */
 export const UNAPPLIED_ANSWER =
   'Your payment was received but could not be applied to the order; the shop has been alerted and nothing more will be charged';
