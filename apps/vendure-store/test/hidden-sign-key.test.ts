@@ -106,6 +106,38 @@ describe('the sign key through the Admin API', () => {
     expect((await payWith('hidden-key-card')).__typename).toBe('GatewaykitPaymentCompleted');
   });
 
+  it('attack: moving a method between channels answers it hidden too (assignPaymentMethodsToChannel, removePaymentMethodsFromChannel; found by review)', async () => {
+    const { paymentMethods } = await stack.admin.query<{ paymentMethods: { items: Method[] } }>(
+      `{ paymentMethods(options: { take: 100 }) { items { ${METHOD_FIELDS} } } }`,
+    );
+    const ids = paymentMethods.items.filter((m) => m.handler.code === 'gatewaykit').map((m) => m.id);
+    const { channels } = await stack.admin.query<{ channels: { items: { id: string; code: string }[] } }>(
+      '{ channels { items { id code } } }',
+    );
+    const other = channels.items.find((channel) => channel.code !== '__default_channel__');
+    if (!other) throw new Error('the demo has a second channel');
+    const input = { paymentMethodIds: ids, channelId: other.id };
+    const { assignPaymentMethodsToChannel } = await stack.admin.query<{
+      assignPaymentMethodsToChannel: Method[];
+    }>(
+      `mutation ($input: AssignPaymentMethodsToChannelInput!) { assignPaymentMethodsToChannel(input: $input) { ${METHOD_FIELDS} } }`,
+      { input },
+    );
+    expect(assignPaymentMethodsToChannel.length).toBe(ids.length);
+    for (const method of assignPaymentMethodsToChannel) expect(signKeyOf(method), method.code).toBe(HIDDEN);
+    const hiddenKeyCard = paymentMethods.items.find((m) => m.code === 'hidden-key-card');
+    const { removePaymentMethodsFromChannel } = await stack.admin.query<{
+      removePaymentMethodsFromChannel: Method[];
+    }>(
+      `mutation ($input: RemovePaymentMethodsFromChannelInput!) { removePaymentMethodsFromChannel(input: $input) { ${METHOD_FIELDS} } }`,
+      { input: { paymentMethodIds: [hiddenKeyCard?.id], channelId: other.id } },
+    );
+    expect(removePaymentMethodsFromChannel.map(signKeyOf)).toEqual([HIDDEN]);
+    const everything = JSON.stringify([assignPaymentMethodsToChannel, removePaymentMethodsFromChannel]);
+    expect(everything).not.toContain(DEMO_MERCHANTS.main.signKey);
+    expect(everything).not.toContain(DEMO_MERCHANTS.jp.signKey);
+  });
+
   it('attack: a new method cannot be created with the hidden marker as its key', async () => {
     const create = stack.admin.query(
       `mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`,

@@ -29,17 +29,22 @@ const NAMES =
 
 /**
  * One pass over the text, three kinds of match:
- *  1. a JSON field `"name": value` whose value is a string or a number, also inside JSON that was
- *     itself JSON-encoded (`\"name\":\"…\"`); a string value left open at the end of the text still
- *     counts, so a body cut short leaks nothing;
- *  2. a form/query field `name=value` at the start or after `?`, `&` or whitespace; in free text
- *     (gateway messages) also `name: value` and `name value` when the value holds a digit, so
- *     `cvv 123` is hidden while `the cvv is required` stays readable;
- *  3. a bare card number: 13–19 digits with single spaces (also no-break), dashes, dots, slashes or `+`
- *     between them, or 12 digits in a
- *     row, not glued to a word, so ids such as cus_1526753334131306496 and tradeNos stay readable.
- *     12 digits must be contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in
- *     billing details, a spaced 12-digit card is not.
+ *  1. a JSON field `"name": value` whose value is a string, a number, or an array or object (hidden to
+ *     its matching close, whatever it holds: `["4242","4242",…]`, `{"value":"987"}`), also inside JSON
+ *     that was JSON-encoded once or more (`\"name\":\"…\"`); a string value left open at the end of the
+ *     text still counts, so a body cut short leaks nothing;
+ *  2. a form/query field `name=value` (the value quoted or not) at the start or after `?`, `&` or
+ *     whitespace; in free text (gateway messages) also `name: value` and `name value` when the value
+ *     holds a digit, so `cvv 123` is hidden while `the cvv is required` stays readable;
+ *  3. a bare card number: 13–19 digits with up to three separators between any two (whitespace,
+ *     dashes, dots, slashes, underscores, commas, `|`, `+`), or 12 digits in a row, not glued to a
+ *     word, so ids such as cus_1526753334131306496 and tradeNos stay readable. 12 digits must be
+ *     contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in billing details, a
+ *     spaced 12-digit card is not. A run with anything but single spaces or dashes between its digits
+ *     is masked only when it holds a card number (core's card-data rule), so dates, amounts and lists
+ *     stay readable.
+ * Digits of other scripts (Arabic-Indic, Devanagari, fullwidth…) are read as ASCII digits first
+ * (ascii-digits.ts).
  * Every branch starts with a consuming character (no leading lookbehind), which lets V8 skip
  * non-candidate positions quickly: measured about 2.5× faster than the same rules written with
  * lookbehinds, and faster than a hand-written charCodeAt loop.
@@ -47,22 +52,22 @@ const NAMES =
 const SCAN = new RegExp(
   [
     `"(${NAMES})(\\\\*)"(\\s*:\\s*)`,
-    // value: "…" (escapes skipped), \"…\" (JSON-in-JSON, any depth), a number, or an array or object
-    // up to its first closing bracket; a lone trailing backslash or the end of the text also ends a
-    // string, for bodies cut short.
-    `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|(\\\\+)"((?:[^"\\\\]|\\\\+[^"\\\\]|\\\\+$)*)(?:\\\\+"|$)|(-?\\d[\\d.eE+-]*)|(\\[[^\\]]*\\]?|\\{[^}]*\\}?))`,
+    // value: "…" (escapes skipped), \"…\" (JSON-in-JSON, any depth), a number, or the opening bracket
+    // of an array or object (hidden to its matching close, structureEnd); a lone trailing backslash or
+    // the end of the text also ends a string, for bodies cut short.
+    `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|(\\\\+)"((?:[^"\\\\]|\\\\+[^"\\\\]|\\\\+$)*)(?:\\\\+"|$)|(-?\\d[\\d.eE+-]*)|([\\[{]))`,
     // form value: quoted (to its closing quote), or up to `&`, `#`, `"` or whitespace, but a space
     // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
     // digits behind.
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]*\\d)|\\s+(?="?[^\\s&"#]*\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
-    // Up to three separators between digits: `+` (a query string's space), whitespace, `_`, `,`…
-    '|\\b\\d(?:(?:[\\s+./_,\\u00a0-]{0,3}\\d){12,18}\\b|\\d{11}\\b)',
+    // Up to three separators between digits: `+` (a query string's space), whitespace, `_`, `,`, `|`…
+    '|\\b\\d(?:(?:[\\s+./_,|\\u00a0-]{0,3}\\d){12,18}\\b|\\d{11}\\b)',
   ].join(''),
   'gi',
 );
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
-const NUMBER_START = /\b\d(?:[\s+./_,\u00a0-]{0,3}\d){11}/;
+const NUMBER_START = /\b\d(?:[\s+./_,|\u00a0-]{0,3}\d){11}/;
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
@@ -82,6 +87,33 @@ const MASKED = /^\d{0,6}\*\*\*\d{0,4}$/;
  */
 function maskCardValue(value: string): string {
   return MASKED.test(value) ? value : maskDigits(decodeJsonAndUrlEscapes(value).replace(/\D/g, ''));
+}
+
+/** SCAN's group of the opening bracket of an array or object value. */
+const STRUCTURE_GROUP = 8;
+
+/**
+ * Where the array or object opening at `open` ends (after its matching close), counting brackets
+ * outside strings; the end of the text when it is cut short. In JSON that was JSON-encoded (`strings`
+ * false) quotes are escaped, so brackets are counted wherever they are.
+ */
+function structureEnd(text: string, open: number, strings: boolean): number {
+  let depth = 0;
+  let inString = false;
+  for (let index = open; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if (!strings) {
+      if (code === 123 || code === 91) depth += 1;
+      else if ((code === 125 || code === 93) && --depth === 0) return index + 1;
+    } else if (inString) {
+      if (code === 92)
+        index += 1; // a backslash escapes the next character
+      else if (code === 34) inString = false;
+    } else if (code === 34) inString = true;
+    else if (code === 123 || code === 91) depth += 1;
+    else if ((code === 125 || code === 93) && --depth === 0) return index + 1;
+  }
+  return text.length;
 }
 
 /** What replaces one SCAN match; the groups are SCAN's, in order. */
@@ -137,6 +169,9 @@ export function redactTextFullScan(text: string): string {
   let copied = 0;
   do {
     out += text.slice(copied, match.index) + replacement(match);
+    // An array or object under a card field is hidden whole: the scan goes on after its close.
+    if (match[STRUCTURE_GROUP] !== undefined)
+      SCAN.lastIndex = structureEnd(text, SCAN.lastIndex - 1, match[2] === '');
     copied = SCAN.lastIndex;
     // An empty match cannot happen (every branch consumes), so lastIndex always moves on.
     match = SCAN.exec(text);

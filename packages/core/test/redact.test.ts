@@ -81,6 +81,13 @@ describe('redactText: card numbers', () => {
     expect(hidden).not.toContain('4242424242424242');
     // Still the same three layers of JSON, with the values masked.
     expect(JSON.parse(JSON.parse(JSON.parse(hidden)))).toEqual({ cvv: '***', cardNo: '424242***4242' });
+    // Hidden to the matching close, however deep and whatever its strings hold (found by the second review).
+    expect(redactText('{"cvv": {"a":"}","b":"123"}, "next": "kept"}')).toBe('{"cvv": "***", "next": "kept"}');
+    expect(redactText('{"cardNo":{"a":{"b":{"c":"4242424242424242"}}},"x":"kept"}')).toBe(
+      '{"cardNo":"***","x":"kept"}',
+    );
+    const encodedArray = JSON.stringify(JSON.stringify({ cardNo: ['4242', '4242'], keep: 'yes' }));
+    expect(JSON.parse(JSON.parse(redactText(encodedArray)))).toEqual({ cardNo: '***', keep: 'yes' });
     expect(redactText('cvv="123"&x=1')).toBe('cvv="***"&x=1');
     expect(redactText('card_no: "4242424242424242"')).toBe('card_no: "424242***4242"');
   });
@@ -92,6 +99,7 @@ describe('redactText: card numbers', () => {
       '4242\n4242\n4242\n4242',
       '4242_4242_4242_4242',
       '4242,4242,4242,4242',
+      '4242 | 4242 | 4242 | 4242',
       '４２４２ ４２４２ ４２４２ ４２４２',
       '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢',
       '۴۲۴۲ ۴۲۴۲ ۴۲۴۲ ۴۲۴۲',

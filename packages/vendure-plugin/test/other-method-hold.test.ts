@@ -88,4 +88,26 @@ describe('another payment method holding the order', () => {
     });
     expect((await hold('5', taken + OTHER_METHOD_HOLD_MS + 1_000)).held).toBe(true);
   });
+
+  it('a read failing after the hold was taken lets go of the order at once (found by review)', async () => {
+    let failNextRead = true;
+    const flaky = new Proxy(db.repo, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property !== 'findOne' || typeof value !== 'function') return value;
+        return (...args: unknown[]) => {
+          if (failNextRead) {
+            failNextRead = false;
+            return Promise.reject(new Error('connection reset'));
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+    await expect(holdOrderForOtherMethod(flaky, order('6'), '1', 'bench-noop')).rejects.toThrow(
+      'connection reset',
+    );
+    expect(await db.repo.count({ where: { orderId: '6' } })).toBe(0);
+    expect((await claimNextAttempt(db.repo, details('6'))).claimed).toBe(true);
+  });
 });

@@ -1,9 +1,10 @@
 import { Injectable, OnApplicationBootstrap } from '@nestjs/common';
-import { PaymentMethod, TransactionalConnection, UserInputError } from '@vendure/core';
+import { Logger, PaymentMethod, TransactionalConnection, UserInputError } from '@vendure/core';
 import type { EntitySubscriberInterface, InsertEvent, UpdateEvent } from 'typeorm';
-import { HANDLER_CODE } from '../constants';
+import { HANDLER_CODE, loggerCtx } from '../constants';
 import { withStoredSignKey } from './hidden-sign-key';
 import { argsToRecord, MethodConfigError, parseMethodArgs } from './method-args';
+import { refusedStoredMethods } from './stored-method-check';
 
 /**
  * Rejects a gateway PaymentMethod with unusable arguments when it is saved, so the admin sees a clear
@@ -16,8 +17,20 @@ export class MethodArgsSubscriber
 {
   constructor(private readonly connection: TransactionalConnection) {}
 
-  onApplicationBootstrap(): void {
+  async onApplicationBootstrap(): Promise<void> {
     this.connection.rawConnection.subscribers.push(this);
+    // Methods saved before a rule was added are not saved again: say at start which ones it refuses.
+    try {
+      const methods = await this.connection.rawConnection.getRepository(PaymentMethod).find();
+      for (const { code, reason } of refusedStoredMethods(methods)) {
+        Logger.error(
+          `Payment method "${code}": its settings are refused (${reason}); its checkouts, callbacks, reconciliation and refunds fail until an admin fixes them`,
+          loggerCtx,
+        );
+      }
+    } catch (error) {
+      Logger.warn(`Gateway payment methods not checked at start: ${String(error)}`, loggerCtx);
+    }
   }
 
   listenTo(): typeof PaymentMethod {

@@ -55,7 +55,14 @@ export async function holdOrderForOtherMethod(
   const release = async () => {
     await repo.delete({ id });
   };
-  const owed = await openGatewayCharge(repo, order.id, now);
+  let owed: GatewaykitPaymentAttempt | null;
+  try {
+    owed = await openGatewayCharge(repo, order.id, now);
+  } catch (error) {
+    // Not left holding the order for OTHER_METHOD_HOLD_MS because a read failed.
+    await release().catch(() => undefined);
+    throw error;
+  }
   if (owed) {
     await release();
     return { held: false, by: owed };
