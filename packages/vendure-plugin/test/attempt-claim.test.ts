@@ -6,6 +6,7 @@ import {
   releaseDeadClaims,
 } from '../src/service/attempt-claim';
 import { useAttemptDatabase } from './support/attempt-database';
+import { cardAttemptDetails } from './support/attempt-details';
 
 /**
  * The per-order charge claim on its own, against a real sql.js database with the plugin's entity: the
@@ -16,15 +17,8 @@ describe('attempt claim (database unique index)', () => {
   const db = useAttemptDatabase();
 
   const fields = (orderId: string, n: number) => ({
+    ...cardAttemptDetails(orderId, ''),
     orderNo: `${orderId}-${n}`,
-    orderId,
-    orderCode: orderId,
-    channelId: '1',
-    paymentMethodCode: 'gatewaykit-card',
-    mode: 'card',
-    amount: 1000,
-    orderAmount: '10.00',
-    currency: 'USD',
   });
 
   it('of concurrent claims for one order (even with different orderNos) exactly one wins', async () => {

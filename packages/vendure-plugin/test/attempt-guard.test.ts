@@ -2,28 +2,15 @@ import { GatewayValidationError } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
 import { OPEN_SLOT } from '../src/entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
-import {
-  type AttemptDetails,
-  attemptMode,
-  claimNextAttempt,
-  sendClaimed,
-} from '../src/service/attempt-guard';
+import { attemptMode, claimNextAttempt, sendClaimed } from '../src/service/attempt-guard';
 import { useAttemptDatabase } from './support/attempt-database';
+import { cardAttemptDetails } from './support/attempt-details';
 
 /** Against a real sql.js database with the plugin's entity: the unique open-slot index decides. */
 describe('attempt guard', () => {
   const db = useAttemptDatabase();
 
-  const details = (orderId: string): AttemptDetails => ({
-    orderId,
-    orderCode: `CODE${orderId}`,
-    channelId: '1',
-    paymentMethodCode: 'gatewaykit-card',
-    mode: 'card',
-    amount: 1000,
-    orderAmount: '10.00',
-    currency: 'USD',
-  });
+  const details = (orderId: string) => cardAttemptDetails(orderId, 'CODE');
 
   async function claimed(orderId: string) {
     const next = await claimNextAttempt(db.repo, details(orderId));

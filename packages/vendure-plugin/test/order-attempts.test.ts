@@ -6,6 +6,7 @@ import { claimNextAttempt } from '../src/service/attempt-guard';
 import { OrderAttempts } from '../src/service/order-attempts';
 import { UNAPPLIED_MESSAGE } from '../src/service/unapplied-charge';
 import { useAttemptDatabase } from './support/attempt-database';
+import { cardAttemptDetails } from './support/attempt-details';
 
 describe('OrderAttempts.save', () => {
   it('refuses to move an attempt outside its exclusive section: no update, no payment', async () => {
@@ -53,16 +54,7 @@ describe('OrderAttempts.save of a success', () => {
     });
   }
 
-  const details = (orderId: string) => ({
-    orderId,
-    orderCode: `SAVE${orderId}`,
-    channelId: '1',
-    paymentMethodCode: 'gatewaykit-card',
-    mode: 'card',
-    amount: 1000,
-    orderAmount: '10.00',
-    currency: 'USD',
-  });
+  const details = (orderId: string) => cardAttemptDetails(orderId, 'SAVE');
 
   async function started(orderId: string) {
     const next = await claimNextAttempt(db.repo, details(orderId));

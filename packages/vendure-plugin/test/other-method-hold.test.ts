@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { OPEN_SLOT } from '../src/entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS, OTHER_METHOD_HOLD_MS } from '../src/service/attempt-claim';
-import { type AttemptDetails, claimNextAttempt } from '../src/service/attempt-guard';
+import { claimNextAttempt } from '../src/service/attempt-guard';
 import { holdOrderForOtherMethod } from '../src/service/other-method-hold';
 import { useAttemptDatabase } from './support/attempt-database';
+import { cardAttemptDetails } from './support/attempt-details';
 
 /**
  * Another method's payment against the gateway's charges for one order, on a real sql.js database:
@@ -13,16 +14,7 @@ describe('another payment method holding the order', () => {
   const db = useAttemptDatabase();
 
   const order = (id: string) => ({ id, code: `HOLD${id}`, currencyCode: 'USD' });
-  const details = (orderId: string): AttemptDetails => ({
-    orderId,
-    orderCode: `HOLD${orderId}`,
-    channelId: '1',
-    paymentMethodCode: 'gatewaykit-card',
-    mode: 'card',
-    amount: 1000,
-    orderAmount: '10.00',
-    currency: 'USD',
-  });
+  const details = (orderId: string) => cardAttemptDetails(orderId, 'HOLD');
   const hold = (orderId: string, now?: number) =>
     holdOrderForOtherMethod(db.repo, order(orderId), '1', 'bench-noop', now);
 

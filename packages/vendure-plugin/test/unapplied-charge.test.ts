@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { OPEN_SLOT } from '../src/entity/payment-attempt.entity';
-import { type AttemptDetails, claimNextAttempt } from '../src/service/attempt-guard';
+import { claimNextAttempt } from '../src/service/attempt-guard';
 import { holdOrderForOtherMethod } from '../src/service/other-method-hold';
 import { isUnappliedCharge, releaseUnappliedCharge } from '../src/service/unapplied-charge';
 import { useAttemptDatabase } from './support/attempt-database';
+import { cardAttemptDetails } from './support/attempt-details';
 
 /**
  * A charge Vendure could not add to its order keeps the order's open slot, on a real sql.js database:
@@ -12,16 +13,7 @@ import { useAttemptDatabase } from './support/attempt-database';
 describe('a charge that could not be applied to its order', () => {
   const db = useAttemptDatabase();
 
-  const details = (orderId: string): AttemptDetails => ({
-    orderId,
-    orderCode: `UNAP${orderId}`,
-    channelId: '1',
-    paymentMethodCode: 'gatewaykit-card',
-    mode: 'card',
-    amount: 1000,
-    orderAmount: '10.00',
-    currency: 'USD',
-  });
+  const details = (orderId: string) => cardAttemptDetails(orderId, 'UNAP');
 
   /** Attempt 1 of the order, succeeded and (as the recorder leaves it when Vendure refused it) still open. */
   async function unapplied(orderId: string) {
