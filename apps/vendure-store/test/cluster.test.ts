@@ -2,6 +2,7 @@ import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { type ClusterStack, startClusterStack } from './support/cluster';
+import { applyEndingCoupon } from './support/ending-coupon';
 import { asRefund, refundOrder } from './support/refunds';
 import {
   adminOrder,
@@ -87,28 +88,10 @@ describe('production topology: two instances + worker, exactly once', () => {
   it('attack: a success Vendure refuses (coupon ended), its 50 duplicate callbacks over both instances: noted once, the order stays held on both instances, and two releases at once free it once', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);
-    const couponCode = `ENDS-${order.code}`;
-    const { createPromotion } = await stack.admin.query<{ createPromotion: { id: string } }>(
-      `mutation ($input: CreatePromotionInput!) { createPromotion(input: $input) { ... on Promotion { id } } }`,
-      {
-        input: {
-          enabled: true,
-          couponCode,
-          conditions: [],
-          actions: [{ code: 'order_percentage_discount', arguments: [{ name: 'discount', value: '10' }] }],
-          translations: [{ languageCode: 'en', name: couponCode }],
-        },
-      },
-    );
-    await shop.query(`mutation ($code: String!) { applyCouponCode(couponCode: $code) { __typename } }`, {
-      code: couponCode,
-    });
+    const coupon = await applyEndingCoupon(stack.admin, shop, order.code);
     const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
     if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
-    await stack.admin.query(
-      `mutation ($input: UpdatePromotionInput!) { updatePromotion(input: $input) { __typename } }`,
-      { input: { id: createPromotion.id, enabled: false } },
-    );
+    await coupon.end();
     stack.sandbox.setChaos({ copies: 50, noReturn: 'always' });
     await completeRedirect(started.url, 'success');
     const deliveries = await stack.sandbox.waitForCallbacks(

@@ -8,6 +8,7 @@ import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { paymentRequests } from './support/attacker';
 import { deliveredCallbacks } from './support/callbacks';
+import { applyEndingCoupon } from './support/ending-coupon';
 import { adminOrder, CARDS, cardInput, completeRedirect, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -55,26 +56,8 @@ describe('a gateway success the order cannot take as it was charged', () => {
   async function couponEndedWhilePaying() {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);
-    const couponCode = `ENDS-${order.code}`;
-    const { createPromotion } = await stack.admin.query<{ createPromotion: { id: string } }>(
-      `mutation ($input: CreatePromotionInput!) { createPromotion(input: $input) { ... on Promotion { id } } }`,
-      {
-        input: {
-          enabled: true,
-          couponCode,
-          conditions: [],
-          actions: [{ code: 'order_percentage_discount', arguments: [{ name: 'discount', value: '10' }] }],
-          translations: [{ languageCode: 'en', name: couponCode }],
-        },
-      },
-    );
-    await shop.query(`mutation ($code: String!) { applyCouponCode(couponCode: $code) { __typename } }`, {
-      code: couponCode,
-    });
-    await stack.admin.query(
-      `mutation ($input: UpdatePromotionInput!) { updatePromotion(input: $input) { __typename } }`,
-      { input: { id: createPromotion.id, enabled: false } },
-    );
+    const coupon = await applyEndingCoupon(stack.admin, shop, order.code);
+    await coupon.end();
     return { shop, order, orderNo: `${order.code}-1` };
   }
 
