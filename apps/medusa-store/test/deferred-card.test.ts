@@ -16,12 +16,18 @@ afterEach(async () => {
 });
 
 describe('pending card (no redirect)', () => {
-  it('places the order at once; the callback that settles the pending charge captures its payment', async () => {
+  /** A registered shopper's cart completed with a saved card the gateway answers pending: the order is placed unpaid. */
+  async function pendingCardOrder() {
     const { token, email } = await registerCustomer();
     const card = await saveCard(token, CARDS.pendingThenSuccess);
     const { cartId, collectionId } = await readyCart({ token, email });
     await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
     const completed = await complete(cartId, token);
+    return { token, email, cartId, completed };
+  }
+
+  it('places the order at once; the callback that settles the pending charge captures its payment', async () => {
+    const { email, completed } = await pendingCardOrder();
     // pending_authorization: the order is placed at once, without a payment yet.
     expect(completed.status).toBe(200);
     expect(completed.body.type).toBe('order');
@@ -41,11 +47,7 @@ describe('pending card (no redirect)', () => {
   it('a pending payment that then fails leaves the order unpaid, and the merchant is told (log and admin feed)', async () => {
     // The gateway's own later success must not arrive: the failure is the result here.
     await sandboxControl('chaos', { drop: true });
-    const { token, email } = await registerCustomer();
-    const card = await saveCard(token, CARDS.pendingThenSuccess);
-    const { cartId, collectionId } = await readyCart({ token, email });
-    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
-    const completed = await complete(cartId, token);
+    const { token, email, cartId, completed } = await pendingCardOrder();
     expect(completed.body.type).toBe('order');
     const session = await currentSession(cartId, token);
     expect(session.data.outcome.status).toBe('pending');
@@ -81,11 +83,7 @@ describe('pending card (no redirect)', () => {
   it('attack: a success arriving after the merchant canceled the unpaid order is not captured into it; the merchant is told to refund it', async () => {
     // Only the signed success sent below reaches the store.
     await sandboxControl('chaos', { drop: true });
-    const { token, email } = await registerCustomer();
-    const card = await saveCard(token, CARDS.pendingThenSuccess);
-    const { cartId, collectionId } = await readyCart({ token, email });
-    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
-    const completed = await complete(cartId, token);
+    const { token, cartId, completed } = await pendingCardOrder();
     expect(completed.body.type).toBe('order');
     const orderId = completed.body.order.id;
     const session = await currentSession(cartId, token);
