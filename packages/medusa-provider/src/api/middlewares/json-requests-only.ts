@@ -12,7 +12,10 @@ export function jsonRequestsOnly(req: MedusaRequest, _res: MedusaResponse, next:
     .split(';')[0]
     ?.trim()
     .toLowerCase();
-  if (req.method !== 'POST' || type === 'application/json') return next();
+  if (req.method !== 'POST' || type === 'application/json') {
+    next();
+    return;
+  }
   next(
     new MedusaError(
       MedusaError.Types.INVALID_DATA,
