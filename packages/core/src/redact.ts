@@ -59,7 +59,7 @@ const SCAN = new RegExp(
     // form value: quoted (to its closing quote), or up to `&`, `#`, `"` or whitespace, but a space
     // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
     // digits behind.
-    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]*\\d)|\\s+(?="?[^\\s&"#]*\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
+    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]{0,64}\\d)|\\s+(?="?[^\\s&"#]{0,64}\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
     // Up to three separators between digits: `+` (a query string's space), whitespace, `_`, `,`, `|`…
     '|\\b\\d(?:(?:[\\s+./_,|\\u00a0-]{0,3}\\d){12,18}\\b|\\d{11}\\b)',
   ].join(''),
@@ -98,20 +98,22 @@ const STRUCTURE_GROUP = 8;
  * false) quotes are escaped, so brackets are counted wherever they are.
  */
 function structureEnd(text: string, open: number, strings: boolean): number {
-  let depth = 0;
+  // The closers still owed, innermost last: a bracket that closes nothing open is ignored.
+  const owed: number[] = [];
   let inString = false;
   for (let index = open; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (!strings) {
-      if (code === 123 || code === 91) depth += 1;
-      else if ((code === 125 || code === 93) && --depth === 0) return index + 1;
-    } else if (inString) {
+    if (strings && inString) {
       if (code === 92)
         index += 1; // a backslash escapes the next character
       else if (code === 34) inString = false;
-    } else if (code === 34) inString = true;
-    else if (code === 123 || code === 91) depth += 1;
-    else if ((code === 125 || code === 93) && --depth === 0) return index + 1;
+    } else if (strings && code === 34) inString = true;
+    else if (code === 123) owed.push(125);
+    else if (code === 91) owed.push(93);
+    else if (code === owed[owed.length - 1]) {
+      owed.pop();
+      if (owed.length === 0) return index + 1;
+    }
   }
   return text.length;
 }

@@ -1,8 +1,12 @@
 /** Card redaction (docs/safety-rules.md#card-data): the one implementation used by core, the adapters and the sandbox. */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { redact, redactBody, redactCardNumber, redactText } from '../src/index.js';
 import { redactTextFullScan } from '../src/redact.js';
+
+const PACKAGE_DIR = join(import.meta.dirname, '..');
 
 describe('redactText: card numbers', () => {
   it('masks card fields in JSON text, whatever the case, spacing or value format', () => {
@@ -88,8 +92,32 @@ describe('redactText: card numbers', () => {
     );
     const encodedArray = JSON.stringify(JSON.stringify({ cardNo: ['4242', '4242'], keep: 'yes' }));
     expect(JSON.parse(JSON.parse(redactText(encodedArray)))).toEqual({ cardNo: '***', keep: 'yes' });
+    // A bracket that closes nothing open does not end the value (malformed on purpose).
+    expect(redactText('{"cvv":[}, "987"] , "next": 1}')).toBe('{"cvv":"***" , "next": 1}');
     expect(redactText('cvv="123"&x=1')).toBe('cvv="***"&x=1');
     expect(redactText('card_no: "4242424242424242"')).toBe('card_no: "424242***4242"');
+  });
+
+  it('attack: field names repeated over a long text are scanned in linear time (a GraphQL error echoing 200 kB of `?pan:` held the server for seconds; found by review)', () => {
+    const hostile = '?pan:'.repeat(40_000);
+    expect(redactText(hostile)).toBe(hostile);
+    expect(redactText(`${'?cvv:'.repeat(40_000)} cvv: 123`)).toContain('cvv: ***');
+    // A hang guard, not a timing figure: the scan is synchronous, so the test's own timeout cannot stop
+    // it; a child process is killed instead. 400 kB takes milliseconds when linear and about half a
+    // minute with the unbounded lookahead this replaced (200 kB took 9 s).
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        "const { redactText } = await import('./src/redact.ts'); process.stdout.write(String(redactText('?pan:'.repeat(80000)).length));",
+      ],
+      { cwd: PACKAGE_DIR, timeout: 10_000, encoding: 'utf8' },
+    );
+    expect(child.signal, 'the scan of 400 kB did not end within 10 s').toBeNull();
+    expect(child.stdout).toBe('400000');
   });
 
   it('attack: masks bare card numbers with runs of separators, tabs, line breaks, underscores or commas, and in the digits of other scripts (found by review)', () => {
