@@ -14,6 +14,7 @@ import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
 import { CARDS, finishHostedPage, followReturn } from './support/sandbox-pages';
+import { postTransactionCallback } from './support/signed-callback';
 import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -48,16 +49,25 @@ async function cartTotal(cartId: string, token?: string): Promise<number> {
 
 const log = () => readFileSync(inject('logFile'), 'utf8');
 
+/**
+ * A registered shopper's cart in US province `province` with a saved-card session, then taxed through
+ * the taxes route (which leaves the session at the old total).
+ */
+async function taxedAfterCardSession(province: string) {
+  const { token, email } = await registerCustomer();
+  const card = await saveCard(token, CARDS.success);
+  const { cartId, collectionId, total } = await readyCart({ token, email, province });
+  await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
+  await taxProvince(province);
+  expect((await recalculateTaxes(cartId, token)).status).toBe(200);
+  const taxed = await cartTotal(cartId, token);
+  expect(taxed).toBeGreaterThan(total);
+  return { token, email, card, cartId, collectionId, total, taxed };
+}
+
 describe('a cart whose total rose after its payment session was made', () => {
   it('a new payment session for the new total completes the cart at that total', async () => {
-    const { token, email } = await registerCustomer();
-    const card = await saveCard(token, CARDS.success);
-    const { cartId, collectionId, total } = await readyCart({ token, email, province: 'us-wa' });
-    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
-    await taxProvince('us-wa');
-    expect((await recalculateTaxes(cartId, token)).status).toBe(200);
-    const taxed = await cartTotal(cartId, token);
-    expect(taxed).toBeGreaterThan(total);
+    const { token, card, cartId, collectionId, taxed } = await taxedAfterCardSession('us-wa');
 
     // Any cart update refreshes the payment collection to the new total (the taxes route does not).
     await expectOk(api('POST', `/store/carts/${cartId}`, { token, body: {} }));
@@ -71,14 +81,7 @@ describe('a cart whose total rose after its payment session was made', () => {
   });
 
   it('attack: completing with the card session of the old total is refused, naming both amounts, and nothing is charged', async () => {
-    const { token, email } = await registerCustomer();
-    const card = await saveCard(token, CARDS.success);
-    const { cartId, collectionId, total } = await readyCart({ token, email, province: 'us-or' });
-    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
-    await taxProvince('us-or');
-    expect((await recalculateTaxes(cartId, token)).status).toBe(200);
-    const taxed = await cartTotal(cartId, token);
-    expect(taxed).toBeGreaterThan(total);
+    const { token, email, cartId, total, taxed } = await taxedAfterCardSession('us-or');
 
     const completed = await complete(cartId, token);
     expect(completed.status).toBe(400);
@@ -136,5 +139,26 @@ describe('a cart whose total rose after its payment session was made', () => {
     const completed = await complete(cartId);
     expect(completed.status).toBe(400);
     expect(await ordersOf(email)).toEqual([]);
+  });
+
+  it('a success whose amount the gateway writes another way (no trailing zeros, a leading zero) places the order, with no alert', async () => {
+    const email = uniqueEmail('amount-spelling');
+    const { collectionId, total } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    expect(session.data.amount).toBe(total.toFixed(2));
+    // 60.00 written `060`, 59.99 written `059.99`: the same value, other text.
+    const spelled = `0${Number(total)}`;
+    const answer = await postTransactionCallback(
+      { id: session.id, data: { ...session.data, amount: spelled } },
+      { status: 'success', tradeNo: `T${session.id.slice(-12)}`, orderInfo: 'Approved' },
+    );
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+    const order = await waitFor(async () => {
+      const [placed] = await ordersOf(email);
+      return placed?.payment_status === 'captured' && placed;
+    }, 'the order paid by the callback');
+    expect(Number((await adminOrder(order.id)).total)).toBe(total);
+    expect(await ordersOf(email)).toHaveLength(1);
+    expect(log()).not.toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`);
   });
 });

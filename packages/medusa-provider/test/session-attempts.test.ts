@@ -184,4 +184,32 @@ describe('SessionAttempts: a first success is authorized only where it can be ap
     expect(payments.processed).toEqual([]);
     expect(errors.join('\n')).toMatch(/total is now 12\.00 USD, not the 10\.00 USD paid/);
   });
+
+  it('applies a success whose amount the gateway wrote another way (10, 10.0, 010.00, 10.000 for a 10.00 cart, or a number from its records)', async () => {
+    for (const amount of ['10', '10.0', '010.00', '10.000', String(10)]) {
+      payments.processed = [];
+      const { store, errors } = scopeWith({
+        outcome: { status: 'redirect', orderNo: 'ps_1' },
+        authorized: false,
+        cartCompleted: false,
+      });
+      expect((await recordOutcome(store, { ...SUCCESS, amount })).kind).toBe('changed');
+      expect(payments.processed, amount).toEqual(['ps_1']);
+      // (The fake workflow authorizes nothing, which is reported after it; not what is judged here.)
+      expect(errors.join('\n'), amount).not.toMatch(/total is now/);
+    }
+  });
+
+  it('attack: a success for a different value is still not applied, whatever its spelling', async () => {
+    for (const amount of ['10.01', '1.000', '100', '10.0.0', '']) {
+      payments.processed = [];
+      const { store } = scopeWith({
+        outcome: { status: 'redirect', orderNo: 'ps_1' },
+        authorized: false,
+        cartCompleted: false,
+      });
+      await recordOutcome(store, { ...SUCCESS, amount });
+      expect(payments.processed, amount).toEqual([]);
+    }
+  });
 });

@@ -1,4 +1,4 @@
-import type { PaymentOutcome } from '@gatewaykit/core';
+import { type PaymentOutcome, sameOrderAmount } from '@gatewaykit/core';
 import type { BigNumberInput, MedusaContainer } from '@medusajs/framework/types';
 import { MathBN, Modules } from '@medusajs/framework/utils';
 import { gatewayAmount } from './payment-request';
@@ -20,8 +20,13 @@ export function describeMoney(money: GatewayMoney): string {
   return `${money.amount} ${money.currency}`;
 }
 
+/**
+ * The same money whatever the spelling: the gateway may write `10.5`, `10.500` or `010.50` for the cart's
+ * `10.50` (docs/gateway-protocol.md, amounts), so amounts are compared as values, never as text.
+ */
 export function sameMoney(a: GatewayMoney, b: GatewayMoney): boolean {
-  return a.amount === b.amount && a.currency.toUpperCase() === b.currency.toUpperCase();
+  const currency = a.currency.toUpperCase();
+  return currency === b.currency.toUpperCase() && sameOrderAmount(a.amount, b.amount, currency);
 }
 
 /** The total of cart `cartId` while it is open; undefined once it is an order (or when there is none). */
