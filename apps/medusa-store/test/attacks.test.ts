@@ -16,7 +16,7 @@ import { SECOND_GATEWAY_NO, SECOND_SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import { adminPayment, adminRefund, paidOrder, sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
-import { signedHeaders } from './support/signed-callback';
+import { postTransactionCallback, signedHeaders } from './support/signed-callback';
 import { api, expectOk, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -291,21 +291,11 @@ function postSecondAccountSuccess(
   session: { id: string; data: Record<string, Json> },
   tradeNo: string,
 ) {
-  const body = phpJsonEncode({
-    type: 'transaction.success',
-    data: {
-      orderNo: session.id,
-      tradeNo,
-      orderStatus: 'success',
-      orderAmount: session.data.amount,
-      orderCurrency: session.data.currency,
-      orderInfo: 'Approved',
-    },
-  });
-  return api('POST', path, {
-    rawBody: body,
-    headers: signedHeaders(body, { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY }),
-  });
+  return postTransactionCallback(
+    session,
+    { status: 'success', tradeNo, orderInfo: 'Approved' },
+    { path, gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY },
+  );
 }
 
 describe("attack: another account's key", () => {

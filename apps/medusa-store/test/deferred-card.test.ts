@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { phpJsonEncode } from '@gatewaykit/core';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, readyCart, startSession } from './support/checkout';
@@ -7,7 +6,7 @@ import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
 import { ordersOf } from './support/orders';
 import { CARDS, sandboxControl } from './support/sandbox-pages';
-import { signedHeaders } from './support/signed-callback';
+import { postTransactionCallback } from './support/signed-callback';
 import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -52,20 +51,10 @@ describe('pending card (no redirect)', () => {
     const session = await currentSession(cartId, token);
     expect(session.data.outcome.status).toBe('pending');
 
-    const body = phpJsonEncode({
-      type: 'transaction.fail',
-      data: {
-        orderNo: session.id,
-        tradeNo: session.data.outcome.tradeNo,
-        orderStatus: 'fail',
-        orderAmount: session.data.amount,
-        orderCurrency: session.data.currency,
-        orderInfo: 'Insufficient funds',
-      },
-    });
-    const answer = await api('POST', '/hooks/gatewaykit/callback', {
-      rawBody: body,
-      headers: signedHeaders(body),
+    const answer = await postTransactionCallback(session, {
+      status: 'fail',
+      tradeNo: session.data.outcome.tradeNo,
+      orderInfo: 'Insufficient funds',
     });
     expect(answer).toMatchObject({ status: 200, body: 'success' });
 
@@ -92,20 +81,10 @@ describe('pending card (no redirect)', () => {
     const admin = await adminTokenFor();
     await expectOk(api('POST', `/admin/orders/${orderId}/cancel`, { token: admin }));
 
-    const body = phpJsonEncode({
-      type: 'transaction.success',
-      data: {
-        orderNo: session.id,
-        tradeNo: session.data.outcome.tradeNo,
-        orderStatus: 'success',
-        orderAmount: session.data.amount,
-        orderCurrency: session.data.currency,
-        orderInfo: 'Approved',
-      },
-    });
-    const answer = await api('POST', '/hooks/gatewaykit/callback', {
-      rawBody: body,
-      headers: signedHeaders(body),
+    const answer = await postTransactionCallback(session, {
+      status: 'success',
+      tradeNo: session.data.outcome.tradeNo,
+      orderInfo: 'Approved',
     });
     expect(answer).toMatchObject({ status: 200, body: 'success' });
 
