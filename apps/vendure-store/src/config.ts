@@ -9,6 +9,7 @@ import {
 } from '@vendure/core';
 import { BullMQJobQueuePlugin } from '@vendure/job-queue-plugin/package/bullmq';
 import { maxOrderTotalChecker } from './eligibility-checker';
+import { orderOptionsFor } from './failing-order-process';
 import { noopPaymentHandler } from './noop-payment-handler';
 import { refuseDemoDefaultsInProduction } from './production-env';
 
@@ -22,6 +23,8 @@ export interface StoreSettings {
   logLevel: LogLevel;
   /** Adds the no-op baseline payment handler (benchmarks only, never in a real store). */
   benchBaseline: boolean;
+  /** Tests only: an order process that throws after settling orders shipped to this city (failing-order-process.ts). */
+  failAfterSettleCity: string | undefined;
   /** Per-request timeout towards the gateway (GATEWAY_TIMEOUT_MS), else the plugin's default. */
   gatewayTimeoutMs: number | undefined;
   /** Write every commit to dbPath (sql.js autoSave). Off only for benchmarks: the DB then lives in memory. */
@@ -72,6 +75,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     publicUrl,
     storefrontOrderUrl: env.STOREFRONT_ORDER_URL ?? `${publicUrl}/order-confirmation/{code}`,
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
+    failAfterSettleCity: env.GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY || undefined,
     persist: env.DB_PERSIST !== '0',
     gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
     // On for the demo (the sandbox's test cards are typed in); in production only when asked for.
@@ -131,6 +135,7 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [],
       paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
     },
+    orderOptions: orderOptionsFor(settings.failAfterSettleCity),
     logger: new DefaultLogger({ level: settings.logLevel }),
     ...platformParts(settings),
   };

@@ -15,6 +15,9 @@ import { type Stack, shopClient, startStack } from './support/stack';
 const CLOSE_ATTEMPT = `mutation ($orderNo: String!, $note: String!) {
   gatewaykitCloseAttempt(orderNo: $orderNo, note: $note) { closed status reason } }`;
 
+/** Orders shipped here meet an order process that throws once they are PaymentSettled (failing-order-process.ts). */
+const FAILING_HOOK_CITY = 'Throwington';
+
 describe('a gateway success the order cannot take as it was charged', () => {
   let stack: Stack;
   beforeAll(async () => {
@@ -27,6 +30,7 @@ describe('a gateway success the order cannot take as it was charged', () => {
         GATEWAYKIT_RECONCILE_AFTER_MS: '0',
         GATEWAYKIT_RECONCILE_NO_RECORD_MS: '1000',
         GATEWAYKIT_RECONCILE_SCHEDULE: '0 0 1 1 *',
+        GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY: FAILING_HOOK_CITY,
       },
     );
   });
@@ -290,5 +294,21 @@ describe('a gateway success the order cannot take as it was charged', () => {
     const paid = await adminOrder(stack.admin, order.id);
     expect(paid.state).toBe('PaymentSettled');
     expect(JSON.stringify(paid.history.items)).not.toContain('overpaid');
+  });
+
+  it("attack: another plugin's order process throws after Vendure saved the payment: nothing of it stays on the order, the charge is reported unapplied and held, nothing is charged again", async () => {
+    // Were the payment left on the order (no savepoint), the merchant would be told to add it a second time.
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop, { city: FAILING_HOOK_CITY });
+    const logFrom = stack.server.output().length;
+    expect(await payByCard(shop)).toMatchObject({ errorCode: 'PAID_NOT_APPLIED' });
+    const log = stack.server.output().slice(logFrom);
+    expect(log).toContain(`PAID BUT NOT APPLIED: order ${order.code}`);
+    expect(log).toContain(`test order process: failed after ${order.code} was settled`);
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.payments).toEqual([]);
+    expect(after.state).toBe('ArrangingPayment');
+    expect(await payByCard(shop)).toMatchObject({ errorCode: 'PAID_NOT_APPLIED' });
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
   });
 });

@@ -14,7 +14,7 @@ const ORDER_FIELDS = 'id code state totalWithTax currencyCode';
 /** Guest (or logged-in) checkout up to the point of payment: items, customer, address, shipping. */
 export async function prepareOrder(
   shop: GraphqlClient,
-  options: { loggedIn?: boolean; quantity?: number; variantId?: string } = {},
+  options: { loggedIn?: boolean; quantity?: number; variantId?: string; city?: string } = {},
 ) {
   const { products } = await shop.query<{ products: { items: { variants: { id: string }[] }[] } }>(
     `{ products(options: { take: 1, sort: { id: ASC } }) { items { variants { id } } } }`,
@@ -45,7 +45,7 @@ export async function prepareOrder(
       input: {
         fullName: 'Ada Lovelace',
         streetLine1: '1 Analytical Way',
-        city: 'London',
+        city: options.city ?? 'London',
         postalCode: 'N1 1AA',
         countryCode: 'GB',
       },

@@ -8,11 +8,12 @@ import {
   type RequestContext,
   TransactionalConnection,
 } from '@vendure/core';
-import { catchError, mergeMap, type Observable, of, tap, throwError } from 'rxjs';
+import { type Observable, of } from 'rxjs';
 import { HANDLER_CODE, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { holdOrderForOtherMethod } from '../service/other-method-hold';
 import { isUnappliedCharge, UNAPPLIED_ANSWER } from '../service/unapplied-charge';
+import { releasedWhenAnswered } from './released-when-answered';
 
 /** The parts of GraphQL's resolve info this reads. */
 interface ResolvedField {
@@ -98,38 +99,4 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
       },
     };
   }
-}
-
-/**
- * `answer` with `release` run once the mutation has answered (its transaction committed), whatever the
- * answer. Vendure's transaction interceptor emits the resolver's promise rather than its value, so
- * the observable completes before the work is done: the promise is awaited here.
- */
-function releasedWhenAnswered(
-  answer: Observable<unknown>,
-  release: () => Promise<void>,
-): Observable<unknown> {
-  let released = false;
-  const releaseOnce = () => {
-    if (released) return;
-    released = true;
-    release().catch((error: unknown) => {
-      Logger.warn(`Hold of an order for another payment method not released: ${String(error)}`, loggerCtx);
-    });
-  };
-  return answer.pipe(
-    mergeMap(async (value) => {
-      try {
-        return await value;
-      } finally {
-        releaseOnce();
-      }
-    }),
-    // A mutation that failed before answering, or answered nothing.
-    catchError((error: unknown) => {
-      releaseOnce();
-      return throwError(() => error);
-    }),
-    tap({ complete: releaseOnce }),
-  );
 }

@@ -72,7 +72,10 @@ export class PaymentRecorderService {
       // A database failure rolls the recording back and its next delivery tries again. Vendure throwing
       // for the order or the method (disabled, removed from the channel) would throw at every delivery
       // and keep the attempt open for ever: a success is kept as charged but not applied, a decline is
-      // recorded without its Declined payment.
+      // recorded without its Declined payment. Nothing Vendure wrote for a payment that threw is left on
+      // the order: it adds payments and moves orders in nested transactions rolled back to a savepoint
+      // (3.7), even when a hook throws after the payment was saved (paid-not-applied.test.ts in the
+      // Vendure store checks it with a throwing order process).
       if (error instanceof QueryFailedError) throw error;
       const reason = redactText(error instanceof Error ? error.message : String(error));
       if (state === 'Declined') {

@@ -1,0 +1,35 @@
+import { Logger } from '@vendure/core';
+import { catchError, from, mergeMap, type Observable, tap, throwError } from 'rxjs';
+import { loggerCtx } from '../constants';
+
+/**
+ * `answer` with `release` run once the mutation's work is done (its transaction committed), whatever
+ * the answer, and before the answer leaves: a storefront that falls back to the card right after a
+ * decline must find the order free. Vendure's transaction interceptor emits the resolver's promise
+ * rather than its value, so the observable completes before the work is done: the promise is awaited
+ * here.
+ */
+export function releasedWhenAnswered(
+  answer: Observable<unknown>,
+  release: () => Promise<void>,
+): Observable<unknown> {
+  let released: Promise<void> | undefined;
+  const releaseOnce = () => {
+    released ??= release().catch((error: unknown) => {
+      Logger.warn(`Hold of an order for another payment method not released: ${String(error)}`, loggerCtx);
+    });
+    return released;
+  };
+  return answer.pipe(
+    mergeMap(async (value) => {
+      try {
+        return await value;
+      } finally {
+        await releaseOnce();
+      }
+    }),
+    // A mutation that failed before answering, or answered nothing.
+    catchError((error: unknown) => from(releaseOnce()).pipe(mergeMap(() => throwError(() => error)))),
+    tap({ complete: () => void releaseOnce() }),
+  );
+}
