@@ -35,10 +35,14 @@ const CARD_FIELD_NAMES = new Set([
 ]);
 
 /**
- * 13 or more digits with up to three separators between any two (spaces of any kind, dashes, dots,
- * slashes, underscores, commas, `+`, `|`): how people write, split and disguise card numbers.
+ * What may stand between a card number's digits (up to three of them): whitespace, the no-break space,
+ * or any ASCII punctuation but `:`, which joins the digits of times (`2026-11-28 03:11:50`) into runs
+ * long enough to pass Luhn by chance. Regex source, for a character class.
  */
-const DIGIT_RUN = /\d(?:[\s.,/_+|-]{0,3}\d){12,}/g;
+export const NUMBER_SEPARATOR = '[\\s\\u00a0!-/;-@\\[-`{-~]';
+
+/** 13 or more digits with up to three separators between any two: how people write, split and disguise card numbers. */
+const DIGIT_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){12,}`, 'g');
 
 /** Zero-width and other invisible format characters, which split a number without showing. */
 const INVISIBLE = /\p{Cf}/gu;

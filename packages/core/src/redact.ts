@@ -5,7 +5,12 @@
  */
 
 import { asciiDigits, hasOtherDigits } from './ascii-digits.js';
-import { CARD_NUMBER_FIELD_NAMES, containsCardNumber, SECURITY_CODE_FIELD_NAMES } from './card-data.js';
+import {
+  CARD_NUMBER_FIELD_NAMES,
+  containsCardNumber,
+  NUMBER_SEPARATOR,
+  SECURITY_CODE_FIELD_NAMES,
+} from './card-data.js';
 import { decodeJsonAndUrlEscapes } from './escapes.js';
 
 /** The marker that replaces a removed secret, in objects and in text alike. */
@@ -36,8 +41,8 @@ const NAMES =
  *  2. a form/query field `name=value` (the value quoted or not) at the start or after `?`, `&` or
  *     whitespace; in free text (gateway messages) also `name: value` and `name value` when the value
  *     holds a digit, so `cvv 123` is hidden while `the cvv is required` stays readable;
- *  3. a bare card number: 13–19 digits with up to three separators between any two (whitespace,
- *     dashes, dots, slashes, underscores, commas, `|`, `+`), or 12 digits in a row, not glued to a
+ *  3. a bare card number: 13–19 digits with up to three separators between any two (whitespace or
+ *     any ASCII punctuation but `:`, NUMBER_SEPARATOR), or 12 digits in a row, not glued to a
  *     word, so ids such as cus_1526753334131306496 and tradeNos stay readable. 12 digits must be
  *     contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in billing details, a
  *     spaced 12-digit card is not. A run with anything but single spaces or dashes between its digits
@@ -60,14 +65,14 @@ const SCAN = new RegExp(
     // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
     // digits behind.
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]{0,64}\\d)|\\s+(?="?[^\\s&"#]{0,64}\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
-    // Up to three separators between digits: `+` (a query string's space), whitespace, `_`, `,`, `|`…
-    '|\\b\\d(?:(?:[\\s+./_,|\\u00a0-]{0,3}\\d){12,18}\\b|\\d{11}\\b)',
+    // Up to three separators between digits: whitespace, or any ASCII punctuation but `:` (card-data.ts).
+    `|\\b\\d(?:(?:${NUMBER_SEPARATOR}{0,3}\\d){12,18}\\b|\\d{11}\\b)`,
   ].join(''),
   'gi',
 );
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
-const NUMBER_START = /\b\d(?:[\s+./_,|\u00a0-]{0,3}\d){11}/;
+const NUMBER_START = new RegExp(`\\b\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){11}`);
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
@@ -94,21 +99,27 @@ const STRUCTURE_GROUP = 8;
 
 /**
  * Where the array or object opening at `open` ends (after its matching close), counting brackets
- * outside strings; the end of the text when it is cut short. In JSON that was JSON-encoded (`strings`
- * false) quotes are escaped, so brackets are counted wherever they are.
+ * outside strings; the end of the text when it is cut short. A bracket inside a string, or one that
+ * closes nothing open, is ignored.
+ *
+ * `depth` is the number of backslashes before the field name's closing quote: 0 in plain JSON, 1 in
+ * JSON encoded once more (`\"`), 3 twice (`\\\"`). At that depth a string's own quote has `depth`
+ * backslashes before it, plus an even number of `depth + 1` (each a backslash of the string's text);
+ * with an odd number it is a quote inside the string.
  */
-function structureEnd(text: string, open: number, strings: boolean): number {
-  // The closers still owed, innermost last: a bracket that closes nothing open is ignored.
-  const owed: number[] = [];
+function structureEnd(text: string, open: number, depth: number): number {
+  const owed: number[] = []; // the closers still owed, innermost last
   let inString = false;
   for (let index = open; index < text.length; index += 1) {
-    const code = text.charCodeAt(index);
-    if (strings && inString) {
-      if (code === 92)
-        index += 1; // a backslash escapes the next character
-      else if (code === 34) inString = false;
-    } else if (strings && code === 34) inString = true;
-    else if (code === 123) owed.push(125);
+    let run = 0;
+    while (text.charCodeAt(index + run) === 92) run += 1;
+    const code = text.charCodeAt(index + run);
+    index += run;
+    if (code === 34) {
+      if (run >= depth && (run - depth) % (2 * (depth + 1)) === 0) inString = !inString;
+    } else if (inString || run > 0) {
+      // inside a string, or escaped: not a bracket of the structure
+    } else if (code === 123) owed.push(125);
     else if (code === 91) owed.push(93);
     else if (code === owed[owed.length - 1]) {
       owed.pop();
@@ -173,7 +184,7 @@ export function redactTextFullScan(text: string): string {
     out += text.slice(copied, match.index) + replacement(match);
     // An array or object under a card field is hidden whole: the scan goes on after its close.
     if (match[STRUCTURE_GROUP] !== undefined)
-      SCAN.lastIndex = structureEnd(text, SCAN.lastIndex - 1, match[2] === '');
+      SCAN.lastIndex = structureEnd(text, SCAN.lastIndex - 1, match[2]?.length ?? 0);
     copied = SCAN.lastIndex;
     // An empty match cannot happen (every branch consumes), so lastIndex always moves on.
     match = SCAN.exec(text);

@@ -128,6 +128,12 @@ describe('redactText: card numbers', () => {
       '4242_4242_4242_4242',
       '4242,4242,4242,4242',
       '4242 | 4242 | 4242 | 4242',
+      '4242;4242;4242;4242',
+      '4242*4242*4242*4242',
+      '4242=4242=4242=4242',
+      "4242'4242'4242'4242",
+      '4242~4242~4242~4242',
+      '4242 / 4242 ; 4242 # 4242',
       '４２４２ ４２４２ ４２４２ ４２４２',
       '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢',
       '۴۲۴۲ ۴۲۴۲ ۴۲۴۲ ۴۲۴۲',
@@ -140,6 +146,26 @@ describe('redactText: card numbers', () => {
       'amounts 10.00, 20.00, 30.00, 40.00, 50.00 and 60',
     );
     expect(redactText('سنة ٢٠٢٦، منزل ١٢')).toBe('سنة ٢٠٢٦، منزل ١٢');
+    // Times keep their colons readable: `:` is the one punctuation mark that does not join a number.
+    expect(redactText('at 2026-11-28 03:11:50.123Z and 2026-04-24 23:59:59')).toBe(
+      'at 2026-11-28 03:11:50.123Z and 2026-04-24 23:59:59',
+    );
+  });
+
+  it('attack: an array under a card field inside JSON encoded once or twice is hidden to its own close, whatever brackets its strings hold (found by review)', () => {
+    const once = '{"x":"{\\"cvv\\":[\\"x]\\",\\"987\\"],\\"keep\\":1}"}';
+    expect(redactText(once)).toBe('{"x":"{\\"cvv\\":\\"***\\",\\"keep\\":1}"}');
+    const twice = JSON.stringify({ n: JSON.stringify(JSON.stringify({ cvv: [']', '777'], keep: 'yes' })) });
+    expect(redactText(twice)).not.toContain('777');
+    expect(JSON.parse(JSON.parse(JSON.parse(redactText(twice)).n))).toEqual({ cvv: '***', keep: 'yes' });
+    // A backslash at the end of a string, and an escaped quote before a bracket, at each depth.
+    const plain = JSON.stringify({ cvv: ['a\\', ']', '555'], keep: 1 });
+    expect(JSON.parse(redactText(plain))).toEqual({ cvv: '***', keep: 1 });
+    const quoted = JSON.stringify(JSON.stringify({ cvv: ['a\\"]', '556'], keep: 1 }));
+    expect(JSON.parse(JSON.parse(redactText(quoted)))).toEqual({ cvv: '***', keep: 1 });
+    expect(
+      redactText(JSON.stringify({ n: JSON.stringify(JSON.stringify({ cvv: [']', '777'] })) })),
+    ).not.toContain('777');
   });
 
   it('masks bare card numbers split by dots, slashes or no-break spaces', () => {
