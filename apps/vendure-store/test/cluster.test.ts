@@ -1,4 +1,6 @@
 import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
+import { databaseClockMismatch } from '@gatewaykit/vendure-plugin';
+import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { type ClusterStack, startClusterStack } from './support/cluster';
@@ -60,6 +62,30 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(order.payments.map((p) => p.state)).toEqual(['Settled']);
     return order;
   }
+
+  it("the start-up clock check: quiet when PostgreSQL's sessions and the servers share a time zone, and names the difference when they do not", async () => {
+    for (const process of [...stack.cluster.servers, stack.cluster.worker]) {
+      expect(process.output(), process.name).not.toContain('Payment attempt times:');
+    }
+    // A session in a zone 5 h 45 min from this process's (what a database left on its host's zone does).
+    const here = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    const elsewhere = here === 'Asia/Kathmandu' ? 'UTC' : 'Asia/Kathmandu';
+    const query = (zone: string) => async (sql: string) => {
+      const url = new URL(stack.cluster.databaseUrl);
+      url.searchParams.set('options', `-c timezone=${zone}`);
+      const client = new Client({ connectionString: url.toString() });
+      await client.connect();
+      try {
+        return (await client.query(sql)).rows;
+      } finally {
+        await client.end();
+      }
+    };
+    expect(await databaseClockMismatch('postgres', query(here))).toBeUndefined();
+    expect(await databaseClockMismatch('postgres', query(elsewhere))).toMatch(
+      /minutes (ahead of|behind) this server.*TZ=UTC/,
+    );
+  });
 
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
     const shop = stack.shop();

@@ -12,5 +12,6 @@ export { GatewaykitElementCardBinding } from './entity/element-card-binding.enti
 export { type AttemptStatus, GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
 export { GatewaykitPlugin } from './plugin';
 export type { CloseAttemptReport } from './service/close-attempt.service';
+export { databaseClockMismatch } from './service/database-clock';
 export type { ReconcileItem, ReconcileReport } from './service/reconcile.service';
 export type { GatewaykitPluginOptions, ReconcileOptions } from './types';

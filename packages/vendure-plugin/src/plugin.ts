@@ -25,6 +25,7 @@ import { GatewaykitReturnController } from './http/return.controller';
 import { CardElementService } from './service/card-element.service';
 import { CheckoutService } from './service/checkout.service';
 import { CloseAttemptService } from './service/close-attempt.service';
+import { DatabaseClockCheck } from './service/database-clock';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
 import { MethodConfigService } from './service/method-config.service';
@@ -60,6 +61,7 @@ import type { GatewaykitPluginOptions } from './types';
     CheckoutService,
     CardElementService,
     RefundNoteService,
+    DatabaseClockCheck,
     RefundFlights,
     RefundLock,
     GatewayRefundService,
