@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
+import { paymentRequests } from './support/attacker';
 import { CARDS, cardInput, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -56,6 +57,13 @@ describe('the sign key through the Admin API', () => {
     return startPayment(shop, { paymentMethodCode: code, card: cardInput(CARDS.success) });
   }
 
+  /** The sandbox's answers to the charges of one order: its code for each (a refused signature has its own). */
+  const chargeAnswers = (orderCode: string) =>
+    paymentRequests(stack.sandbox, orderCode).map((request) => ({
+      code: request.code,
+      message: request.message,
+    }));
+
   it('attack: no admin answer carries a gateway sign key: the list, one method, and the answers of create and update', async () => {
     const { paymentMethods } = await stack.admin.query<{ paymentMethods: { items: Method[] } }>(
       `{ paymentMethods(options: { take: 100 }) { items { ${METHOD_FIELDS} } } }`,
@@ -101,7 +109,17 @@ describe('the sign key through the Admin API', () => {
 
     // A wrong key typed in is stored: the sandbox refuses its signature, nothing is charged.
     await update(method.id, 'not-the-merchant-key');
-    expect(await payWith('hidden-key-card')).toMatchObject({ __typename: 'GatewaykitPaymentError' });
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const refused = await startPayment(shop, {
+      paymentMethodCode: 'hidden-key-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(refused).toMatchObject({ __typename: 'GatewaykitPaymentError' });
+    const answers = chargeAnswers(order.code);
+    expect(answers).toHaveLength(1);
+    expect(answers[0]?.message ?? '').toMatch(/sign/i);
+    expect(stack.sandbox.order(`${order.code}-1`)?.orderStatus).not.toBe('success');
     await update(method.id, DEMO_MERCHANTS.main.signKey);
     expect((await payWith('hidden-key-card')).__typename).toBe('GatewaykitPaymentCompleted');
   });
