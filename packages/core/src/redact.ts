@@ -41,8 +41,8 @@ const NAMES =
  *  2. a form/query field `name=value` (the value quoted or not) at the start or after `?`, `&` or
  *     whitespace; in free text (gateway messages) also `name: value` and `name value` when the value
  *     holds a digit, so `cvv 123` is hidden while `the cvv is required` stays readable;
- *  3. a bare card number: 13–19 digits with up to three separators between any two (whitespace or
- *     any ASCII punctuation but `:`, NUMBER_SEPARATOR), or 12 digits in a row, not glued to a
+ *  3. a bare card number: 13–19 digits with up to three separators between any two (NUMBER_SEPARATOR:
+ *     whitespace, dashes, dots, slashes, underscores, commas, `|`, `+`), or 12 digits in a row, not glued to a
  *     word, so ids such as cus_1526753334131306496 and tradeNos stay readable. 12 digits must be
  *     contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in billing details, a
  *     spaced 12-digit card is not. A run with anything but single spaces or dashes between its digits
@@ -65,7 +65,7 @@ const SCAN = new RegExp(
     // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
     // digits behind.
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]{0,64}\\d)|\\s+(?="?[^\\s&"#]{0,64}\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
-    // Up to three separators between digits: whitespace, or any ASCII punctuation but `:` (card-data.ts).
+    // Up to three separators between digits (NUMBER_SEPARATOR, card-data.ts).
     `|\\b\\d(?:(?:${NUMBER_SEPARATOR}{0,3}\\d){12,18}\\b|\\d{11}\\b)`,
   ].join(''),
   'gi',
@@ -73,6 +73,9 @@ const SCAN = new RegExp(
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
 const NUMBER_START = new RegExp(`\\b\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){11}`);
+
+/** A whole run of digits and separators from where it is set (sticky): a bare run that goes on past the scan's 19 digits. */
+const NUMBER_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d)*`, 'y');
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
@@ -181,7 +184,19 @@ export function redactTextFullScan(text: string): string {
   let out = '';
   let copied = 0;
   do {
-    out += text.slice(copied, match.index) + replacement(match);
+    let shown = replacement(match);
+    if (shown === match[0] && match[1] === undefined && match[10] === undefined) {
+      // A bare run kept as written holds no card, but the scan takes at most 19 digits: when the run
+      // goes on (`1234, 4242 4242 4242 4242`), a card may start inside it and end after it. The whole
+      // run is judged at once (linear in its length) and the scan goes on after it.
+      NUMBER_RUN.lastIndex = match.index;
+      const run = NUMBER_RUN.exec(text)?.[0] ?? match[0];
+      if (run.length > match[0].length) {
+        shown = containsCardNumber(run) ? maskDigits(run.replace(/\D/g, '')) : run;
+        SCAN.lastIndex = match.index + run.length;
+      }
+    }
+    out += text.slice(copied, match.index) + shown;
     // An array or object under a card field is hidden whole: the scan goes on after its close.
     if (match[STRUCTURE_GROUP] !== undefined)
       SCAN.lastIndex = structureEnd(text, SCAN.lastIndex - 1, match[2]?.length ?? 0);

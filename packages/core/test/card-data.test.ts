@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsCardNumber, findCardData, passesLuhn } from '../src/index.js';
 import { neverReachedGateway } from '../src/network-errors.js';
+import { luhnDigit } from './support/luhn.js';
 
 const VISA = '4242424242424242';
 
@@ -83,6 +84,8 @@ describe('findCardData', () => {
         luhnValidTime: '1000000000009',
         // Date and time: `:` never joins digits, so its 17 digits are not read as one number.
         deliveredAt: '2026-11-28 03:11:50.123',
+        // Brackets do not join digits either: UK and German numbers with the trunk 0 in brackets.
+        phones: ['+44 (0)20 7946 0006', '+44 (0)7700 900123', '+49 (0)30 12340009'],
       }),
     ).toBeUndefined();
   });
@@ -92,7 +95,7 @@ describe('findCardData', () => {
       fc.property(
         fc.integer({ min: 2, max: 6 }),
         fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 11, maxLength: 17 }),
-        fc.constantFrom('', ' ', '-', ';', '*', '=', '#', '~', "'", ' ; '),
+        fc.constantFrom('', ' ', '-'),
         fc.string({ maxLength: 8 }).filter((s) => !/\d/.test(s)),
         fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 4 }),
         (first, rest, separator, prefix, path) => {
@@ -123,8 +126,3 @@ describe('network errors', () => {
     expect(neverReachedGateway(Object.assign(new Error('x'), { code: 'ECONNREFUSED' }))).toBe(true);
   });
 });
-
-function luhnDigit(body: string): string {
-  for (let d = 0; d <= 9; d += 1) if (passesLuhn(body + d)) return String(d);
-  throw new Error('unreachable');
-}
