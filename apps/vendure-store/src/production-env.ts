@@ -12,9 +12,24 @@ export const PRODUCTION_VARIABLES = [
   'GATEWAY_JP_SIGN_KEY',
 ] as const;
 
-/** Refuses a production start that still relies on a demo default, naming every variable to set. */
+/**
+ * Switches for benchmarks and tests that no shop may run with: the no-op baseline method settles any
+ * order without money, the failing order process holds orders shipped to one city.
+ */
+export const TEST_ONLY_VARIABLES = ['GATEWAYKIT_BENCH', 'GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY'] as const;
+
+/**
+ * Refuses a production start that still relies on a demo default, naming every variable to set, or
+ * that has a test-only switch on.
+ */
 export function refuseDemoDefaultsInProduction(env: NodeJS.ProcessEnv): void {
   if (env.NODE_ENV !== 'production') return;
+  const testSwitches = TEST_ONLY_VARIABLES.filter((name) => env[name]?.trim());
+  if (testSwitches.length > 0) {
+    throw new Error(
+      `NODE_ENV=production: unset ${testSwitches.join(', ')}; they are for benchmarks and tests only (a payment method that takes no money, an order process that fails)`,
+    );
+  }
   const missing = PRODUCTION_VARIABLES.filter((name) => !env[name]?.trim());
   if (missing.length === 0) return;
   throw new Error(

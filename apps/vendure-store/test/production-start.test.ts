@@ -51,6 +51,19 @@ describe('the settings of a production start', () => {
     expect(settingsFromEnv({ GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'false' }).allowRawCardData).toBe(false);
   });
 
+  it('attack: a production start refuses the benchmark and test switches (a method that settles without money, a failing order process)', () => {
+    const env = { NODE_ENV: 'production', ...productionEnv('http://127.0.0.1:9') };
+    expect(() => settingsFromEnv({ ...env, GATEWAYKIT_BENCH: '1' })).toThrow(
+      'NODE_ENV=production: unset GATEWAYKIT_BENCH;',
+    );
+    expect(() => settingsFromEnv({ ...env, GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY: 'Throwington' })).toThrow(
+      'unset GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY;',
+    );
+    expect(settingsFromEnv(env).benchBaseline).toBe(false);
+    // Outside production both stay available to the benchmarks and tests.
+    expect(settingsFromEnv({ GATEWAYKIT_BENCH: '1' }).benchBaseline).toBe(true);
+  });
+
   it('the demo keeps its defaults outside production', () => {
     const config = buildConfig(settingsFromEnv({}));
     expect(config.apiOptions.cors).toBeUndefined();

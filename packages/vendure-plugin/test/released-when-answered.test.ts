@@ -38,4 +38,15 @@ describe('releasedWhenAnswered', () => {
     expect(early.state.done).toBe(true);
     expect(early.state.calls).toBe(1);
   });
+
+  it('a release that hangs (a starved pool) keeps the answer only for the bound, then lets it go', async () => {
+    let calls = 0;
+    const hanging = () => {
+      calls += 1;
+      return new Promise<void>(() => undefined);
+    };
+    const answer = releasedWhenAnswered(of(Promise.resolve('Order')), hanging, 20);
+    await expect(firstValueFrom(answer)).resolves.toBe('Order');
+    expect(calls).toBe(1);
+  });
 });

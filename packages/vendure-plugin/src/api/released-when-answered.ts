@@ -7,18 +7,24 @@ import { loggerCtx } from '../constants';
  * the answer, and before the answer leaves: a storefront that falls back to the card right after a
  * decline must find the order free. Vendure's transaction interceptor emits the resolver's promise
  * rather than its value, so the observable completes before the work is done: the promise is awaited
- * here.
+ * here. The answer waits for the release at most `waitMs` (a starved pool must not keep a committed
+ * payment's answer); the release then goes on, and a hold left behind ends by its age.
  */
 export function releasedWhenAnswered(
   answer: Observable<unknown>,
   release: () => Promise<void>,
+  waitMs = 2_000,
 ): Observable<unknown> {
   let released: Promise<void> | undefined;
   const releaseOnce = () => {
     released ??= release().catch((error: unknown) => {
       Logger.warn(`Hold of an order for another payment method not released: ${String(error)}`, loggerCtx);
     });
-    return released;
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, waitMs);
+    });
+    return Promise.race([released, bound]).finally(() => clearTimeout(timer));
   };
   return answer.pipe(
     mergeMap(async (value) => {
