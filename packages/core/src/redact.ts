@@ -17,20 +17,23 @@ import { decodeJsonAndUrlEscapes } from './escapes.js';
 const HIDDEN = '***';
 
 /**
- * What a field name holds, from its lower-cased name with `_` and `-` removed (`card_no`, `security-code`
- * and `cardNo` are one name): card number, secret, or (undefined) neither. The card and security-code
- * names are core's one list (card-data.ts).
+ * What a field name holds, from its lower-cased name with `_`, `-` and spaces removed (`card_no`,
+ * `security code` and `cardNo` are one name): card number, secret, or (undefined) neither. The card and
+ * security-code names are core's one list (card-data.ts).
  */
 function fieldKind(lowerName: string): 'card' | 'secret' | undefined {
-  const name = lowerName.replace(/[-_]/g, '');
+  const name = lowerName.replace(/[-_ ]/g, '');
   if (CARD_NUMBER_FIELD_NAMES.has(name)) return 'card';
   if (SECURITY_CODE_FIELD_NAMES.has(name) || name === 'signkey' || name === 'signinfo') return 'secret';
   return undefined;
 }
 
-/** Field names as regex source, `_` or `-` allowed between their words (fieldKind decides the kind). */
+/**
+ * Field names as regex source, `_`, `-` or a space allowed between the words of card and code names
+ * (`card_no`, `security code` in a bank's message); fieldKind decides the kind.
+ */
 const NAMES =
-  'card[_-]?no|card[_-]?number|pan|card[_-]?security[_-]?code|security[_-]?code|card[_-]?cv[vc]2?|cv[vc]2?|cvn|sign[_-]?key|sign[_-]?info';
+  'card[_ -]?no|card[_ -]?number|pan|card[_ -]?security[_ -]?code|security[_ -]?code|card[_ -]?cv[vc]2?|cv[vc]2?|cvn|sign[_-]?key|sign[_-]?info';
 
 /**
  * One pass over the text, three kinds of match:
@@ -64,7 +67,10 @@ const SCAN = new RegExp(
     // form value: quoted (to its closing quote), or up to `&`, `#`, `"` or whitespace, but a space
     // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
     // digits behind.
-    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*(?="?[^\\s&"#]{0,64}\\d)|\\s+(?="?[^\\s&"#]{0,64}\\d))(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
+    // A free-text value (`name: value`, `name value`) is hidden only when it holds a digit (replacement),
+    // which keeps `the cvv is required` readable; judged on the consumed value, never by a lookahead
+    // from every name, so a text repeating names is scanned in linear time.
+    `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*|\\s+)(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
     // Up to three separators between digits (NUMBER_SEPARATOR, card-data.ts).
     `|\\b\\d(?:(?:${NUMBER_SEPARATOR}{0,3}\\d){12,18}\\b|\\d{11}\\b)`,
   ].join(''),
@@ -162,6 +168,7 @@ function replacement(match: RegExpExecArray): string {
   }
   if (formName !== undefined) {
     const value = formQuoted ?? formValue ?? '';
+    if (formSeparator !== '=' && !/\d/.test(value)) return whole;
     const shown = fieldKind(formName.toLowerCase()) === 'card' ? maskCardValue(value) : HIDDEN;
     const quote = formQuoted === undefined ? '' : '"';
     return `${formLead ?? ''}${formName}${formSeparator ?? '='}${quote}${shown}${quote}`;

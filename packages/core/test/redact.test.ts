@@ -255,6 +255,17 @@ describe('redactText: security codes and keys', () => {
     );
   });
 
+  it('attack: a code behind a word or a long filler is hidden (`cvv is 987`, 70 dashes before it; found by review)', () => {
+    for (const text of [
+      'cvv is 987',
+      `cvv: ${'-'.repeat(70)}987`,
+      `security code ${'x'.repeat(70)}987 end`,
+    ]) {
+      expect(redactText(text), text.slice(0, 20)).not.toContain('987');
+    }
+    expect(redactText(`pan: ${'x'.repeat(65)}4242424242424242`)).not.toContain('4242424242424242');
+  });
+
   it('replaces signing keys and signatures', () => {
     const signature = 'a'.repeat(64);
     expect(
