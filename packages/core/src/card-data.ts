@@ -36,11 +36,12 @@ const CARD_FIELD_NAMES = new Set([
 
 /**
  * What may stand between a card number's digits (up to three of them): whitespace, the no-break space,
- * dashes, dots, slashes, underscores, commas, `+` and `|`. Not every punctuation mark: brackets, `;` and
- * `*` would join phone numbers (`+44 (0)20 7946 0006`) and lists into runs that pass Luhn by chance,
- * and `:` the digits of times. Regex source, for a character class.
+ * dashes (also the typographic ones: hyphen, en and em dash, minus), dots, middle dots and bullets,
+ * slashes, underscores, commas, `+` and `|`. Not every punctuation mark: brackets, `;` and `*` would
+ * join phone numbers (`+44 (0)20 7946 0006`) and lists into runs that pass Luhn by chance, and `:` the
+ * digits of times. Regex source, for a character class.
  */
-export const NUMBER_SEPARATOR = '[\\s\\u00a0.,/_+|-]';
+export const NUMBER_SEPARATOR = '[\\s\\u00a0.,/_+|\\u2010-\\u2015\\u2212\\u00b7\\u2022-]';
 
 /** 13 or more digits with up to three separators between any two: how people write, split and disguise card numbers. */
 const DIGIT_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){12,}`, 'g');

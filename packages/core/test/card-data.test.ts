@@ -95,7 +95,7 @@ describe('findCardData', () => {
       fc.property(
         fc.integer({ min: 2, max: 6 }),
         fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 11, maxLength: 17 }),
-        fc.constantFrom('', ' ', '-'),
+        fc.constantFrom('', ' ', '-', '\u2013', '\u2212', ' \u2022 '),
         fc.string({ maxLength: 8 }).filter((s) => !/\d/.test(s)),
         fc.array(fc.string({ minLength: 1, maxLength: 6 }), { maxLength: 4 }),
         (first, rest, separator, prefix, path) => {
