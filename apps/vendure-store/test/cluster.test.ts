@@ -39,6 +39,8 @@ describe('production topology: two instances + worker, exactly once', () => {
       // The reconciliation runs in every process here (not only the worker), every few seconds, so the
       // test sees the scheduler's database lock pick one process per interval.
       GATEWAYKIT_TASKS_EVERYWHERE: '1',
+      // The no-op baseline method stands for any other payment method (its hold on the order).
+      GATEWAYKIT_BENCH: '1',
       GATEWAYKIT_RECONCILE_SCHEDULE: `*/${RECONCILE_EVERY_S} * * * * *`,
       GATEWAYKIT_RECONCILE_AFTER_MS: '1000',
       GATEWAYKIT_RECONCILE_NO_RECORD_MS: String(60 * 60 * 1000),
@@ -155,6 +157,39 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(releases.map((r) => r.gatewaykitCloseAttempt.closed).sort()).toEqual([false, true]);
     const released = await adminOrder(stack.admin, order.id);
     expect(JSON.stringify(released.history.items).split('released by')).toHaveLength(2);
+  });
+
+  it("another method's payment on one instance holds the order until it answers; declined, the card then pays on the other instance at once, and no hold is left", async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const onFirst = stack.shopOf(0, shop);
+    await onFirst.query(`mutation { transitionOrderToState(state: "ArrangingPayment") { __typename } }`);
+    const { addPaymentToOrder } = await onFirst.query<{ addPaymentToOrder: { __typename: string } }>(
+      `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: { decline: true } }) { __typename } }`,
+    );
+    expect(addPaymentToOrder.__typename).toBe('PaymentDeclinedError');
+    const held = () =>
+      stack.sql('SELECT id FROM gatewaykit_payment_attempt WHERE "orderCode" = $1 AND status = $2', [
+        order.code,
+        'held',
+      ]);
+    // Released before the answer left, on a connection of its own (the claim's was back in the pool).
+    expect(await held()).toEqual([]);
+    const card = await startPayment(stack.shopOf(1, shop), {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
+    const paid = await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => o.state === 'PaymentSettled',
+      20_000,
+    );
+    expect(paid.payments.map((p) => [p.method, p.state])).toEqual([
+      ['bench-noop', 'Declined'],
+      ['gatewaykit-card', 'Settled'],
+    ]);
+    expect(await held()).toEqual([]);
   });
 
   it('the same checkout submitted twice at once, one request per instance: one gateway charge', async () => {

@@ -11,6 +11,7 @@ import {
 import { type Observable, of } from 'rxjs';
 import { HANDLER_CODE, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { onOneConnection } from '../service/one-connection';
 import { holdOrderForOtherMethod } from '../service/other-method-hold';
 import { isUnappliedCharge, UNAPPLIED_ANSWER } from '../service/unapplied-charge';
 import { releasedWhenAnswered } from './released-when-answered';
@@ -55,7 +56,9 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
     const ctx = internal_getRequestContext(req, context);
     if (ctx.apiType !== 'shop') return next.handle();
     const args = context.getArgByIndex<{ input?: { method?: unknown } } & Record<string, unknown>>(1);
-    const guard = await this.hold(ctx, args);
+    // Its reads and the hold's claim wait for a pooled connection once, not once each (one-connection.ts);
+    // the hold is released later, after the mutation, through the request's own context.
+    const guard = await onOneConnection(this.connection, ctx, (phase) => this.hold(phase, ctx, args));
     if (!guard) return next.handle();
     if ('refusal' in guard) return of(guard.refusal);
     return releasedWhenAnswered(next.handle(), guard.release);
@@ -64,6 +67,7 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
   /** Nothing to hold (not another method of this channel, or no active order), a refusal, or the hold. */
   private async hold(
     ctx: RequestContext,
+    requestCtx: RequestContext,
     args: { input?: { method?: unknown } } & Record<string, unknown>,
   ): Promise<{ refusal: Refusal } | { release: () => Promise<void> } | undefined> {
     const code = args.input?.method;
@@ -77,7 +81,14 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
     const order = await this.activeOrders.getActiveOrder(ctx, input);
     if (!order) return undefined;
     const attempts = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
-    const hold = await holdOrderForOtherMethod(attempts, order, ctx.channelId, code);
+    const hold = await holdOrderForOtherMethod(
+      attempts,
+      order,
+      ctx.channelId,
+      code,
+      Date.now(),
+      this.connection.getRepository(requestCtx, GatewaykitPaymentAttempt),
+    );
     if (hold.held) return { release: hold.release };
     const otherPayment = hold.by?.status === 'held';
     const unapplied = hold.by ? isUnappliedCharge(hold.by) : false;

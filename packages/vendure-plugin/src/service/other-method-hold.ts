@@ -29,6 +29,8 @@ export async function holdOrderForOtherMethod(
   channelId: ID,
   methodCode: string,
   now: number = Date.now(),
+  /** Where the returned `release` deletes the hold: a repository that outlives `repo`'s connection. */
+  releaseRepo: Repository<GatewaykitPaymentAttempt> = repo,
 ): Promise<OtherMethodHold> {
   const orderId = String(order.id);
   const claimSlot = () =>
@@ -52,7 +54,7 @@ export async function holdOrderForOtherMethod(
   if (!claim.claimed && (await releaseDeadClaims(repo, orderId, now)) > 0) claim = await claimSlot();
   if (!claim.claimed) return { held: false, by: claim.open };
   const { id } = claim.attempt;
-  const release = async () => {
+  const releaseNow = async () => {
     await repo.delete({ id });
   };
   let owed: GatewaykitPaymentAttempt | null;
@@ -60,12 +62,17 @@ export async function holdOrderForOtherMethod(
     owed = await openGatewayCharge(repo, order.id, now);
   } catch (error) {
     // Not left holding the order for OTHER_METHOD_HOLD_MS because a read failed.
-    await release().catch(() => undefined);
+    await releaseNow().catch(() => undefined);
     throw error;
   }
   if (owed) {
-    await release();
+    await releaseNow();
     return { held: false, by: owed };
   }
-  return { held: true, release };
+  return {
+    held: true,
+    release: async () => {
+      await releaseRepo.delete({ id });
+    },
+  };
 }
