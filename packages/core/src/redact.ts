@@ -106,6 +106,10 @@ function maskCardValue(value: string): string {
 /** SCAN's group of the opening bracket of an array or object value. */
 const STRUCTURE_GROUP = 8;
 
+/** SCAN's groups of a JSON field's name and a form or free-text field's name: neither is set for a bare number. */
+const JSON_NAME_GROUP = 1;
+const FORM_NAME_GROUP = 10;
+
 /**
  * Where the array or object opening at `open` ends (after its matching close), counting brackets
  * outside strings; the end of the text when it is cut short. A bracket inside a string, or one that
@@ -192,9 +196,10 @@ export function redactTextFullScan(text: string): string {
   let copied = 0;
   do {
     let shown = replacement(match);
-    if (shown === match[0] && match[1] === undefined && match[10] === undefined) {
+    const bareNumber = match[JSON_NAME_GROUP] === undefined && match[FORM_NAME_GROUP] === undefined;
+    if (bareNumber && shown === match[0]) {
       // A bare run kept as written holds no card, but the scan takes at most 19 digits: when the run
-      // goes on (`1234, 4242 4242 4242 4242`), a card may start inside it and end after it. The whole
+      // goes on (`1234, ` before a card's four groups), a card may start inside it and end after it. The whole
       // run is judged at once (linear in its length) and the scan goes on after it.
       NUMBER_RUN.lastIndex = match.index;
       const run = NUMBER_RUN.exec(text)?.[0] ?? match[0];

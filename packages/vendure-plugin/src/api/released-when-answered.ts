@@ -15,16 +15,16 @@ export function releasedWhenAnswered(
   release: () => Promise<void>,
   waitMs = 2_000,
 ): Observable<unknown> {
-  let released: Promise<void> | undefined;
+  // The release and its bounded wait, started once whichever way the answer ends.
+  let waited: Promise<void> | undefined;
   const releaseOnce = () => {
-    released ??= release().catch((error: unknown) => {
-      Logger.warn(`Hold of an order for another payment method not released: ${String(error)}`, loggerCtx);
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, waitMs);
-    });
-    return Promise.race([released, bound]).finally(() => clearTimeout(timer));
+    waited ??= boundedBy(
+      release().catch((error: unknown) => {
+        Logger.warn(`Hold of an order for another payment method not released: ${String(error)}`, loggerCtx);
+      }),
+      waitMs,
+    );
+    return waited;
   };
   return answer.pipe(
     mergeMap(async (value) => {
@@ -38,4 +38,13 @@ export function releasedWhenAnswered(
     catchError((error: unknown) => from(releaseOnce()).pipe(mergeMap(() => throwError(() => error)))),
     tap({ complete: () => void releaseOnce() }),
   );
+}
+
+/** `work`, or after `ms` whichever comes first; `work` goes on either way. */
+function boundedBy(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, bound]).finally(() => clearTimeout(timer));
 }
