@@ -39,12 +39,37 @@ const CARD_FIELD_NAMES = new Set([
  * dashes (also the typographic ones: hyphen, en and em dash, minus), dots, middle dots and bullets,
  * slashes, underscores, commas, `+` and `|`. Not every punctuation mark: brackets, `;` and `*` would
  * join phone numbers (`+44 (0)20 7946 0006`) and lists into runs that pass Luhn by chance, and `:` the
- * digits of times. Regex source, for a character class.
+ * digits of times; those join digits only in a card's own grouping (GROUPED_CARD_SOURCE). Regex
+ * source, for a character class.
  */
 export const NUMBER_SEPARATOR = '[\\s\\u00a0.,/_+|\\u2010-\\u2015\\u2212\\u00b7\\u2022-]';
 
 /** 13 or more digits with up to three separators between any two: how people write, split and disguise card numbers. */
 const DIGIT_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){12,}`, 'g');
+
+/**
+ * Any ASCII punctuation or symbol, including what NUMBER_SEPARATOR leaves out (brackets, `;`, `*`, `:`,
+ * quotes, `=`), may join the groups of a number written in a card's own grouping (GROUPED_CARD_SOURCE):
+ * phone numbers, times and lists do not come in those groups, so the wider set refuses nothing honest
+ * that the narrow one lets through. Regex source, for a character class.
+ */
+const GROUP_JOINER = '[\\s\\u00a0!-/:-@\\[-`{-~\\u2010-\\u2015\\u2212\\u00b7\\u2022]';
+
+/**
+ * What joins a six-digit group to the last one: one to three joiners, but not `***`. That is how a
+ * masked number is written (424242***4242), which after a group of four would read as Diners' 4-6-4.
+ */
+const SHORT_GROUP_JOIN = `(?!\\*\\*\\*)${GROUP_JOINER}{1,3}`;
+
+/**
+ * A card number in its printed grouping, whatever joins the groups (one to three GROUP_JOINER
+ * characters): 4-4-4-4 with up to three more digits (Visa, Mastercard, most 16–19 digit cards), 4-6-5
+ * (American Express) and 4-6-4 (Diners), not followed by another digit. Regex source; what may come
+ * before it is the user's to say (card-data: no digit; redaction: a word boundary).
+ */
+export const GROUPED_CARD_SOURCE =
+  `(?:\\d{4}(?:${GROUP_JOINER}{1,3}\\d{4}){3}(?:${GROUP_JOINER}{1,3}\\d{1,3})?` +
+  `|\\d{4}${GROUP_JOINER}{1,3}\\d{6}${SHORT_GROUP_JOIN}\\d{4,5})(?!\\d)`;
 
 /** Zero-width and other invisible format characters, which split a number without showing. */
 const INVISIBLE = /\p{Cf}/gu;
@@ -107,9 +132,27 @@ function runHoldsCardNumber(groups: readonly string[]): boolean {
   return false;
 }
 
+const GROUPED_CARD = new RegExp(`(?<!\\d)${GROUPED_CARD_SOURCE}`, 'g');
+
+/**
+ * A card number written in a card's grouping (GROUPED_CARD), starting like a card and passing Luhn.
+ * Every group is tried as the first (the search goes on one group later, not after the match), so a
+ * card after another group (`1234:4242:4242:4242:4242`) is found.
+ */
+function holdsGroupedCard(text: string): boolean {
+  GROUPED_CARD.lastIndex = 0;
+  for (let match = GROUPED_CARD.exec(text); match !== null; match = GROUPED_CARD.exec(text)) {
+    const digits = match[0].replace(/\D/g, '');
+    if (CARD_START.test(digits) && passesLuhn(digits)) return true;
+    GROUPED_CARD.lastIndex = match.index + 1;
+  }
+  return false;
+}
+
 /**
  * True when the text holds a card number: 13–19 digits starting with 2–6 and passing Luhn, written
- * plainly, split by separators or invisible characters, in the digits of any script, or escaped.
+ * plainly, split by separators or invisible characters, in a card's grouping joined by any punctuation,
+ * in the digits of any script, or escaped.
  */
 export function containsCardNumber(text: string): boolean {
   let candidate = text.normalize('NFKC').replace(INVISIBLE, '');
@@ -118,6 +161,7 @@ export function containsCardNumber(text: string): boolean {
     for (const match of candidate.matchAll(DIGIT_RUN)) {
       if (runHoldsCardNumber(match[0].split(/\D+/))) return true;
     }
+    if (holdsGroupedCard(candidate)) return true;
     const decoded = decodeEscapes(candidate);
     if (decoded === candidate) return false;
     candidate = decoded;

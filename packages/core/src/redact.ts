@@ -8,6 +8,7 @@ import { asciiDigits, hasOtherDigits } from './ascii-digits.js';
 import {
   CARD_NUMBER_FIELD_NAMES,
   containsCardNumber,
+  GROUPED_CARD_SOURCE,
   NUMBER_SEPARATOR,
   SECURITY_CODE_FIELD_NAMES,
 } from './card-data.js';
@@ -50,7 +51,8 @@ const NAMES =
  *     contiguous: a spaced 12-digit phone number (+44 20 7946 0000) is common in billing details, a
  *     spaced 12-digit card is not. A run with anything but single spaces or dashes between its digits
  *     is masked only when it holds a card number (core's card-data rule), so dates, amounts and lists
- *     stay readable.
+ *     stay readable; and a card's printed grouping joined by any punctuation (GROUPED_CARD_SOURCE,
+ *     `4242:4242:4242:4242`), masked when it holds a card number.
  * Digits of other scripts (Arabic-Indic, Devanagari, fullwidth…) are read as ASCII digits first
  * (ascii-digits.ts).
  * Every branch starts with a consuming character (no leading lookbehind), which lets V8 skip
@@ -73,12 +75,14 @@ const SCAN = new RegExp(
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*|\\s+)(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
     // Up to three separators between digits (NUMBER_SEPARATOR, card-data.ts).
     `|\\b\\d(?:(?:${NUMBER_SEPARATOR}{0,3}\\d){12,18}\\b|\\d{11}\\b)`,
+    // A card's grouping joined by any punctuation (`4242:4242:4242:4242`), its first group captured.
+    `|\\b(?=(\\d{4}))${GROUPED_CARD_SOURCE}`,
   ].join(''),
   'gi',
 );
 
 /** Where a bare card number could start: the early exit's test for text without `"` or `=`. */
-const NUMBER_START = new RegExp(`\\b\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){11}`);
+const NUMBER_START = new RegExp(`\\b\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){11}|\\b${GROUPED_CARD_SOURCE}`);
 
 /** A whole run of digits and separators from where it is set (sticky): a bare run that goes on past the scan's 19 digits. */
 const NUMBER_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d)*`, 'y');
@@ -109,6 +113,9 @@ const STRUCTURE_GROUP = 8;
 /** SCAN's groups of a JSON field's name and a form or free-text field's name: neither is set for a bare number. */
 const JSON_NAME_GROUP = 1;
 const FORM_NAME_GROUP = 10;
+
+/** SCAN's group of the first four digits of a number in a card's grouping (GROUPED_CARD_SOURCE). */
+const GROUPED_FIRST_GROUP = 14;
 
 /**
  * Where the array or object opening at `open` ends (after its matching close), counting brackets
@@ -206,6 +213,11 @@ export function redactTextFullScan(text: string): string {
       if (run.length > match[0].length) {
         shown = containsCardNumber(run) ? maskDigits(run.replace(/\D/g, '')) : run;
         SCAN.lastIndex = match.index + run.length;
+      } else if (match[GROUPED_FIRST_GROUP] !== undefined) {
+        // Groups of a card's shape holding no card (`1234:4242:4242:4242:4242` starts with 1): the
+        // card may start at the next group, so the scan goes on after the first one only.
+        shown = match[GROUPED_FIRST_GROUP];
+        SCAN.lastIndex = match.index + shown.length;
       }
     }
     out += text.slice(copied, match.index) + shown;

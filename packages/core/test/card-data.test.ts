@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsCardNumber, findCardData, passesLuhn } from '../src/index.js';
 import { neverReachedGateway } from '../src/network-errors.js';
+import { groupedCard } from './support/grouped-card.js';
 import { luhnDigit } from './support/luhn.js';
 
 const VISA = '4242424242424242';
@@ -86,6 +87,40 @@ describe('findCardData', () => {
         deliveredAt: '2026-11-28 03:11:50.123',
         // Brackets do not join digits either: UK and German numbers with the trunk 0 in brackets.
         phones: ['+44 (0)20 7946 0006', '+44 (0)7700 900123', '+49 (0)30 12340009'],
+      }),
+    ).toBeUndefined();
+  });
+
+  it('attack: a card number in its printed grouping is found whatever punctuation joins the groups (brackets, `;`, `*`, `:`, quotes)', () => {
+    for (const text of [
+      'note 4242:4242:4242:4242',
+      '(4242)(4242)(4242)(4242)',
+      '[4242] [4242] [4242] [4242]',
+      '4242*4242*4242*4242',
+      'amex 3782;822463;10005',
+      'ref 1234:4242:4242:4242:4242',
+      'x4242;4242;4242;4242;',
+    ]) {
+      expect(containsCardNumber(text), text).toBe(true);
+      expect(findCardData({ note: text }), text).toBe('data.note');
+    }
+    fc.assert(
+      fc.property(groupedCard, fc.stringMatching(/^[a-z :(]{0,6}$/), (card, prefix) => {
+        expect(containsCardNumber(`${prefix}${card.written}`), card.written).toBe(true);
+      }),
+    );
+  });
+
+  it('keeps phone numbers, times and lists that only the wider joiners would connect', () => {
+    expect(
+      findCardData({
+        phones: ['+44 (0)20 7946 0006', '+49 (0)30 1234 5678', '(0212) 4567-8901', '+1 (415) 555-0132'],
+        times: '03:11:50; 04:12:51; 23:59:59',
+        // The same groups failing Luhn, or not starting like a card.
+        notCards: ['4242:4242:4242:4241', '1234;5678;9012;3456', '(0000)(0000)(0000)(0000)'],
+        list: 'sizes 38;40;42;44 qty 2*3*4',
+        // A masked number after a group of four is not Diners' 4-6-4 (redaction's own output).
+        masked: 'ref 2108, 200000***0003',
       }),
     ).toBeUndefined();
   });

@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { containsCardNumber, redact, redactBody, redactCardNumber, redactText } from '../src/index.js';
 import { redactTextFullScan } from '../src/redact.js';
+import { groupedCard } from './support/grouped-card.js';
 import { luhnDigit } from './support/luhn.js';
 
 const PACKAGE_DIR = join(import.meta.dirname, '..');
@@ -169,6 +170,33 @@ describe('redactText: card numbers', () => {
       expect(shown).toBe(expected);
       expect(containsCardNumber(shown)).toBe(false);
     }
+  });
+
+  it('attack: masks a card number in its printed grouping whatever punctuation joins the groups, also after another group', () => {
+    for (const [text, expected] of [
+      ['pay 4242:4242:4242:4242 now', 'pay 424242***4242 now'],
+      ['(4242)(4242)(4242)(4242)', '(424242***4242)'],
+      ['4242*4242*4242*4242', '424242***4242'],
+      ['amex 3782;822463;10005.', 'amex 378282***0005.'],
+      ['ref 1234:4242:4242:4242:4242 x', 'ref 1234:424242***4242 x'],
+    ]) {
+      expect(redactText(text as string)).toBe(expected);
+    }
+    for (const honest of ['4242:4242:4242:4241', '1234:5678:9012:3456:1234:5678', 'at 12:34:56:78']) {
+      expect(redactText(honest)).toBe(honest);
+    }
+    fc.assert(
+      fc.property(
+        groupedCard,
+        fc.stringMatching(/^[0-9]{0,5}$/),
+        fc.constantFrom(' ', ':', ';', '('),
+        (card, lead, joiner) => {
+          const shown = redactText(`note ${lead}${joiner}${card.written} end`);
+          expect(shown).not.toContain(card.written);
+          expect(containsCardNumber(shown), shown).toBe(false);
+        },
+      ),
+    );
   });
 
   it('leaves no card number a card-data check would find, after any short group of digits and separator', () => {
