@@ -2,7 +2,7 @@ import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
 import { databaseClockMismatch } from '@gatewaykit/vendure-plugin';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
+import { GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { type ClusterStack, startClusterStack } from './support/cluster';
 import { applyEndingCoupon } from './support/ending-coupon';
 import { asRefund, refundOrder } from './support/refunds';
@@ -30,6 +30,13 @@ function gatewayRequests(sandbox: Sandbox, orderCode: string, operation: string)
   return sandbox
     .requests()
     .filter((r) => r.operation === operation && `${r.path} ${r.body ?? ''}`.includes(`${orderCode}-`));
+}
+
+/** A POSIX time zone for PostgreSQL `minutesEast` of UTC (POSIX counts west, hence the sign). */
+function posixZone(minutesEast: number): string {
+  const west = -minutesEast;
+  const abs = Math.abs(west);
+  return `GKT${west < 0 ? '-' : '+'}${Math.floor(abs / 60)}:${String(abs % 60).padStart(2, '0')}`;
 }
 
 describe('production topology: two instances + worker, exactly once', () => {
@@ -87,6 +94,44 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(await databaseClockMismatch('postgres', query(elsewhere))).toMatch(
       /minutes (ahead of|behind) this server.*TZ=UTC/,
     );
+  });
+
+  it("attack: an instance whose PostgreSQL sessions run 45 minutes behind it still refuses another method while a gateway page is open (ages judged on the database's clock)", async () => {
+    // Its attempts' createdAt then read 45 minutes old at once: judged on this process's clock, the
+    // page's 30-minute block would be over and another method could pay an order the page may still
+    // charge. (Less than the hour after which the other processes' reconciliation, whose sessions run
+    // in their own zone, would call the page expired.)
+    const url = new URL(stack.cluster.databaseUrl);
+    url.searchParams.set('options', `-c timezone=${posixZone(-new Date().getTimezoneOffset() - 45)}`);
+    const skewed = await stack.cluster.startServer({ DATABASE_URL: url.toString() });
+    try {
+      expect(skewed.output()).toMatch(
+        /Payment attempt times: the database's local time reads 45 minutes behind this server/,
+      );
+      const shop = new GraphqlClient(`${skewed.url}/shop-api`);
+      const order = await prepareOrder(shop);
+      const page = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+      expect(page.__typename).toBe('GatewaykitPaymentRedirect');
+      const { addPaymentToOrder } = await shop.query<{
+        addPaymentToOrder: { __typename: string; eligibilityCheckerMessage?: string };
+      }>(
+        `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: {} }) {
+           __typename ... on IneligiblePaymentMethodError { eligibilityCheckerMessage } } }`,
+      );
+      expect(addPaymentToOrder).toMatchObject({
+        __typename: 'IneligiblePaymentMethodError',
+        eligibilityCheckerMessage: expect.stringContaining('still open for this order'),
+      });
+      expect((await adminOrder(stack.admin, order.id)).payments).toEqual([]);
+      // The page's attempt still holds the order.
+      expect(
+        await stack.sql('SELECT status, "openSlot" FROM gatewaykit_payment_attempt WHERE "orderCode" = $1', [
+          order.code,
+        ]),
+      ).toEqual([{ status: 'redirect', openSlot: 'open' }]);
+    } finally {
+      await skewed.stop();
+    }
   });
 
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {

@@ -1,6 +1,7 @@
 /** The start-up check of the database's clock against this process's (service/database-clock.ts). */
 import { Logger, type TransactionalConnection } from '@vendure/core';
 import { describe, expect, it, vi } from 'vitest';
+import { attemptClockNow, databaseClockOffset, useDatabaseClockOffset } from '../src/service/attempt-clock';
 import { CLOCK_TOLERANCE_MS, clockMismatch, DatabaseClockCheck } from '../src/service/database-clock';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
@@ -37,6 +38,47 @@ describe('DatabaseClockCheck at start', () => {
     };
     return { connection: { rawConnection: raw } as unknown as TransactionalConnection, queries };
   }
+
+  it("judges attempt ages on the database's clock when the two differ, reads it again, and goes back to this process's when they agree", async () => {
+    const errors = vi.spyOn(Logger, 'error').mockImplementation(() => undefined);
+    const infos = vi.spyOn(Logger, 'info').mockImplementation(() => undefined);
+    let databaseNow = () => new Date(Date.now() - 45 * 60_000);
+    const raw = { options: { type: 'postgres' }, query: async () => [{ now: databaseNow() }] };
+    const check = new DatabaseClockCheck({ rawConnection: raw } as unknown as TransactionalConnection);
+    try {
+      await check.onApplicationBootstrap();
+      expect(databaseClockOffset()).toBeLessThanOrEqual(-45 * 60_000 + 1_000);
+      expect(databaseClockOffset()).toBeGreaterThan(-45 * 60_000 - 1_000);
+      expect(Math.abs(attemptClockNow() - (Date.now() - 45 * 60_000))).toBeLessThan(1_000);
+      expect(errors).toHaveBeenCalledTimes(1);
+      // Read again with the same difference: said once, not on every reading.
+      await check.measure(false);
+      expect(errors).toHaveBeenCalledTimes(1);
+      // A daylight-saving change moves it by an hour: used and said.
+      databaseNow = () => new Date(Date.now() + 15 * 60_000);
+      await check.measure(false);
+      expect(databaseClockOffset()).toBeGreaterThan(14 * 60_000);
+      expect(errors).toHaveBeenCalledTimes(2);
+      // The operator fixed the time zone: this process's clock again.
+      databaseNow = () => new Date(Date.now() + 2_000);
+      await check.measure(false);
+      expect(databaseClockOffset()).toBe(0);
+      expect(Math.abs(attemptClockNow() - Date.now())).toBeLessThan(50);
+      expect(infos).toHaveBeenCalledWith(expect.stringMatching(/now agree/), expect.anything());
+      // A reading that fails keeps the offset it had.
+      useDatabaseClockOffset(-60_000 * 45);
+      raw.query = async () => {
+        throw new Error('connection lost');
+      };
+      await check.measure(false);
+      expect(databaseClockOffset()).toBe(-60_000 * 45);
+    } finally {
+      check.onApplicationShutdown();
+      useDatabaseClockOffset(0);
+      errors.mockRestore();
+      infos.mockRestore();
+    }
+  });
 
   it('logs the difference at error level on PostgreSQL and MySQL; asks SQLite and sql.js nothing', async () => {
     const errors = vi.spyOn(Logger, 'error').mockImplementation(() => undefined);

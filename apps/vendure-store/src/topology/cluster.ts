@@ -129,6 +129,11 @@ export interface Cluster {
   worker: NodeProcess;
   databaseUrl: string;
   redisUrl: string;
+  /**
+   * One more server instance on the same database and Redis, not behind the proxy, with `env` over the
+   * cluster's (a test's odd instance); stopped with the cluster.
+   */
+  startServer(env: Record<string, string>): Promise<NodeProcess>;
   stop(): Promise<void>;
 }
 
@@ -201,12 +206,12 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
     const count = options.servers ?? 2;
     const servers: NodeProcess[] = [];
-    const startServer = async (index: number, setup: boolean) => {
+    const startServer = async (index: number, setup: boolean, extraEnv: Record<string, string> = {}) => {
       const port = await freePort();
       const server = await startNodeProcess({
         name: `server-${index + 1}`,
         entry: path.join(DIST, 'index.js'),
-        env: { ...env, PORT: String(port), STORE_SETUP: setup ? '1' : '0' },
+        env: { ...env, PORT: String(port), STORE_SETUP: setup ? '1' : '0', ...extraEnv },
         readyLine: 'VENDURE_READY',
         port,
         onLine: line(`server-${index + 1}`),
@@ -250,6 +255,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       worker: worker as NodeProcess,
       databaseUrl,
       redisUrl,
+      startServer: (extraEnv) => startServer(servers.length, false, extraEnv),
       stop: stopAll,
     };
   } catch (error) {

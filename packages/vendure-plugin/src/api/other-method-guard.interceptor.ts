@@ -11,6 +11,7 @@ import {
 import { type Observable, of } from 'rxjs';
 import { HANDLER_CODE, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { attemptClockNow } from '../service/attempt-clock';
 import { onOneConnection } from '../service/one-connection';
 import { holdOrderForOtherMethod } from '../service/other-method-hold';
 import { isUnappliedCharge, UNAPPLIED_ANSWER } from '../service/unapplied-charge';
@@ -86,7 +87,7 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
       order,
       ctx.channelId,
       code,
-      Date.now(),
+      attemptClockNow(),
       this.connection.getRepository(requestCtx, GatewaykitPaymentAttempt),
     );
     if (hold.held) return { release: hold.release };

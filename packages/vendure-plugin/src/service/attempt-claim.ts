@@ -1,5 +1,6 @@
 import { type DeepPartial, QueryFailedError, type Repository } from 'typeorm';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
+import { attemptClockNow } from './attempt-clock';
 
 /**
  * The per-order charge claim, held in the database so it works across server instances and survives
@@ -64,7 +65,7 @@ export async function claimOpenSlot(
 export async function releaseDeadClaims(
   repo: Repository<GatewaykitPaymentAttempt>,
   orderId: string,
-  now: number = Date.now(),
+  now: number = attemptClockNow(),
   blockMs: number = OPEN_ATTEMPT_BLOCK_MS,
 ): Promise<number> {
   const open = await repo.find({ where: { orderId, openSlot: OPEN_SLOT } });

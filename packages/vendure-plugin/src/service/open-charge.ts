@@ -2,6 +2,7 @@ import type { ID } from '@vendure/core';
 import { In, MoreThan, type Repository } from 'typeorm';
 import { type GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from './attempt-claim';
+import { attemptClockNow } from './attempt-clock';
 
 /**
  * The order's gateway charge that may still take the shopper's money, if any: one owed an answer
@@ -13,7 +14,7 @@ import { OPEN_ATTEMPT_BLOCK_MS } from './attempt-claim';
 export function openGatewayCharge(
   repo: Repository<GatewaykitPaymentAttempt>,
   orderId: ID,
-  now: number = Date.now(),
+  now: number = attemptClockNow(),
 ): Promise<GatewaykitPaymentAttempt | null> {
   const order = String(orderId);
   return repo.findOne({

@@ -3,6 +3,7 @@ import type { ID } from '@vendure/core';
 import type { Repository } from 'typeorm';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { claimOpenSlot, releaseDeadClaims } from './attempt-claim';
+import { attemptClockNow } from './attempt-clock';
 import { openGatewayCharge } from './open-charge';
 
 /** What the checkout tells a shopper whose card payment meets another method's payment in flight. */
@@ -28,7 +29,7 @@ export async function holdOrderForOtherMethod(
   order: { id: ID; code: string; currencyCode: string },
   channelId: ID,
   methodCode: string,
-  now: number = Date.now(),
+  now: number = attemptClockNow(),
   /** Where the returned `release` deletes the hold: a repository that outlives `repo`'s connection. */
   releaseRepo: Repository<GatewaykitPaymentAttempt> = repo,
 ): Promise<OtherMethodHold> {

@@ -19,6 +19,7 @@ import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
 import type { GatewaykitPluginOptions } from '../types';
+import { attemptClockNow } from './attempt-clock';
 import { storedAnswerOfAttempt } from './attempt-outcome';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
@@ -86,7 +87,7 @@ export class ReconcileService {
       }
       return ctx;
     };
-    const now = Date.now();
+    const now = attemptClockNow();
     const attempts = await attemptsToReconcile(
       this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt),
       { ...this.settings, now, channelId: only ? String(only.channelId) : undefined },
