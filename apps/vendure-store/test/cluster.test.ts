@@ -134,6 +134,41 @@ describe('production topology: two instances + worker, exactly once', () => {
     }
   });
 
+  it('attack: a page released after its window that turns pending since (a late return) holds no slot, yet refuses the next gateway charge once the new page is declined', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const first = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (first.__typename !== 'GatewaykitPaymentRedirect') throw new Error(first.__typename);
+    // Past the page's 30-minute block: the shopper's next start releases it.
+    await stack.sql(
+      `UPDATE gatewaykit_payment_attempt SET "createdAt" = "createdAt" - interval '31 minutes' WHERE "orderNo" = $1`,
+      [`${order.code}-1`],
+    );
+    const second = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (second.__typename !== 'GatewaykitPaymentRedirect') throw new Error(second.__typename);
+    // The old page is paid after all and answers pending (its success callback kept back), and the new
+    // page is declined, which frees the order's slot.
+    stack.sandbox.setChaos({ drop: true });
+    await completeRedirect(first.url, 'success', CARDS.pendingThenSuccess);
+    await completeRedirect(second.url, 'fail');
+    expect(
+      await stack.sql(
+        'SELECT "orderNo", status, "openSlot" FROM gatewaykit_payment_attempt WHERE "orderCode" = $1 ORDER BY "orderNo"',
+        [order.code],
+      ),
+    ).toEqual([
+      { orderNo: `${order.code}-1`, status: 'pending', openSlot: null },
+      { orderNo: `${order.code}-2`, status: 'failed', openSlot: null },
+    ]);
+    const card = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(card).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo: `${order.code}-1` });
+    expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toEqual([]);
+    expect(stack.sandbox.order(`${order.code}-3`)).toBeUndefined();
+  });
+
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);

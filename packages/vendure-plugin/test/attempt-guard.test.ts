@@ -29,6 +29,36 @@ describe('attempt guard', () => {
     });
   });
 
+  it('attack: a page released after its window that turned pending since refuses the next gateway attempt, though it holds no slot (found by review)', async () => {
+    const first = await claimed('P');
+    await db.repo.update(
+      { id: first.attempt.id },
+      { status: 'redirect', createdAt: new Date(Date.now() - OPEN_ATTEMPT_BLOCK_MS - 60_000) },
+    );
+    // The shopper starts again: the page is released, CODE-2 holds the order.
+    const second = await claimed('P');
+    expect(second.orderNo).toBe('CODEP-2');
+    // The page's payment turns pending (a late callback or a held-back return) without the slot, and
+    // CODE-2 is declined, which frees the slot.
+    await db.repo.update({ id: first.attempt.id }, { status: 'pending' });
+    await db.repo.update({ id: second.attempt.id }, { status: 'failed', openSlot: null });
+    expect(await claimNextAttempt(db.repo, details('P'))).toEqual({
+      claimed: false,
+      orderNo: 'CODEP-1',
+      otherMethod: false,
+      unapplied: false,
+    });
+    // The refused claim was closed unsent and holds nothing.
+    expect(await db.repo.findOneBy({ orderNo: 'CODEP-3' })).toMatchObject({
+      status: 'failed',
+      openSlot: null,
+      message: 'attempt CODEP-1 may still be charged; nothing was sent',
+    });
+    // Once the page's payment is answered, the order can be paid again.
+    await db.repo.update({ id: first.attempt.id }, { status: 'failed' });
+    expect((await claimNextAttempt(db.repo, details('P'))).orderNo).toBe('CODEP-4');
+  });
+
   it('refuses a second attempt while one is open, naming the open one', async () => {
     await claimed('2');
     expect(await claimNextAttempt(db.repo, details('2'))).toEqual({
