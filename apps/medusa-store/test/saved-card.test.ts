@@ -52,6 +52,50 @@ describe('logged-in customer, saved card', () => {
     expect(after.payment_methods).toEqual([]);
   });
 
+  it('a billing country the gateway cannot take (Medusa does not check it): completion refused with nothing sent, and the shopper can fix the address and pay (found by review)', async () => {
+    const { token, email } = await registerCustomer();
+    const saved = await saveCard(token, CARDS.success);
+    const { cartId, collectionId } = await readyCart({ token, email });
+    const billing = {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      address_1: '1 Test Street',
+      city: 'Austin',
+      postal_code: '73301',
+    };
+    await expectOk(
+      api('POST', `/store/carts/${cartId}`, {
+        token,
+        body: { billing_address: { ...billing, country_code: 'usa' } },
+      }),
+    );
+    const session = await startSession(collectionId, CARD, { customerPaymentMethodId: saved.id }, token);
+    const refused = await complete(cartId, token);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toMatch(/billing address/);
+    expect(
+      (await sandboxControl('state')).orders.filter((o: { orderNo: string }) => o.orderNo === session.id),
+    ).toEqual([]);
+    // Not marked sent: the cart is not held as if a charge were waiting for the gateway.
+    const [stored] = await sql<{ data: { attemptedAt?: string } }>(
+      'SELECT data FROM payment_session WHERE id = $1',
+      [session.id],
+    );
+    expect(stored?.data.attemptedAt).toBeUndefined();
+    expect(
+      (
+        await api('POST', `/store/carts/${cartId}`, {
+          token,
+          body: { billing_address: { ...billing, country_code: 'us' } },
+        })
+      ).status,
+    ).toBe(200);
+    await startSession(collectionId, CARD, { customerPaymentMethodId: saved.id }, token);
+    const paid = await complete(cartId, token);
+    expect(paid.status).toBe(200);
+    expect(paid.body.type).toBe('order');
+  });
+
   it('keeps saved cards private: a guest gets 401 and another customer 404', async () => {
     const owner = await registerCustomer();
     const saved = await saveCard(owner.token, CARDS.success);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { chargeStateOf } from '../src/lib/open-charges';
 import { GatewaykitBase } from '../src/providers/gatewaykit/base';
 import { cardServiceWith, cardSession, loggedIn, OPTIONS } from './fake-provider';
 
@@ -133,6 +134,28 @@ describe('provider rules', () => {
       /payses_OLD.*still being confirmed/,
     );
     expect(confirm).not.toHaveBeenCalled();
+  });
+
+  it('a session refused before anything is sent (no buyer) is not marked sent: the cart stays free to fix (found by review)', async () => {
+    const stored: Record<string, Record<string, unknown>> = {};
+    const data = { ...cardSession('payses_NOBUYER'), buyer: undefined };
+    stored.payses_NOBUYER = { ...data };
+    const sessions = {
+      retrieve: async (id: string) => ({ data: stored[id], payment_collection_id: 'pay_col_1' }),
+      update: async (input: { id: string; data?: Record<string, unknown> }) => {
+        if (input.data) stored[input.id] = input.data;
+        return {};
+      },
+      list: async () =>
+        Object.entries(stored).map(([id, d]) => ({ id, provider_id: 'pp_gatewaykit_gatewaykit', data: d })),
+    };
+    const { service, confirm } = cardServiceWith(async () => ({}), { paymentSessionService: sessions });
+    await expect(service.authorizePayment({ data: data as never, context: {} as never })).rejects.toThrow(
+      /billing address/,
+    );
+    expect(confirm).not.toHaveBeenCalled();
+    expect(stored.payses_NOBUYER?.attemptedAt).toBeUndefined();
+    expect(chargeStateOf(stored.payses_NOBUYER as never)).not.toBe('open');
   });
 
   it('capture is a no-op; cancel and delete of an unsent session only log', async () => {

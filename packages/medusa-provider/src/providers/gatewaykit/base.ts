@@ -238,16 +238,20 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       return { id: orderNo, data: completeSessionData(data, stored), status: 'pending' };
     }
 
+    // Built before the claim: a request refused here (no buyer) never marks the session sent.
+    const request = buildPaymentRequest({
+      options: this.options_,
+      data,
+      source: plan.source,
+      context: input.context,
+    });
     const attemptedAt = new Date().toISOString();
     const claimed = await this.claim(orderNo, attemptedAt);
     // A session Medusa has just inserted is never sent yet; refuse rather than answer with another's state.
     if (claimed !== true) {
       throw new MedusaError(MedusaError.Types.CONFLICT, `gatewaykit: session ${orderNo} was already started`);
     }
-    const outcome = await this.charge(
-      buildPaymentRequest({ options: this.options_, data, source: plan.source, context: input.context }),
-      data,
-    );
+    const outcome = await this.charge(request, data);
     if (outcome.status === 'failed') {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
@@ -268,14 +272,20 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         "gatewaykit card payment: create the session with data.customerPaymentMethodId (the card element's payment method, or a saved card of the logged-in customer) or use the hosted checkout provider",
       );
     }
+    // Built before the claim: a request refused here (a session without a buyer, e.g. a billing
+    // country Medusa did not check) must not leave the session marked sent, which would hold the cart
+    // until the reconciliation gives up on a charge that never existed.
+    const request = buildPaymentRequest({
+      options: this.options_,
+      data,
+      source: plan.source,
+      context: input.context,
+    });
     const attemptedAt = new Date().toISOString();
     const claimed = await this.claim(data.orderNo, attemptedAt);
     // Sent (or decided) by another request, on this instance or another: never a second charge.
     if (claimed !== true) return this.statusOf(claimed);
-    const charged = await this.charge(
-      buildPaymentRequest({ options: this.options_, data, source: plan.source, context: input.context }),
-      data,
-    );
+    const charged = await this.charge(request, data);
     // A callback may have stored a result while the charge was in flight (e.g. after an unknown
     // outcome). Medusa saves what we return over the stored data, so merge instead of overwriting. A
     // success answered by the charge itself is the top of the merge (docs/payment-states.md#monotonic-merge):
