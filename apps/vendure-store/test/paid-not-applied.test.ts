@@ -9,7 +9,15 @@ import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { paymentRequests } from './support/attacker';
 import { deliveredCallbacks } from './support/callbacks';
 import { applyEndingCoupon } from './support/ending-coupon';
-import { adminOrder, CARDS, cardInput, completeRedirect, prepareOrder, startPayment } from './support/shop';
+import {
+  adminOrder,
+  CARDS,
+  cardInput,
+  completeRedirect,
+  prepareOrder,
+  setPaymentMethodEnabled,
+  startPayment,
+} from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
 const CLOSE_ATTEMPT = `mutation ($orderNo: String!, $note: String!) {
@@ -139,16 +147,8 @@ describe('a gateway success the order cannot take as it was charged', () => {
     return gatewaykitReconcile.items;
   }
 
-  async function setCardMethodEnabled(enabled: boolean) {
-    const { paymentMethods } = await stack.admin.query<{
-      paymentMethods: { items: { id: string; code: string }[] };
-    }>(`{ paymentMethods(options: { take: 50 }) { items { id code } } }`);
-    const method = paymentMethods.items.find((m) => m.code === 'gatewaykit-card');
-    await stack.admin.query(
-      `mutation ($input: UpdatePaymentMethodInput!) { updatePaymentMethod(input: $input) { __typename } }`,
-      { input: { id: method?.id, enabled } },
-    );
-  }
+  const setCardMethodEnabled = (enabled: boolean) =>
+    setPaymentMethodEnabled(stack.admin, 'gatewaykit-card', enabled);
 
   it('attack: a charge whose answer was lost, its method disabled meanwhile: the reconciliation records it charged but not applied (error log, order note) and nothing charges the order again', async () => {
     const shop = shopClient(stack);

@@ -17,7 +17,15 @@ import {
   refundTransitions,
   usd,
 } from './support/refunds';
-import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './support/shop';
+import {
+  adminOrder,
+  CARDS,
+  cardInput,
+  eventually,
+  prepareOrder,
+  setPaymentMethodEnabled,
+  startPayment,
+} from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
 /** A second gateway method whose key the attacker knows (e.g. a staff test method). */
@@ -343,6 +351,29 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     // The shopper's view of the payment never shows it.
     expect(Object.keys(again?.metadata.public as object)).not.toContain('chargebacks');
     expect(again?.state).toBe('Settled');
+  });
+
+  it('a chargeback for a payment whose method was disabled since is still verified and recorded, not answered 404 (found by review)', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    await setPaymentMethodEnabled(stack.admin, 'gatewaykit-card', false);
+    try {
+      const chargeback = stack.sandbox.raiseChargeback({
+        tradeNo: payment.transactionId,
+        amount: usd(payment.amount),
+        reason: 'D4755-Non-Receipt of Goods or Services',
+        replyDeadline: '2026-12-24',
+      });
+      const [withChargeback] = await eventually(
+        () => paymentsWithRefunds(stack.admin, order.id),
+        ([p]) => Array.isArray(p?.metadata.chargebacks),
+        10_000,
+      );
+      expect(withChargeback?.metadata.chargebacks).toMatchObject([{ batchNo: chargeback.batchNo }]);
+      const delivery = stack.sandbox.callbacks().find((c) => c.batchNo === chargeback.batchNo);
+      expect(delivery?.attempts.map((a) => [a.httpStatus, a.response])).toEqual([[200, 'success']]);
+    } finally {
+      await setPaymentMethodEnabled(stack.admin, 'gatewaykit-card', true);
+    }
   });
 
   describe('attacks', () => {

@@ -178,3 +178,20 @@ export async function registerAndLogin(shop: GraphqlClient, email: string): Prom
   );
   if (res.login.__typename !== 'CurrentUser') throw new Error(`login failed: ${res.login.__typename}`);
 }
+
+/** Enables or disables the channel's payment method `code` through the Admin API. */
+export async function setPaymentMethodEnabled(
+  admin: GraphqlClient,
+  code: string,
+  enabled: boolean,
+): Promise<void> {
+  const { paymentMethods } = await admin.query<{
+    paymentMethods: { items: { id: string; code: string }[] };
+  }>(`{ paymentMethods(options: { take: 50 }) { items { id code } } }`);
+  const method = paymentMethods.items.find((m) => m.code === code);
+  if (!method) throw new Error(`no payment method ${code}`);
+  await admin.query(
+    `mutation ($input: UpdatePaymentMethodInput!) { updatePaymentMethod(input: $input) { __typename } }`,
+    { input: { id: method.id, enabled } },
+  );
+}

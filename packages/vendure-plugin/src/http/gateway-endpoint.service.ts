@@ -60,7 +60,9 @@ export class GatewayEndpointService {
 
   private async methodOf(ctx: RequestContext, methodCode: string): Promise<GatewayEndpoint> {
     try {
-      const resolved = await this.methods.resolve(ctx, methodCode);
+      // A disabled method still verifies and records what the gateway says of its own payments (a
+      // late success, a refund, a chargeback): disabling stops new payments, not their notices.
+      const resolved = await this.methods.resolve(ctx, methodCode, { includeDisabled: true });
       return { ctx, config: resolved.config, methodCode: resolved.method.code };
     } catch (e) {
       if (!(e instanceof MethodConfigError)) throw e;
