@@ -50,6 +50,31 @@ describe('logged-in customer, saved card', () => {
     expect(deleted.status).toBe(200);
     const after = await expectOk(api('GET', '/store/gatewaykit/payment-methods', { token }));
     expect(after.payment_methods).toEqual([]);
+
+    // Detached, the card is attached to nobody, as a fresh card-element card is: naming its id as
+    // one (ids are not secret) charges nothing, for a guest or another customer, saved or not.
+    const detached = (await sandboxControl('state')).paymentMethods.find(
+      (m: { customerPaymentMethodId: string }) => m.customerPaymentMethodId === saved.id,
+    );
+    expect(detached?.customerId).toBeFalsy();
+    const mallory = await registerCustomer();
+    for (const [who, data] of [
+      [undefined, { customerPaymentMethodId: saved.id }],
+      [mallory, { customerPaymentMethodId: saved.id, saveCard: true }],
+    ] as const) {
+      const cart = await readyCart(who ? { token: who.token, email: who.email } : {});
+      const named = await api('POST', `/store/payment-collections/${cart.collectionId}/payment-sessions`, {
+        token: who?.token,
+        body: { provider_id: CARD, data },
+      });
+      expect(named.status).toBe(400);
+      expect(JSON.stringify(named.body)).toContain('this card was entered for another checkout');
+      expect((await complete(cart.cartId, who?.token)).status).not.toBe(200);
+    }
+    const charged = (await sandboxControl('state')).orders.filter(
+      (o: { customerPaymentMethodId?: string }) => o.customerPaymentMethodId === saved.id,
+    );
+    expect(charged).toHaveLength(1);
   });
 
   it('a billing country the gateway cannot take (Medusa does not check it): completion refused with nothing sent, and the shopper can fix the address and pay (found by review)', async () => {

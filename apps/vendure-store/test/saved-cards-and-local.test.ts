@@ -99,6 +99,27 @@ describe('saved cards, local methods and method settings', () => {
 
     expect(await removeCard(alice, saved.id)).toBe(true);
     expect(await listCards(alice)).toEqual([]);
+
+    // Detached, the card is attached to nobody, as a fresh card-element card is: naming its id as
+    // one (ids are not secret) charges nothing, for a guest or another customer, saved or not.
+    expect(
+      stack.sandbox.state().paymentMethods.find((m) => m.customerPaymentMethodId === saved.id)?.customerId,
+    ).toBeFalsy();
+    const guest = shopClient(stack);
+    const guestOrder = await prepareOrder(guest);
+    expect(
+      await startPayment(guest, { paymentMethodCode: 'gatewaykit-card', elementPaymentMethodId: saved.id }),
+    ).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_YOURS' });
+    expect(
+      await startPayment(mallory, {
+        paymentMethodCode: 'gatewaykit-card',
+        elementPaymentMethodId: saved.id,
+        saveCard: true,
+      }),
+    ).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_YOURS' });
+    expect(stack.sandbox.order(`${guestOrder.code}-1`)).toBeUndefined();
+    expect(stack.sandbox.order(`${malloryOrder.code}-1`)).toBeUndefined();
+    expect(await listCards(mallory)).toEqual([]);
   });
 
   it('guests cannot list saved cards', async () => {

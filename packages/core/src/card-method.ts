@@ -152,3 +152,26 @@ export async function keepElementCard(
     return 'failed';
   }
 }
+
+/**
+ * Where a store retires the saved cards it removes (docs/card-element.md#a-removed-saved-card): bound for
+ * good to no checkout, in the same table as element-card bindings.
+ */
+export interface RetiredCards {
+  retire(customerPaymentMethodId: string): Promise<void>;
+}
+
+/**
+ * Removes a saved card: retired first, then detached at the gateway. Detached, it is attached to nobody,
+ * which is what a fresh element card looks like: without the retirement the first checkout to name its
+ * id (ids are not secret) could charge it, or save it as its own. A detach that fails after the
+ * retirement leaves the card its owner's, and no other checkout's.
+ */
+export async function removeSavedCard(
+  client: Pick<GatewayClient, 'paymentMethods'>,
+  customerPaymentMethodId: string,
+  retired: RetiredCards,
+): Promise<void> {
+  await retired.retire(customerPaymentMethodId);
+  await client.paymentMethods.detach(customerPaymentMethodId);
+}

@@ -9,6 +9,8 @@ export {
   type ElementCardCheckout,
   type KeptCard,
   keepElementCard,
+  type RetiredCards,
+  removeSavedCard,
   resolveCardMethod,
 } from './card-method.js';
 export type { CheckoutFlow } from './checkout-flow.js';

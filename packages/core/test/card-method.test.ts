@@ -9,6 +9,7 @@ import {
   openCardElement,
   type PaymentMethod,
   type PaymentOutcome,
+  removeSavedCard,
   resolveCardMethod,
 } from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
@@ -230,6 +231,49 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
   it('a failed attach is reported, never thrown: the payment stands', async () => {
     gateway.handle((_request, response) => envelope(response, 'S0001', null, 'system busy'));
     expect(await keepElementCard(client, saving(), paid)).toBe('failed');
+  });
+});
+
+describe('removeSavedCard', () => {
+  it('attack: a removed card is retired before it is detached, so no checkout can bind it as a fresh element card', async () => {
+    const steps: string[] = [];
+    gateway.handle((request, response) => {
+      steps.push(`gateway ${request.url}`);
+      envelope(response, '00000', method(undefined));
+    });
+    const bound = memoryBindings();
+    await removeSavedCard(client, 'pm_1526753334131306496', {
+      async retire(id) {
+        steps.push(`retire ${id}`);
+        bound.set(id, 'removed');
+      },
+    });
+    expect(steps[0]).toBe('retire pm_1526753334131306496');
+    expect(steps[1]).toMatch(/^gateway .*\/payment_methods\/pm_1526753334131306496\/detach$/);
+    // Now attached to nobody at the gateway: any checkout naming it is refused, saved or not.
+    for (const save of [false, true]) {
+      expect(
+        await resolveCardMethod(
+          client,
+          'pm_1526753334131306496',
+          { gatewayCustomerId: 'cus_attacker' },
+          save,
+          checkoutOf('cart_b', bound),
+        ),
+      ).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+    }
+  });
+
+  it('detaches nothing when the retirement could not be stored', async () => {
+    gateway.handle((_request, response) => envelope(response, '00000', method(undefined)));
+    await expect(
+      removeSavedCard(client, 'pm_1', {
+        async retire() {
+          throw new Error('database down');
+        },
+      }),
+    ).rejects.toThrow('database down');
+    expect(gateway.requests).toEqual([]);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { ElementCardCheckout } from '@gatewaykit/core';
+import type { ElementCardCheckout, RetiredCards } from '@gatewaykit/core';
 import type { SqlDatabase } from './charge-claim';
 
 /**
@@ -38,4 +38,24 @@ export class SessionElementCardCheckout implements ElementCardCheckout {
     // No row: the session does not exist, so nothing is bound to it.
     return rows[0]?.ours === true;
   }
+}
+
+/** What a removed saved card is bound to: no payment collection is called this. */
+const RETIRED = 'removed';
+
+/**
+ * Core's retirement of removed saved cards (removeSavedCard) in the bindings table: the card's row names
+ * no payment collection, whatever it named before, so no checkout can bind it again.
+ */
+export function retiredCardsIn(db: SqlDatabase): RetiredCards {
+  return {
+    async retire(customerPaymentMethodId) {
+      await db.raw(
+        `INSERT INTO gatewaykit_element_card_binding (id, payment_collection_id, customer_id)
+         VALUES (?, ?, '')
+         ON CONFLICT (id) DO UPDATE SET payment_collection_id = EXCLUDED.payment_collection_id, customer_id = ''`,
+        [customerPaymentMethodId, RETIRED],
+      );
+    },
+  };
 }

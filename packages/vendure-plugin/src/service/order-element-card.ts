@@ -1,4 +1,4 @@
-import type { ElementCardCheckout } from '@gatewaykit/core';
+import type { ElementCardCheckout, RetiredCards } from '@gatewaykit/core';
 import type { Repository } from 'typeorm';
 import { GatewaykitElementCardBinding } from '../entity/element-card-binding.entity';
 
@@ -27,4 +27,25 @@ export class OrderElementCardCheckout implements ElementCardCheckout {
     const winner = await this.bindings.findOneBy({ customerPaymentMethodId });
     return winner?.orderId === this.orderId;
   }
+}
+
+/** What a removed saved card is bound to: no order has this id. */
+const RETIRED = 'removed';
+
+/**
+ * Core's retirement of removed saved cards (removeSavedCard) in the bindings table: the card's row names
+ * no order, whatever it named before, so no checkout can bind it again.
+ */
+export function retiredCardsIn(bindings: Repository<GatewaykitElementCardBinding>): RetiredCards {
+  return {
+    async retire(customerPaymentMethodId) {
+      await bindings
+        .createQueryBuilder()
+        .insert()
+        .into(GatewaykitElementCardBinding)
+        .values({ customerPaymentMethodId, orderId: RETIRED })
+        .orUpdate(['orderId'], ['customerPaymentMethodId'])
+        .execute();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { billingDetail, customerRequest, type RawCard } from '@gatewaykit/core';
+import { billingDetail, customerRequest, type RawCard, removeSavedCard } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   Customer,
@@ -9,8 +9,10 @@ import {
   UserInputError,
 } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
+import { GatewaykitElementCardBinding } from '../entity/element-card-binding.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
+import { retiredCardsIn } from './order-element-card';
 
 export interface SavedCard {
   id: string;
@@ -119,7 +121,11 @@ export class SavedCardService {
     const resolved = await this.methods.resolve(ctx, methodCode);
     const owned = await this.findOwnedCard(ctx, resolved, cardId);
     if (!owned) return false;
-    await resolved.client.paymentMethods.detach(owned.id);
+    await removeSavedCard(
+      resolved.client,
+      owned.id,
+      retiredCardsIn(this.connection.getRepository(ctx, GatewaykitElementCardBinding)),
+    );
     return true;
   }
 

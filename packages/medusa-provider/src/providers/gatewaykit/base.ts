@@ -14,9 +14,11 @@ import {
   normalizeLocalPaymentMethod,
   type PaymentOutcome,
   type PaymentSource,
+  type RetiredCards,
   reconcileAttempt,
   redact,
   refundRequest,
+  removeSavedCard,
   startPayment,
   storedAnswerOf,
   UnknownOutcomeError,
@@ -68,6 +70,7 @@ import {
   SessionServiceChargeClaims,
   type SqlDatabase,
 } from '../../lib/charge-claim';
+import { retiredCardsIn } from '../../lib/element-card-bindings';
 import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from '../../lib/gateway-records';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, type StoredSessions } from '../../lib/open-charges';
@@ -640,8 +643,26 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   async deletePaymentMethod(input: DeletePaymentMethodInput): Promise<DeletePaymentMethodOutput> {
-    await this.client.paymentMethods.detach(input.data.id);
+    try {
+      await removeSavedCard(this.client, input.data.id, this.retiredCards());
+    } catch (error) {
+      throw toMedusaError(error, 'gatewaykit: removing the card failed');
+    }
     return { data: {} };
+  }
+
+  /**
+   * Where removed saved cards are retired (lib/element-card-bindings.ts): once detached they would
+   * pass for fresh element cards. Overridden in unit tests that have no database.
+   */
+  protected retiredCards(): RetiredCards {
+    if (!this.database) {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        'gatewaykit: removing a card needs the store database',
+      );
+    }
+    return retiredCardsIn(this.database);
   }
 
   /** Local payment method of a session: chosen by the storefront, else the configured default. */
