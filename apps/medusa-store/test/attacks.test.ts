@@ -12,7 +12,7 @@ import { CARD, complete, currentSession, HOSTED, LOCAL, readyCart, startSession 
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
-import { SECOND_GATEWAY_NO, SECOND_SIGN_KEY } from './support/global-setup';
+import { GATEWAY_NO, SECOND_GATEWAY_NO, SECOND_SIGN_KEY, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import { adminPayment, adminRefund, paidOrder, sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
@@ -297,6 +297,41 @@ function postSecondAccountSuccess(
     { path, gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY },
   );
 }
+
+describe('attack: a return that names one session with the trade of another', () => {
+  it("signed with the store's own key (what moving characters between orderInfo and orderNo gives when orderNos end one another), it settles nothing: the gateway's record of the trade names another orderNo", async () => {
+    const target = await readyCart({ email: uniqueEmail('shifted') });
+    const targetSession = await startSession(target.collectionId, HOSTED);
+    const paid = await readyCart({ email: uniqueEmail('paid') });
+    const paidSession = await startSession(paid.collectionId, HOSTED);
+    // The other cart is really paid on its page (its callback pays it).
+    await finishHostedPage(String(paidSession.data.redirectUrl), 'success', CARDS.success);
+    const { orders } = await sandboxControl('state');
+    const trade = orders.find((o: { orderNo: string }) => o.orderNo === paidSession.id);
+    expect(trade?.orderStatus).toBe('success');
+    const query = signedReturnQuery(
+      {
+        code: '0000',
+        gatewayNo: GATEWAY_NO,
+        maskCardNo: '424242***4242',
+        orderAmount: String(targetSession.data.amount),
+        orderCurrency: String(targetSession.data.currency),
+        orderInfo: 'Approved',
+        orderNo: targetSession.id,
+        orderStatus: 'success',
+        tradeNo: String(trade?.tradeNo),
+      },
+      SIGN_KEY,
+    );
+    const returned = await fetch(`${inject('storeUrl')}/hooks/gatewaykit/return?${query}`, {
+      redirect: 'manual',
+    });
+    expect(returned.status).toBe(401);
+    const after = await currentSession(target.cartId);
+    expect(after.data.outcome.status).toBe('redirect');
+    expect((await complete(target.cartId)).body.type).not.toBe('order');
+  });
+});
 
 describe("attack: another account's key", () => {
   it("a callback or return verified with a second account's key never settles a session of the first", async () => {

@@ -158,6 +158,45 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     expect(after.payments).toHaveLength(0);
   });
 
+  it("attack: a return signed with the method's own key that names one order with another order's paid trade (what moving characters between orderInfo and orderNo gives when order codes end one another) pays nothing", async () => {
+    const startPage = async () => {
+      const shop = shopClient(stack);
+      const order = await prepareOrder(shop);
+      const page = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+      if (page.__typename !== 'GatewaykitPaymentRedirect') throw new Error(page.__typename);
+      return { order, page };
+    };
+    const target = await startPage();
+    const paid = await startPage();
+    // The second order is really paid on its page (its return and callback pay it).
+    await completeRedirect(paid.page.url, 'success');
+    const trade = stack.sandbox.order(paid.page.orderNo);
+    expect(trade?.orderStatus).toBe('success');
+    const query = signedReturnQuery(
+      {
+        code: '0000',
+        gatewayNo: DEMO_MERCHANTS.main.gatewayNo,
+        message: 'Success',
+        orderAmount: stack.sandbox.order(target.page.orderNo)?.orderAmount ?? '',
+        orderCurrency: trade?.orderCurrency ?? '',
+        orderInfo: 'Transaction Approved',
+        orderNo: target.page.orderNo,
+        orderStatus: 'success',
+        tradeNo: trade?.tradeNo ?? '',
+      },
+      DEMO_MERCHANTS.main.signKey,
+    );
+    const res = await fetch(
+      `${stack.server.baseUrl}/payments/gatewaykit/return/${defaultToken}/gatewaykit-hosted?${query}`,
+      { redirect: 'manual' },
+    );
+    expect(res.status).toBe(401);
+    const after = await adminOrder(stack.admin, target.order.id);
+    expect(after.payments).toEqual([]);
+    expect(after.state).toBe('ArrangingPayment');
+    expect((await adminOrder(stack.admin, paid.order.id)).state).toBe('PaymentSettled');
+  });
+
   it('#5 two concurrent starts for one order send one charge (database claim)', async () => {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import {
   type AttemptStore,
   decideInbound,
+  GatewayBadRequestError,
   handleCallback,
   handleReturn,
   type MerchantAlert,
   type PaymentOutcome,
   recordOutcome,
   type StoredAttempt,
+  type TransactionRecord,
 } from '../src/index.js';
 import { signedCallback, signedReturnQuery } from '../src/testing.js';
 
@@ -67,6 +69,32 @@ class MemoryStore implements AttemptStore {
 }
 
 const silent = { info() {}, warn() {}, error() {} };
+
+/** The gateway's own records of trades, as `transactions.retrieve` answers (a return's confirmation). */
+class Ledger {
+  readonly trades = new Map<string, TransactionRecord>();
+  readonly asked: string[] = [];
+  down: Error | undefined;
+  add(tradeNo: string, orderNo: string, tradeStatus: TransactionRecord['tradeStatus'] = 'success'): this {
+    this.trades.set(tradeNo, {
+      tradeNo,
+      orderNo,
+      tradeStatus,
+      tradeDate: '2026-11-28 05:00:00',
+      tradeInfo: 'Approved',
+      tradeAmount: '10.00',
+      tradeCurrency: 'USD',
+    });
+    return this;
+  }
+  readonly record = async (tradeNo: string): Promise<TransactionRecord> => {
+    this.asked.push(tradeNo);
+    if (this.down) throw this.down;
+    const trade = this.trades.get(tradeNo);
+    if (!trade) throw new GatewayBadRequestError(`tradeNo ${tradeNo} does not exist`, { code: 'P0002' });
+    return trade;
+  };
+}
 
 function callbackData(orderNo: string, overrides: Record<string, string> = {}) {
   return {
@@ -248,6 +276,7 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
       logger: silent,
       storefrontUrl: (_attempt, status, account) =>
         `https://${account.storefront}.example/done?status=${status}`,
+      tradeRecord: (_account, tradeNo) => new Ledger().add('T1', 'o-b').record(tradeNo),
     });
     expect(returned.answer.location).toBe('https://b.example/done?status=succeeded');
     // Nobody holds it: the first entry answers, as before.
@@ -421,7 +450,11 @@ describe('handleReturn', () => {
       },
       account.signKey,
     );
-  const handle = (main: MemoryStore, query: URLSearchParams | string) =>
+  const handle = (
+    main: MemoryStore,
+    query: URLSearchParams | string,
+    ledger = new Ledger().add('T1', 'o-1'),
+  ) =>
     handleReturn({
       query,
       accounts: [MAIN, SECOND],
@@ -429,7 +462,54 @@ describe('handleReturn', () => {
       logger: silent,
       storefrontUrl: (attempt, status) =>
         `https://shop.example/done?order=${attempt.orderNo}&status=${status}`,
+      tradeRecord: (_account, tradeNo) => ledger.record(tradeNo),
     });
+
+  it("attack: a paid order's return with a character moved from its orderNo to its orderInfo (the signature cannot tell) does not pay another order; the gateway's record of the trade decides", async () => {
+    // Order codes of different lengths: one orderNo ends another.
+    const main = new MemoryStore()
+      .add('57-1', { status: 'redirect', orderNo: '57-1', redirectUrl: 'x' })
+      .add('157-1', { status: 'redirect', orderNo: '157-1', redirectUrl: 'x' });
+    const ledger = new Ledger().add('T9', '157-1');
+    const paid = returned('157-1', { tradeNo: 'T9', orderInfo: 'Approved' });
+    const shifted = new URLSearchParams(paid);
+    shifted.set('orderInfo', 'Approved1');
+    shifted.set('orderNo', '57-1');
+    expect(shifted.get('signInfo')).toBe(paid.get('signInfo'));
+    const forged = await handle(main, shifted, ledger);
+    expect(forged.answer).toEqual({ status: 401, body: 'invalid signature' });
+    expect(forged.result).toMatchObject({
+      kind: 'rejected',
+      reason: expect.stringContaining('orderNo 157-1'),
+    });
+    expect(main.statusOf('57-1')).toBe('redirect');
+    // The honest return pays its own order.
+    expect((await handle(main, paid, ledger)).answer.location).toContain('order=157-1&status=succeeded');
+    expect(main.statusOf('157-1')).toBe('succeeded');
+    // A trade the gateway does not have: refused too.
+    expect((await handle(main, returned('57-1', { tradeNo: 'T-none' }), ledger)).answer.status).toBe(401);
+    expect(main.statusOf('57-1')).toBe('redirect');
+  });
+
+  it("a return is recorded as the gateway's record says; the gateway unreachable: nothing recorded, the shopper sent on with the status as it stands; nothing changing: not asked", async () => {
+    const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    const ledger = new Ledger().add('T1', 'o-1', 'pending');
+    ledger.down = new Error('connect ECONNREFUSED');
+    const unreachable = await handle(main, returned('o-1'), ledger);
+    expect(unreachable.answer.location).toContain('status=redirect');
+    expect(unreachable.result.kind).toBe('unconfirmed');
+    expect(main.statusOf('o-1')).toBe('redirect');
+    ledger.down = undefined;
+    // The return says success, the gateway's record still pending: pending is recorded.
+    expect((await handle(main, returned('o-1'), ledger)).answer.location).toContain('status=pending');
+    expect(main.statusOf('o-1')).toBe('pending');
+    ledger.add('T1', 'o-1', 'success');
+    expect((await handle(main, returned('o-1'), ledger)).answer.location).toContain('status=succeeded');
+    // The same return again changes nothing and asks the gateway nothing more.
+    const asked = ledger.asked.length;
+    expect((await handle(main, returned('o-1'), ledger)).result.kind).toBe('duplicate');
+    expect(ledger.asked).toHaveLength(asked);
+  });
 
   it('records the outcome and redirects with the status after it; a stale fail still shows success', async () => {
     const main = new MemoryStore().add('o-1');
@@ -467,6 +547,7 @@ describe('handleReturn', () => {
         storeFor: () => elsewhere,
         logger: silent,
         storefrontUrl: () => 'https://shop.example/done',
+        tradeRecord: (_account, tradeNo) => new Ledger().record(tradeNo),
       });
     for (let replay = 0; replay < 3; replay++) {
       expect((await atAnotherMethod(returned('o-1'))).answer).toEqual({ status: 404, body: 'unknown order' });

@@ -14,6 +14,7 @@ import {
 } from '../outcome.js';
 import { redactText } from '../redact.js';
 import { type CallbackEvent, isKnownCallbackEventType } from '../schemas/callbacks.js';
+import type { TransactionRecord } from '../schemas/transactions.js';
 import { verifyCallback } from '../verify-callback.js';
 import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
 import {
@@ -23,6 +24,7 @@ import {
   verifyWithAccounts,
 } from './account-verification.js';
 import { type AttemptStore, recordOutcome } from './attempt-store.js';
+import { confirmReturn } from './confirm-return.js';
 import type { InboundDecision, StoredAttempt } from './decision.js';
 
 export interface InboundLogger {
@@ -47,6 +49,8 @@ export type InboundResult<A extends StoredAttempt> =
    * does not know: acknowledged, handed to the store's notice hook, the payment unchanged.
    */
   | { kind: 'notice'; event: CallbackEvent }
+  /** A verified return the gateway could not confirm yet (confirm-return.ts): nothing changed. */
+  | { kind: 'unconfirmed'; attempt: A; reason: string }
   /** Verified, but storing it failed: answered 500 so the gateway delivers it again. */
   | { kind: 'failed'; error: unknown };
 
@@ -77,6 +81,12 @@ export interface ReturnInput<Acc extends InboundAccount, A extends StoredAttempt
   query: ReturnQuery;
   /** The storefront page for the attempt, told the attempt's status after this return. */
   storefrontUrl(attempt: A, status: PaymentOutcomeStatus, account: Acc): string | Promise<string>;
+  /**
+   * The gateway's record of a trade, asked with `account`'s credentials (the client's
+   * `transactions.retrieve`): a return that would change an attempt is recorded as it says
+   * (confirm-return.ts).
+   */
+  tradeRecord(account: Acc, tradeNo: string): Promise<TransactionRecord>;
 }
 
 const text = (status: number, body: string): InboundAnswer => ({ status, body });
@@ -193,9 +203,11 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
 }
 
 /**
- * Handles one return: a verified return is as trustworthy as the callback and is recorded the same
- * way (whichever arrives first wins, the other is a duplicate); the shopper is then sent to the
- * storefront with the attempt's status. Unverified: 401; an orderNo of no attempt: 404.
+ * Handles one return: verified, and when it would change its attempt confirmed by the gateway's record
+ * of its trade (confirm-return.ts), it is recorded like the callback (whichever arrives first wins, the
+ * other is a duplicate); the shopper is then sent to the storefront with the attempt's status.
+ * Unverified, or a trade the gateway does not have for this orderNo: 401; an orderNo of no attempt:
+ * 404; the gateway not reachable: nothing recorded, the shopper sent on with the status as it stands.
  */
 export async function handleReturn<Acc extends InboundAccount, A extends StoredAttempt>(
   input: ReturnInput<Acc, A>,
@@ -216,8 +228,26 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
   let account = verifiedBy[0].account;
   try {
     ({ account } = await accountHoldingAttempt(verifiedBy, outcome.orderNo, holdsAttempt(input)));
+    const store = input.storeFor(account);
+    const holder = account;
+    const confirmed = await confirmReturn(store, outcome, (tradeNo) => input.tradeRecord(holder, tradeNo));
+    if (confirmed.kind === 'forged') {
+      logger.warn(`gatewaykit: return ${outcome.orderNo} rejected: ${confirmed.reason}`);
+      return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: confirmed.reason }, account };
+    }
+    if (confirmed.kind === 'unconfirmed') {
+      // The callback (or the reconciliation) records it; the shopper sees the attempt as it stands.
+      logger.warn(`gatewaykit: return ${outcome.orderNo} not recorded: ${confirmed.reason}`);
+      const status = confirmed.attempt.outcome?.status ?? 'pending';
+      const location = await input.storefrontUrl(confirmed.attempt, status, account);
+      return {
+        answer: { status: 303, body: '', location },
+        result: { kind: 'unconfirmed', attempt: confirmed.attempt, reason: confirmed.reason },
+        account,
+      };
+    }
     // No merchant alert from a return: the shopper can replay it (RecordOptions.alerts).
-    const decision = await recordOutcome(input.storeFor(account), outcome, { alerts: false });
+    const decision = await recordOutcome(store, confirmed.outcome, { alerts: false });
     logDecision(logger, 'return', decision);
     if (decision.kind === 'unknown-attempt') return { answer: UNKNOWN_ORDER, result: decision, account };
     const location = await input.storefrontUrl(decision.attempt, statusAfter(decision), account);

@@ -1,4 +1,4 @@
-import type { InboundLogger } from '@gatewaykit/core';
+import type { GatewayClient, InboundLogger, TransactionRecord } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import { type RequestContext, TransactionalConnection } from '@vendure/core';
 import type { Response } from 'express';
@@ -12,13 +12,16 @@ import { inboundLogger } from './inbound-logger';
 
 export interface InboundEndpoint {
   accounts: [MethodConfig];
+  /** The gateway's record of a trade, asked with the method's credentials (a return's confirmation). */
+  tradeRecord: (account: MethodConfig, tradeNo: string) => Promise<TransactionRecord>;
   storeFor: () => OrderAttempts;
   logger: InboundLogger;
 }
 
 type GatewayEndpoint =
   /** `methodCode` is the method whose credentials verify the request: only its attempts may change. */
-  { ctx: RequestContext; config: MethodConfig; methodCode: string } | { notFound: string };
+  | { ctx: RequestContext; config: MethodConfig; methodCode: string; client: GatewayClient }
+  | { notFound: string };
 
 /**
  * What a callback/return URL `/:channelToken/:methodCode` names: the order's own channel and that
@@ -52,6 +55,7 @@ export class GatewayEndpointService {
       if ('notFound' in endpoint) return notFound(res, endpoint.notFound);
       return handle({
         accounts: [endpoint.config],
+        tradeRecord: (_account, tradeNo) => endpoint.client.transactions.retrieve(tradeNo),
         storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
         logger: inboundLogger,
       });
@@ -63,7 +67,7 @@ export class GatewayEndpointService {
       // A disabled method still verifies and records what the gateway says of its own payments (a
       // late success, a refund, a chargeback): disabling stops new payments, not their notices.
       const resolved = await this.methods.resolve(ctx, methodCode, { includeDisabled: true });
-      return { ctx, config: resolved.config, methodCode: resolved.method.code };
+      return { ctx, config: resolved.config, methodCode: resolved.method.code, client: resolved.client };
     } catch (e) {
       if (!(e instanceof MethodConfigError)) throw e;
       return { notFound: 'unknown payment method' };
