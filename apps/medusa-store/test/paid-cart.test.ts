@@ -6,12 +6,15 @@
  * merchant is told, and no later delivery of the same signed success ever turns the returned payment
  * into an order (free goods).
  */
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { GatewayClient } from '@gatewaykit/core';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
 import { complete, HOSTED, readyCart, startSession } from './support/checkout';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
+import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import { sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
@@ -59,9 +62,9 @@ afterEach(async () => {
 });
 
 async function deliveriesOf(orderNo: string) {
-  return ((await sandboxControl('callbacks')) as { id: string; orderNo: string; state: string }[]).filter(
-    (delivery) => delivery.orderNo === orderNo,
-  );
+  return (
+    (await sandboxControl('callbacks')) as { id: string; orderNo: string; state: string; body: string }[]
+  ).filter((delivery) => delivery.orderNo === orderNo);
 }
 
 describe('a paid cart whose completion fails inside Medusa', () => {
@@ -135,6 +138,63 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     } finally {
       await sql('update refund set deleted_at = null where id = any($1)', [hidden.map((row) => row.id)]);
     }
+    expect(await ordersOf(email)).toEqual([]);
+  });
+
+  it("attack: a payment the merchant refunded in the gateway's portal, as PAID BUT NOT APPLIED asks, never becomes an order afterwards: not by the shopper's completion once stock is back, nor by the success delivered again (found by review)", async () => {
+    const token = await adminTokenFor();
+    const email = uniqueEmail('portal-refund');
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+
+    // Paid, its completion failing (no stock) and the refund of Medusa's compensation refused: the
+    // payment stays captured, with no refund and the cart open.
+    const levels = await demoStockLevels(token);
+    restore = async () => {
+      await setStock(token, levels, (level) => level.stocked);
+      await sandboxControl('refunds/next', undefined, 'DELETE');
+    };
+    await setStock(token, levels, () => 0);
+    await sandboxControl('refunds/next', { outcome: 'fail', times: 'always' });
+    await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
+    const delivered = async () => {
+      const mine = await deliveriesOf(session.id);
+      return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
+    };
+    const [first] = await waitFor(delivered, 'the success callback to be acknowledged');
+    const log = () => readFileSync(inject('logFile'), 'utf8');
+    expect(log()).toMatch(new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`));
+    await restore();
+    restore = undefined;
+
+    // The merchant refunds it in the portal.
+    const tradeNo = JSON.parse(first!.body).data.tradeNo as string;
+    const portal = new GatewayClient({
+      gatewayNo: GATEWAY_NO,
+      signKey: SIGN_KEY,
+      baseUrl: inject('sandboxUrl'),
+    });
+    const merTrackNo = `portal-${randomUUID().slice(0, 8)}`;
+    await portal.refunds.create({
+      merTrackNo,
+      refundAmount: String(session.data.amount),
+      refundReason: 'refunded in the portal',
+      refundType: '1',
+      tradeNo,
+    });
+    await waitFor(
+      async () => new RegExp(`REFUND NOT IN MEDUSA: .*${merTrackNo}`).test(log()),
+      'the portal refund to be reported',
+    );
+
+    // Stock is back: the shopper's completion is refused, and so is the success delivered again.
+    const completed = await complete(cartId);
+    expect(completed.status).toBe(400);
+    expect(completed.body.message).toMatch(
+      /The payment for this cart was refunded at the gateway before an order/,
+    );
+    await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
+    await waitFor(delivered, 'the redelivery to be acknowledged');
     expect(await ordersOf(email)).toEqual([]);
   });
 

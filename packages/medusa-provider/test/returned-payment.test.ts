@@ -15,4 +15,14 @@ describe('whyPaymentReturned', () => {
       'was canceled in Medusa',
     );
   });
+
+  it('a refund made at the gateway (the merchant portal) gives the money back too; other payment data does not', () => {
+    expect(whyPaymentReturned({ payment: { refunds: [], data: { refundedAtGateway: ['B1'] } } })).toBe(
+      'was refunded at the gateway',
+    );
+    expect(whyPaymentReturned({ payment: { refunds: [], data: { refundedAtGateway: [] } } })).toBeUndefined();
+    expect(
+      whyPaymentReturned({ payment: { refunds: [], data: { outcome: { status: 'succeeded' } } } }),
+    ).toBeUndefined();
+  });
 });

@@ -75,7 +75,17 @@ export async function settleRefund(
       result = applyRefundEvent(refunds, event, now);
     }
   }
-  if (result.kind === 'no-entry') return { kind: 'no-entry', payment: ref };
+  if (result.kind === 'no-entry') {
+    // Made at the gateway, not through Medusa (the merchant portal, as the PAID BUT NOT APPLIED alert
+    // asks): money given back all the same, so a cart still open never becomes an order for it
+    // (lib/returned-payment.ts). Kept by batchNo, once.
+    const batchNo = event.batchNo ?? event.merTrackNo;
+    const known = data.refundedAtGateway ?? [];
+    if (event.status === 'succeeded' && batchNo && !known.includes(batchNo)) {
+      await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway: [...known, batchNo] });
+    }
+    return { kind: 'no-entry', payment: ref };
+  }
   if (result.kind === 'mismatch') return { kind: 'mismatch', payment: ref, message: result.message };
   if (result.kind === 'changed') {
     await updatePaymentData(scope, payment.id, { ...data, refunds: result.refunds });

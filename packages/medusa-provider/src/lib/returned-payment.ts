@@ -1,12 +1,18 @@
 /**
  * A Medusa payment that was given back before its cart became an order: refunded (Medusa's compensation
- * refunds a captured payment when the completion fails after it; a merchant may refund too) or canceled.
+ * refunds a captured payment when the completion fails after it; a merchant may refund too, in Medusa or
+ * in the gateway's portal, as the PAID BUT NOT APPLIED alert asks) or canceled.
  * Such money never becomes an order (docs/SECURITY.md §6). One judgement, used by the store's completion
  * guard and by the paid-cart completion after a success.
  */
 
 /** The fields the judgement needs, relative to a payment session (prefix them when read from further up). */
-export const RETURNED_PAYMENT_FIELDS = ['payment.id', 'payment.canceled_at', 'payment.refunds.id'];
+export const RETURNED_PAYMENT_FIELDS = [
+  'payment.id',
+  'payment.canceled_at',
+  'payment.refunds.id',
+  'payment.data',
+];
 
 /** The relations those fields cross (`payment`, `payment.refunds`), for a payment module read of sessions. */
 export const RETURNED_PAYMENT_RELATIONS = [
@@ -14,7 +20,7 @@ export const RETURNED_PAYMENT_RELATIONS = [
 ];
 
 export interface SessionPayment {
-  payment?: { canceled_at?: unknown; refunds?: unknown[] | null } | null;
+  payment?: { canceled_at?: unknown; refunds?: unknown[] | null; data?: unknown } | null;
 }
 
 /** Why the session's payment is no longer money held, or undefined while it is (or there is none yet). */
@@ -22,5 +28,7 @@ export function whyPaymentReturned(session: SessionPayment | undefined): string 
   const payment = session?.payment;
   if (payment?.canceled_at) return 'was canceled in Medusa';
   if (payment?.refunds?.length) return 'was refunded';
+  const atGateway = (payment?.data as { refundedAtGateway?: unknown } | null | undefined)?.refundedAtGateway;
+  if (Array.isArray(atGateway) && atGateway.length > 0) return 'was refunded at the gateway';
   return undefined;
 }

@@ -58,6 +58,11 @@ export interface GatewaykitSessionData {
   error?: string | undefined;
   /** Refunds made through the gateway (payment data only; written by refundPayment and notices). */
   refunds?: GatewayRefund[] | undefined;
+  /**
+   * Refunds the gateway notified that Medusa never asked for (made in the merchant portal), by batchNo
+   * (payment data only): money given back all the same, so the payment never becomes an order.
+   */
+  refundedAtGateway?: string[] | undefined;
   /** Chargebacks the gateway notified (payment data; session data when no payment took the charge). */
   chargebacks?: GatewayChargeback[] | undefined;
   /** When a payment canceled without a refund was reported as money held (payment data only). */
