@@ -193,6 +193,28 @@ describe("attack: charging someone else's saved card", () => {
     await ownerPays(cartId, owner.token);
   });
 
+  it('the owner moves the goods and the email after choosing their card (the total unchanged, so Medusa keeps the session): the completion is refused until the session is made again, and the card is never charged with the old details (found by review)', async () => {
+    const { owner, card, cartId, collectionId } = await ownerWithCart();
+    const first = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    const moved = await api('POST', `/store/carts/${cartId}`, {
+      token: owner.token,
+      body: { shipping_address: { ...MALLORY, last_name: 'Lovelace' }, email: uniqueEmail('moved') },
+    });
+    expect(moved.status).toBe(200);
+    expect((await currentSession(cartId, owner.token)).id).toBe(first.id);
+    const refused = await complete(cartId, owner.token);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(
+      /^Cannot complete: the cart's email, name, addresses or items changed/,
+    );
+    expect(await chargesMentioning(first.id)).toEqual([]);
+    const second = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    const paid = await complete(cartId, owner.token);
+    expect(paid.body.type).toBe('order');
+    const [charge] = await chargesMentioning(second.id);
+    expect(JSON.stringify(charge)).toContain('1 Drop Street');
+  });
+
   it("a change or completion sent while the owner's payment session is being made waits for it, and is then refused", async () => {
     const { owner, card, cartId, collectionId } = await ownerWithCart();
     // A slow gateway keeps the session's card check in flight: Medusa has inserted the session's row,
@@ -653,7 +675,7 @@ describe('attack: refunds and reconciliation', () => {
     expect((await adminPayment(paid.paymentId)).data.refunds[0].status).toBe('pending');
   });
 
-  it('a refund.success for a refund that does not exist changes nothing', async () => {
+  it('a refund.success for a refund Medusa never made changes no refund or payment status; it is only kept as money returned at the gateway', async () => {
     const paid = await paidOrder();
     const before = await adminPayment(paid.paymentId);
     const body = refundNotice('refund.success', {
@@ -669,7 +691,8 @@ describe('attack: refunds and reconciliation', () => {
     });
     expect(answer).toMatchObject({ status: 200, body: 'success' });
     const after = await adminPayment(paid.paymentId);
-    expect(after.data).toEqual(before.data);
+    // Kept so that a cart still open would never become an order for this payment (its order exists).
+    expect(after.data).toEqual({ ...before.data, refundedAtGateway: ['R0000000000000000000001'] });
     expect(after.refunds ?? []).toEqual([]);
     expect((await adminOrder(paid.orderId)).payment_status).toBe('captured');
   });
