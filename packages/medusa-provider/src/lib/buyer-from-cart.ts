@@ -13,6 +13,29 @@ interface CartAddress {
   phone?: string | null;
 }
 
+/** What buyerFromCart reads, for a cart module read: its fields and the relations they cross. */
+export const BUYER_CART_RELATIONS = ['billing_address', 'shipping_address', 'items'];
+const ADDRESS_FIELDS = [
+  'first_name',
+  'last_name',
+  'address_1',
+  'address_2',
+  'city',
+  'country_code',
+  'province',
+  'postal_code',
+  'phone',
+];
+export const BUYER_CART_FIELDS = [
+  'email',
+  'currency_code',
+  ...ADDRESS_FIELDS.map((field) => `billing_address.${field}`),
+  ...ADDRESS_FIELDS.map((field) => `shipping_address.${field}`),
+  'items.title',
+  'items.quantity',
+  'items.unit_price',
+];
+
 export interface CartForBuyer {
   email?: string | null;
   currency_code?: string | null;
@@ -69,4 +92,26 @@ export function buyerFromCart(cart: CartForBuyer, ip: string | undefined): Buyer
     items: items.length > 0 ? items : undefined,
     ip,
   };
+}
+
+/** JSON with object keys sorted at every depth and undefined left out: stored session data comes back
+ * from PostgreSQL's jsonb with its keys in another order. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value)
+      .filter(([, item]) => item !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonical(item)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * Whether the cart's buyer is no longer the one a card session copied when it was made (email, name,
+ * addresses or items changed since: Medusa keeps a session while the total stays the same). The card is
+ * charged with the copy, so the gateway would judge the payment on details the order does not have.
+ */
+export function buyerChangedSince(stored: BuyerDetails | undefined, cart: CartForBuyer): boolean {
+  return canonical(buyerFromCart(cart, stored?.ip)) !== canonical(stored);
 }

@@ -1,6 +1,7 @@
 import { type PaymentOutcome, sameOrderAmount } from '@gatewaykit/core';
 import type { BigNumberInput, MedusaContainer } from '@medusajs/framework/types';
 import { MathBN, Modules } from '@medusajs/framework/utils';
+import { BUYER_CART_FIELDS, BUYER_CART_RELATIONS, type CartForBuyer } from './buyer-from-cart';
 import { gatewayAmount } from './payment-request';
 
 /**
@@ -34,21 +35,33 @@ export async function openCartTotal(
   scope: MedusaContainer,
   cartId: string,
 ): Promise<GatewayMoney | undefined> {
+  return (await openCart(scope, cartId, false))?.total;
+}
+
+/**
+ * Cart `cartId` while it is open, with its total; with `withBuyer`, in the same read, what
+ * buyerFromCart takes from it (email, addresses, items).
+ */
+export async function openCart(
+  scope: MedusaContainer,
+  cartId: string,
+  withBuyer: boolean,
+): Promise<{ total: GatewayMoney; cart: CartForBuyer } | undefined> {
   // The cart module computes `total` itself when it is selected (its lines, taxes and adjustments).
-  const [cart] = (await scope
-    .resolve(Modules.CART)
-    .listCarts({ id: cartId }, { select: ['id', 'completed_at', 'currency_code', 'total'] })) as {
-    completed_at?: unknown;
-    currency_code: string;
-    total: BigNumberInput;
-  }[];
+  const [cart] = (await scope.resolve(Modules.CART).listCarts(
+    { id: cartId },
+    {
+      select: ['id', 'completed_at', 'currency_code', 'total', ...(withBuyer ? BUYER_CART_FIELDS : [])],
+      ...(withBuyer ? { relations: BUYER_CART_RELATIONS } : {}),
+    },
+  )) as (CartForBuyer & { completed_at?: unknown; currency_code: string; total: BigNumberInput })[];
   if (!cart || cart.completed_at) return undefined;
   const currency = cart.currency_code.toUpperCase();
   try {
-    return { amount: gatewayAmount(cart.total, currency), currency };
+    return { total: { amount: gatewayAmount(cart.total, currency), currency }, cart };
   } catch {
     // A total the gateway cannot take (too many decimals) matches no session; shown as Medusa has it.
-    return { amount: MathBN.convert(cart.total).toFixed(), currency };
+    return { total: { amount: MathBN.convert(cart.total).toFixed(), currency }, cart };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
-import { buyerFromCart, type CartForBuyer } from '../../lib/buyer-from-cart';
+import { BUYER_CART_FIELDS, buyerFromCart, type CartForBuyer } from '../../lib/buyer-from-cart';
 import { cartOfPaymentCollection } from '../../lib/cart-of-collection';
 import { modeOfProvider } from '../../lib/session-input';
 import { paymentCollectionIdOf } from './payment-session-route';
@@ -17,13 +17,11 @@ export async function addBuyerToSessionData(
   const body = (req.body ?? {}) as { provider_id?: unknown; data?: Record<string, unknown> };
   if (typeof body.provider_id !== 'string' || !modeOfProvider(body.provider_id)) return next();
   try {
-    const cart = await cartOfPaymentCollection<CartForBuyer>(req.scope, paymentCollectionIdOf(req), [
-      'email',
-      'currency_code',
-      'billing_address.*',
-      'shipping_address.*',
-      'items.*',
-    ]);
+    const cart = await cartOfPaymentCollection<CartForBuyer>(
+      req.scope,
+      paymentCollectionIdOf(req),
+      BUYER_CART_FIELDS,
+    );
     const buyer = cart ? buyerFromCart(cart, req.ip) : undefined;
     body.data = { ...(body.data ?? {}), buyer };
     req.body = body;

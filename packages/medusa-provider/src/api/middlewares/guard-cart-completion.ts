@@ -1,7 +1,8 @@
 import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError } from '@medusajs/framework/utils';
+import { buyerChangedSince } from '../../lib/buyer-from-cart';
 import { isCartCompleted, sessionsOfCart } from '../../lib/cart-of-collection';
-import { describeMoney, type GatewayMoney, openCartTotal, sameMoney } from '../../lib/cart-total';
+import { describeMoney, openCart, sameMoney } from '../../lib/cart-total';
 import { underCartGuard } from '../../lib/hold-until-answered';
 import { chargeStateOf } from '../../lib/open-charges';
 import {
@@ -25,7 +26,10 @@ type CompletedSession = SessionPayment & ChosenSession & { id: string };
  *   the completion charges that customer's card (lib/session-chooser.ts, docs/SECURITY.md §2);
  * - when the cart's total or currency is no longer what its gatewaykit session asks for (the taxes
  *   route changes it without refreshing the session): the card would charge the old total for an
- *   order of the new one (lib/cart-total.ts). The storefront makes the payment session again.
+ *   order of the new one (lib/cart-total.ts). The storefront makes the payment session again;
+ * - when a card session not yet charged copied another email, name, address or items than the cart
+ *   has now (Medusa keeps the session while the total stays the same): the gateway would judge the
+ *   charge, and the merchant defend a chargeback, on details the order does not have.
  * The cart's sessions are read once for these judgements; its total only when a gatewaykit session
  * has an amount to compare.
  */
@@ -64,35 +68,46 @@ async function judgeCompletion(req: MedusaRequest, cartId: string, next: MedusaN
       const notChooser = whyNotTheChooser(session, requesterId);
       if (notChooser) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot complete: ${notChooser}`);
     }
-    const total = await totalUnlessItMatches(req, cartId, sessions);
-    if (total) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `Cannot complete: the cart's total is now ${describeMoney(total.cart)}, but its payment session (gateway orderNo ${total.sessionId}) is for ${describeMoney(total.session)}; update the cart (that refreshes its payment collection) and create the payment session again`,
-      );
-    }
+    const differs = await whyCartDiffersFromSession(req, cartId, sessions);
+    if (differs) throw new MedusaError(MedusaError.Types.NOT_ALLOWED, `Cannot complete: ${differs}`);
     next();
   } catch (error) {
     next(error);
   }
 }
 
-/** The cart's total and the first gatewaykit session asking for another amount, if there is one. */
-async function totalUnlessItMatches(
+/**
+ * Why the cart does not match a gatewaykit session it would complete with: the first asking for another
+ * amount, or a card session not yet charged whose copy of the buyer is no longer the cart's.
+ */
+async function whyCartDiffersFromSession(
   req: MedusaRequest,
   cartId: string,
   sessions: CompletedSession[],
-): Promise<{ cart: GatewayMoney; session: GatewayMoney; sessionId: string } | undefined> {
-  let cart: GatewayMoney | undefined;
-  for (const session of sessions) {
-    if (!session.provider_id.startsWith('pp_gatewaykit')) continue;
+): Promise<string | undefined> {
+  const compared = sessions.flatMap((session) => {
+    if (!session.provider_id.startsWith('pp_gatewaykit')) return [];
     const data = readSessionData(session.data ?? undefined);
     // A refused charge is never completed with; sessions from before the amount was kept are skipped.
-    if (!data.amount || !data.currency || chargeStateOf(data) === 'failed') continue;
-    cart ??= await openCartTotal(req.scope, cartId);
-    if (!cart) return undefined;
-    const asked = { amount: data.amount, currency: data.currency };
-    if (!sameMoney(cart, asked)) return { cart, session: asked, sessionId: session.id };
+    if (!data.amount || !data.currency || chargeStateOf(data) === 'failed') return [];
+    return [{ id: session.id, data, unsentCard: data.mode === 'card' && !data.attemptedAt }];
+  });
+  if (compared.length === 0) return undefined;
+  // One read of the cart: its total, and for a card still to be charged what its buyer is made of.
+  const open = await openCart(
+    req.scope,
+    cartId,
+    compared.some((session) => session.unsentCard),
+  );
+  if (!open) return undefined;
+  for (const { id, data, unsentCard } of compared) {
+    const asked = { amount: data.amount!, currency: data.currency! };
+    if (!sameMoney(open.total, asked)) {
+      return `the cart's total is now ${describeMoney(open.total)}, but its payment session (gateway orderNo ${id}) is for ${describeMoney(asked)}; update the cart (that refreshes its payment collection) and create the payment session again`;
+    }
+    if (unsentCard && buyerChangedSince(data.buyer, open.cart)) {
+      return `the cart's email, name, addresses or items changed after its payment session (gateway orderNo ${id}) was made, and the card would be charged with the old ones; create the payment session again`;
+    }
   }
   return undefined;
 }
