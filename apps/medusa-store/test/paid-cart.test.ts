@@ -67,6 +67,34 @@ async function deliveriesOf(orderNo: string) {
   ).filter((delivery) => delivery.orderNo === orderNo);
 }
 
+/**
+ * A hosted payment whose cart completion fails inside Medusa (no stock) and whose compensation refund
+ * the gateway refuses: the payment stays captured, with no refund and the cart open. Stock and refunds
+ * are back when it returns.
+ */
+async function paidButNotCompleted(prefix: string) {
+  const token = await adminTokenFor();
+  const email = uniqueEmail(prefix);
+  const { cartId, collectionId } = await readyCart({ email });
+  const session = await startSession(collectionId, HOSTED);
+  const levels = await demoStockLevels(token);
+  restore = async () => {
+    await setStock(token, levels, (level) => level.stocked);
+    await sandboxControl('refunds/next', undefined, 'DELETE');
+  };
+  await setStock(token, levels, () => 0);
+  await sandboxControl('refunds/next', { outcome: 'fail', times: 'always' });
+  await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
+  const delivered = async () => {
+    const mine = await deliveriesOf(session.id);
+    return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
+  };
+  const [first] = await waitFor(delivered, 'the success callback to be acknowledged');
+  await restore();
+  restore = undefined;
+  return { email, cartId, session, first: first!, delivered };
+}
+
 describe('a paid cart whose completion fails inside Medusa', () => {
   it('is refunded and reported, and a later delivery of the success never places an order for it', async () => {
     const token = await adminTokenFor();
@@ -142,33 +170,12 @@ describe('a paid cart whose completion fails inside Medusa', () => {
   });
 
   it("attack: a payment the merchant refunded in the gateway's portal, as PAID BUT NOT APPLIED asks, never becomes an order afterwards: not by the shopper's completion once stock is back, nor by the success delivered again (found by review)", async () => {
-    const token = await adminTokenFor();
-    const email = uniqueEmail('portal-refund');
-    const { cartId, collectionId } = await readyCart({ email });
-    const session = await startSession(collectionId, HOSTED);
-
-    // Paid, its completion failing (no stock) and the refund of Medusa's compensation refused: the
-    // payment stays captured, with no refund and the cart open.
-    const levels = await demoStockLevels(token);
-    restore = async () => {
-      await setStock(token, levels, (level) => level.stocked);
-      await sandboxControl('refunds/next', undefined, 'DELETE');
-    };
-    await setStock(token, levels, () => 0);
-    await sandboxControl('refunds/next', { outcome: 'fail', times: 'always' });
-    await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
-    const delivered = async () => {
-      const mine = await deliveriesOf(session.id);
-      return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
-    };
-    const [first] = await waitFor(delivered, 'the success callback to be acknowledged');
+    const { email, cartId, session, first, delivered } = await paidButNotCompleted('portal-refund');
     const log = () => readFileSync(inject('logFile'), 'utf8');
     expect(log()).toMatch(new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`));
-    await restore();
-    restore = undefined;
 
     // The merchant refunds it in the portal.
-    const tradeNo = JSON.parse(first!.body).data.tradeNo as string;
+    const tradeNo = JSON.parse(first.body).data.tradeNo as string;
     const portal = new GatewayClient({
       gatewayNo: GATEWAY_NO,
       signKey: SIGN_KEY,
@@ -193,33 +200,14 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     expect(completed.body.message).toMatch(
       /The payment for this cart was refunded at the gateway before an order/,
     );
-    await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
+    await sandboxControl(`callbacks/${first.id}/redeliver`, {});
     await waitFor(delivered, 'the redelivery to be acknowledged');
     expect(await ordersOf(email)).toEqual([]);
   });
 
   it('attack: a payment canceled in Medusa without a refund is reported as money held, once however often the success comes again', async () => {
-    const token = await adminTokenFor();
-    const email = uniqueEmail('held');
-    const { collectionId } = await readyCart({ email });
-    const session = await startSession(collectionId, HOSTED);
-
     // Paid, its completion failing (no stock) and the refund of Medusa's compensation refused.
-    const levels = await demoStockLevels(token);
-    restore = async () => {
-      await setStock(token, levels, (level) => level.stocked);
-      await sandboxControl('refunds/next', undefined, 'DELETE');
-    };
-    await setStock(token, levels, () => 0);
-    await sandboxControl('refunds/next', { outcome: 'fail', times: 'always' });
-    await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success);
-    const delivered = async () => {
-      const mine = await deliveriesOf(session.id);
-      return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
-    };
-    const [first] = await waitFor(delivered, 'the success callback to be acknowledged');
-    await restore();
-    restore = undefined;
+    const { email, session, first, delivered } = await paidButNotCompleted('held');
 
     // Then canceled without a refund, as Medusa's completion compensation leaves a card's payment when
     // a step after its authorization fails (cancelPayment moves no money here) and its refund fails.
@@ -238,7 +226,7 @@ describe('a paid cart whose completion fails inside Medusa', () => {
       'g',
     );
     for (const _ of [1, 2]) {
-      await sandboxControl(`callbacks/${first!.id}/redeliver`, {});
+      await sandboxControl(`callbacks/${first.id}/redeliver`, {});
       await waitFor(delivered, 'the redelivery to be acknowledged');
     }
     expect(log().match(held)).toHaveLength(1);
