@@ -284,6 +284,8 @@ describe('attack: card data in session data', () => {
     { memo: 'card 4242 4242 4242 4242 exp 12/30' },
     { list: [{ deep: ['4000-0000-0000-9995'] }] },
     { customerPaymentMethodId: '4242 4242 4242 4242' },
+    // A letter glued on: an id's characters, not an id's shape (found by review).
+    { customerPaymentMethodId: '4242424242424242x' },
     { localMethod: '4242424242424242' },
   ];
   it('is refused before storage, on every provider, and never echoed back', async () => {

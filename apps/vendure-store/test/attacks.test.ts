@@ -368,6 +368,15 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
         field: 'card.cardSecurityCode',
       },
       { input: { paymentMethodCode: 'gatewaykit-card', savedCardId: 'pm_1 OR 1=1' }, field: 'savedCardId' },
+      // A card number with a letter glued on: an id's characters, not an id's shape (found by review).
+      {
+        input: { paymentMethodCode: 'gatewaykit-card', savedCardId: `${CARDS.success}x` },
+        field: 'savedCardId',
+      },
+      {
+        input: { paymentMethodCode: 'gatewaykit-card', elementPaymentMethodId: `pm_${CARDS.success}x` },
+        field: 'elementPaymentMethodId',
+      },
       {
         input: { paymentMethodCode: 'gatewaykit-card', savedCardId: 'pm_1', card: cardInput(CARDS.success) },
         field: 'card',

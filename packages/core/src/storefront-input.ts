@@ -5,21 +5,25 @@
  * they store anything or call the gateway, and turn the error into their platform's answer.
  */
 import { z } from 'zod';
-import { findCardData } from './card-data.js';
+import { containsCardNumber, findCardData } from './card-data.js';
 import { GatewayValidationError, type ValidationIssue } from './errors.js';
 import { isLocalPaymentMethodName } from './local-methods.js';
+
+/** A gateway id's own shape: a letter prefix, `_`, digits (`pm_1526753334131306496`). */
+const GATEWAY_ID = /^[A-Za-z]+_\d+$/;
 
 /**
  * A gateway payment method (customerPaymentMethodId: a saved card, or what the card element made) as a
  * storefront names it. Gateway ids carry a letter prefix (`pm_` + digits, docs/gateway-protocol.md), so a
- * value that is digits once its `-` and `_` are gone is a card number typed into the wrong field: refused
- * here, before it is stored or sent to the gateway as a path in a lookup.
+ * value that is digits once its `-` and `_` are gone, or that holds a card number without being of the
+ * id's shape (`4111111111111111x`), is a card number typed into the wrong field: refused here, before it
+ * is stored or sent to the gateway as a path in a lookup.
  */
 export const savedCardIdInput = z
   .string()
   .regex(/^[A-Za-z0-9_-]{1,100}$/, 'must be a payment method id (1 to 100 letters, digits, _ or -)')
   .refine(
-    (id) => !/^\d+$/.test(id.replace(/[-_]/g, '')),
+    (id) => !/^\d+$/.test(id.replace(/[-_]/g, '')) && (GATEWAY_ID.test(id) || !containsCardNumber(id)),
     'looks like a card number; send the payment method id (pm_…) the card element or the saved cards returned',
   );
 
