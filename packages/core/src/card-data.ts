@@ -53,7 +53,7 @@ const DIGIT_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){12,}`, 'g');
  * phone numbers, times and lists do not come in those groups, so the wider set refuses nothing honest
  * that the narrow one lets through. Regex source, for a character class.
  */
-const GROUP_JOINER = '[\\s\\u00a0!-/:-@\\[-`{-~\\u2010-\\u2015\\u2212\\u00b7\\u2022]';
+export const GROUP_JOINER = '[\\s\\u00a0!-/:-@\\[-`{-~\\u2010-\\u2015\\u2212\\u00b7\\u2022]';
 
 /**
  * What joins a six-digit group to the last one: one to three joiners, but not `***`. That is how a
@@ -143,7 +143,10 @@ function holdsGroupedCard(text: string): boolean {
   GROUPED_CARD.lastIndex = 0;
   for (let match = GROUPED_CARD.exec(text); match !== null; match = GROUPED_CARD.exec(text)) {
     const digits = match[0].replace(/\D/g, '');
-    if (CARD_START.test(digits) && passesLuhn(digits)) return true;
+    // Four groups of four followed by a short group: a 17–19 digit card, or a 16-digit one and a
+    // short number after it (`…:0005:07`); the pattern takes the longer, so both are judged.
+    const card = (length: number) => CARD_START.test(digits) && passesLuhn(digits.slice(0, length));
+    if (card(digits.length) || (digits.length > 16 && card(16))) return true;
     GROUPED_CARD.lastIndex = match.index + 1;
   }
   return false;

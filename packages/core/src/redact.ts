@@ -8,6 +8,7 @@ import { asciiDigits, hasOtherDigits } from './ascii-digits.js';
 import {
   CARD_NUMBER_FIELD_NAMES,
   containsCardNumber,
+  GROUP_JOINER,
   GROUPED_CARD_SOURCE,
   NUMBER_SEPARATOR,
   SECURITY_CODE_FIELD_NAMES,
@@ -86,6 +87,13 @@ const NUMBER_START = new RegExp(`\\b\\d(?:${NUMBER_SEPARATOR}{0,3}\\d){11}|\\b${
 
 /** A whole run of digits and separators from where it is set (sticky): a bare run that goes on past the scan's 19 digits. */
 const NUMBER_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d)*`, 'y');
+
+/**
+ * The same with any punctuation between digit groups (GROUP_JOINER, card-data.ts): a bare run whose
+ * last group is the first of a card written in its grouping with other marks (`1234 5678 9012
+ * 4242:4242:4242:4242`).
+ */
+const WIDE_RUN = new RegExp(`\\d(?:${GROUP_JOINER}{0,3}\\d)*`, 'y');
 
 /** A field name written as free text (`cvv 123`, `cvv: 123`): the early exit's other test. */
 const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
@@ -201,10 +209,33 @@ export function redactTextFullScan(text: string): string {
   if (match === null) return text;
   let out = '';
   let copied = 0;
+  // Where the last wide run that needs no judging ends (no mark but plain separators in it, or no card
+  // in it): a later match inside it ends there too, so it is not read again (the scan stays linear).
+  let wideJudgedUntil = -1;
   do {
     let shown = replacement(match);
     const bareNumber = match[JSON_NAME_GROUP] === undefined && match[FORM_NAME_GROUP] === undefined;
-    if (bareNumber && shown === match[0]) {
+    let wide = '';
+    // A match in a card's grouping that holds no card is judged on its own (below): a card may start at
+    // its next group. One that holds a card (by chance, in the groups before a real one) is widened too.
+    const keptGrouping = match[GROUPED_FIRST_GROUP] !== undefined && shown === match[0];
+    if (bareNumber && !keptGrouping && match.index >= wideJudgedUntil) {
+      WIDE_RUN.lastIndex = match.index;
+      wide = WIDE_RUN.exec(text)?.[0] ?? '';
+      NUMBER_RUN.lastIndex = match.index;
+      const plain = NUMBER_RUN.exec(text)?.[0] ?? '';
+      // Only plain separators: the scan's own rules cover it. Otherwise judged whole, once.
+      if (wide.length === plain.length || !containsCardNumber(wide)) {
+        wideJudgedUntil = match.index + wide.length;
+        wide = '';
+      }
+    }
+    if (wide.length > match[0].length) {
+      // A card goes on past the match, joined by marks the match does not take: the whole run is
+      // masked, whether the match alone was kept or masked (which would leave the card's tail).
+      shown = maskDigits(wide.replace(/\D/g, ''));
+      SCAN.lastIndex = match.index + wide.length;
+    } else if (bareNumber && shown === match[0]) {
       // A bare run kept as written holds no card, but the scan takes at most 19 digits: when the run
       // goes on (`1234, ` before a card's four groups), a card may start inside it and end after it. The whole
       // run is judged at once (linear in its length) and the scan goes on after it.

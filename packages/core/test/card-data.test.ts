@@ -100,6 +100,8 @@ describe('findCardData', () => {
       'amex 3782;822463;10005',
       'ref 1234:4242:4242:4242:4242',
       'x4242;4242;4242;4242;',
+      // A short number right after it: the pattern's optional fifth group must not hide the card.
+      'ref 4242:4242:4242:4242:07',
     ]) {
       expect(containsCardNumber(text), text).toBe(true);
       expect(findCardData({ note: text }), text).toBe('data.note');

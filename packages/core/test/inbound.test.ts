@@ -486,9 +486,45 @@ describe('handleReturn', () => {
     // The honest return pays its own order.
     expect((await handle(main, paid, ledger)).answer.location).toContain('order=157-1&status=succeeded');
     expect(main.statusOf('157-1')).toBe('succeeded');
-    // A trade the gateway does not have: refused too.
-    expect((await handle(main, returned('57-1', { tradeNo: 'T-none' }), ledger)).answer.status).toBe(401);
+    // A trade the gateway does not have (yet): nothing recorded, the shopper sent on as it stands.
+    const unknownTrade = await handle(main, returned('57-1', { tradeNo: 'T-none' }), ledger);
+    expect(unknownTrade.answer.location).toContain('order=57-1&status=redirect');
+    expect(unknownTrade.result.kind).toBe('unconfirmed');
     expect(main.statusOf('57-1')).toBe('redirect');
+  });
+
+  it('attack: the shifted return sent while its target attempt is being inserted (no attempt at the first read) is held back, not recorded unconfirmed (found by review)', async () => {
+    // The first read finds nothing (no confirmation asked); the attempt is there under the lock.
+    class AppearsLater extends MemoryStore {
+      private reads = 0;
+      override async find(orderNo: string) {
+        this.reads += 1;
+        return this.reads === 1 ? undefined : super.find(orderNo);
+      }
+    }
+    const main = new AppearsLater().add('57-1');
+    const ledger = new Ledger().add('T9', '157-1');
+    const paid = returned('157-1', { tradeNo: 'T9', orderInfo: 'Approved' });
+    const shifted = new URLSearchParams(paid);
+    shifted.set('orderInfo', 'Approved1');
+    shifted.set('orderNo', '57-1');
+    const raced = await handle(main, shifted, ledger);
+    expect(raced.result.kind).toBe('held-back');
+    expect(raced.answer.location).toContain('order=57-1&status=pending');
+    expect(main.statusOf('57-1')).toBeUndefined();
+    expect(main.changes).toEqual([]);
+  });
+
+  it("a confirmed return keeps the return's masked card number (the gateway's record lists none), and only in its masked shape", async () => {
+    const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    await handle(main, returned('o-1', { maskCardNo: '424242***4242' }));
+    expect(main.attempts.get('o-1')?.outcome).toMatchObject({
+      status: 'succeeded',
+      maskCardNo: '424242***4242',
+    });
+    const other = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    await handle(other, returned('o-1', { maskCardNo: 'not-a-mask' }));
+    expect(other.attempts.get('o-1')?.outcome?.maskCardNo).toBeUndefined();
   });
 
   it("a return is recorded as the gateway's record says; the gateway unreachable: nothing recorded, the shopper sent on with the status as it stands; nothing changing: not asked", async () => {

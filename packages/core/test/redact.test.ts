@@ -182,18 +182,32 @@ describe('redactText: card numbers', () => {
     ]) {
       expect(redactText(text as string)).toBe(expected);
     }
+    // After a longer run of plain groups whose last group is the card's first (found by review).
+    for (const text of [
+      '1234.5678.9012.4242:4242:4242:4242',
+      '1234 5678 9012 4242:4242:4242:4242',
+      '1111-2222-3333-3782:822463:10005',
+      '{"note":"1111.2222.3333.4242;4242;4242;4242"}',
+    ]) {
+      const shown = redactText(text);
+      expect(containsCardNumber(shown), shown).toBe(false);
+      expect(shown).not.toMatch(/4242[:;]4242|822463/);
+    }
     for (const honest of ['4242:4242:4242:4241', '1234:5678:9012:3456:1234:5678', 'at 12:34:56:78']) {
       expect(redactText(honest)).toBe(honest);
     }
     fc.assert(
       fc.property(
         groupedCard,
-        fc.stringMatching(/^[0-9]{0,5}$/),
-        fc.constantFrom(' ', ':', ';', '('),
-        (card, lead, joiner) => {
-          const shown = redactText(`note ${lead}${joiner}${card.written} end`);
+        fc.stringMatching(/^([0-9]{4}[ .-]){0,4}[0-9]{0,5}$/),
+        fc.constantFrom(' ', ':', ';', '(', ' | '),
+        fc.stringMatching(/^([ :;.-][0-9]{0,6})?$/),
+        (card, lead, joiner, tail) => {
+          const shown = redactText(`note ${lead}${joiner}${card.written}${tail} end`);
+          // Never the card, written or as its digits. (The mask's first six may join the digits before
+          // them into a run that passes Luhn by chance: a card check of the output proves nothing here.)
           expect(shown).not.toContain(card.written);
-          expect(containsCardNumber(shown), shown).toBe(false);
+          expect(shown.replace(/\D/g, '')).not.toContain(card.digits);
         },
       ),
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buyerFromCart } from '../src/lib/buyer-from-cart';
+import { buyerChangedSince, buyerFromCart } from '../src/lib/buyer-from-cart';
+import type { BuyerDetails } from '../src/lib/session-data';
 
 const address = {
   first_name: 'Ada',
@@ -67,5 +68,41 @@ describe('buyerFromCart', () => {
       // '(' made the old code throw (a RegExp built from the country): a 500 for the whole request.
       expect(buyer).toBeUndefined();
     }
+  });
+});
+
+describe('buyerChangedSince', () => {
+  const cart = {
+    email: 'ada@example.com',
+    currency_code: 'usd',
+    billing_address: address,
+    shipping_address: { ...address, address_2: null },
+    items: [
+      { title: 'Shirt', quantity: 2, unit_price: 25 },
+      { title: 'Hat', quantity: 1, unit_price: 10 },
+    ],
+  };
+  // As the session stored it: JSON (no undefined), keys in PostgreSQL's jsonb order, the shopper's ip.
+  const stored: BuyerDetails = JSON.parse(JSON.stringify(buyerFromCart(cart, '10.0.0.1')));
+  const reordered = Object.fromEntries(Object.entries(stored).reverse()) as typeof stored;
+
+  it('the same details read again, in another key or line order, are no change', () => {
+    expect(buyerChangedSince(reordered, cart)).toBe(false);
+    expect(buyerChangedSince(stored, { ...cart, items: [...cart.items].reverse() })).toBe(false);
+    expect(buyerChangedSince(stored, { ...cart, shipping_address: { ...address, address_2: '' } })).toBe(
+      false,
+    );
+  });
+
+  it('another email, name, address or item is a change; so is a session that copied no buyer', () => {
+    expect(buyerChangedSince(stored, { ...cart, email: 'mallory@example.com' })).toBe(true);
+    expect(
+      buyerChangedSince(stored, { ...cart, shipping_address: { ...address, address_1: '1 Drop Street' } }),
+    ).toBe(true);
+    expect(buyerChangedSince(stored, { ...cart, billing_address: { ...address, last_name: 'Byron' } })).toBe(
+      true,
+    );
+    expect(buyerChangedSince(stored, { ...cart, items: [cart.items[0]!] })).toBe(true);
+    expect(buyerChangedSince(undefined, cart)).toBe(true);
   });
 });

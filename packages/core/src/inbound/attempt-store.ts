@@ -64,6 +64,12 @@ export interface RecordOptions {
    * same money.
    */
   alerts?: boolean;
+  /**
+   * Whether the outcome may move the attempt (default yes). A return the gateway has not confirmed may
+   * not (confirm-return.ts): decided under the exclusive section, such a change is `held-back`, since the
+   * attempt may have moved after the read that judged the return not to need confirming.
+   */
+  changes?: boolean;
 }
 
 /**
@@ -84,6 +90,7 @@ export async function recordOutcome<A extends StoredAttempt>(
     for (let tries = 1; ; tries++) {
       const decided = decideInbound(await store.find(incoming.orderNo), incoming);
       if (decided.kind !== 'changed') return decided;
+      if (options.changes === false) return { ...decided, kind: 'held-back' as const };
       if (await store.save(decided.attempt, decided.next)) return decided;
       if (tries >= SAVE_TRIES) {
         throw new Error(

@@ -7,7 +7,6 @@
  * record of the trade (GET /orderInfo/{tradeNo}) names the orderNo it is for, so a return that would move
  * an attempt is recorded as that record says, or not at all.
  */
-import { GatewayBadRequestError } from '../errors.js';
 import type { PaymentOutcome } from '../outcome.js';
 import { outcomeFromTransaction } from '../reconcile.js';
 import { redactText } from '../redact.js';
@@ -15,20 +14,32 @@ import type { TransactionRecord } from '../schemas/transactions.js';
 import type { AttemptStore } from './attempt-store.js';
 import { decideInbound, type StoredAttempt } from './decision.js';
 
+/** How long the shopper's return waits for the gateway's record before it records nothing. */
+export const RETURN_CONFIRM_TIMEOUT_MS = 10_000;
+
+/** A masked card number as the gateway writes one (`424242***4242`): the only shape kept from a return. */
+const MASKED_CARD = /^\d{0,6}\*+\d{0,4}$/;
+
 export type ConfirmedReturn<A extends StoredAttempt> =
-  /** Changes nothing (a duplicate, a stale or mismatched outcome, no attempt): recorded as it is. */
+  /**
+   * Changes nothing at the first read (a duplicate, stale or mismatched outcome, no attempt): recorded
+   * as it is, but only to confirm (RecordOptions.changes false), since the attempt may move meanwhile.
+   */
   | { kind: 'as-is'; outcome: PaymentOutcome }
   /** The gateway's record of the trade, about this orderNo: recorded instead of the return's fields. */
   | { kind: 'confirmed'; outcome: PaymentOutcome }
-  /** The gateway could not be asked, or records the trade in a status core does not know: nothing recorded now. */
+  /**
+   * The gateway could not be asked in time, has no record of the trade (yet), or records a status core
+   * does not know: nothing recorded now; the callback or the reconciliation records the payment.
+   */
   | { kind: 'unconfirmed'; attempt: A; reason: string }
-  /** The gateway has no such trade, or has it for another orderNo: refused like a bad signature. */
+  /** The gateway has the trade for another orderNo: refused like a bad signature. */
   | { kind: 'forged'; reason: string };
 
 export async function confirmReturn<A extends StoredAttempt>(
   store: AttemptStore<A>,
   outcome: PaymentOutcome,
-  tradeRecord: (tradeNo: string) => Promise<TransactionRecord>,
+  tradeRecord: (tradeNo: string, signal: AbortSignal) => Promise<TransactionRecord>,
 ): Promise<ConfirmedReturn<A>> {
   const decided = decideInbound(await store.find(outcome.orderNo), outcome);
   if (decided.kind !== 'changed') return { kind: 'as-is', outcome };
@@ -37,14 +48,15 @@ export async function confirmReturn<A extends StoredAttempt>(
   if (!tradeNo) return { kind: 'unconfirmed', attempt, reason: 'the return names no trade to confirm' };
   let record: TransactionRecord;
   try {
-    record = await tradeRecord(tradeNo);
+    record = await tradeRecord(tradeNo, AbortSignal.timeout(RETURN_CONFIRM_TIMEOUT_MS));
   } catch (error) {
-    // The gateway refused the query as asked: it has no such trade for this merchant.
-    if (error instanceof GatewayBadRequestError) {
-      return { kind: 'forged', reason: redactText(`the gateway has no trade ${tradeNo}`) };
-    }
+    // No such trade (yet) included: nothing is recorded either way, and the shopper is not turned away.
     const why = error instanceof Error ? error.message : String(error);
-    return { kind: 'unconfirmed', attempt, reason: redactText(`the gateway could not be asked (${why})`) };
+    return {
+      kind: 'unconfirmed',
+      attempt,
+      reason: redactText(`the gateway's record of trade ${tradeNo}: ${why}`),
+    };
   }
   if (record.orderNo !== outcome.orderNo) {
     return {
@@ -61,5 +73,11 @@ export async function confirmReturn<A extends StoredAttempt>(
       reason: redactText(`the gateway records trade ${tradeNo} as ${record.tradeStatusText}`),
     };
   }
-  return { kind: 'confirmed', outcome: outcomeFromTransaction(record) };
+  const confirmed = outcomeFromTransaction(record);
+  // The record lists no card; the return's masked one is kept for the merchant, in its masked shape only.
+  const masked = outcome.maskCardNo && MASKED_CARD.test(outcome.maskCardNo) ? outcome.maskCardNo : undefined;
+  return {
+    kind: 'confirmed',
+    outcome: confirmed.maskCardNo || !masked ? confirmed : { ...confirmed, maskCardNo: masked },
+  };
 }

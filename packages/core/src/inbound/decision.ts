@@ -26,7 +26,12 @@ export type InboundDecision<A extends StoredAttempt = StoredAttempt> =
   /** Behind what is stored (a fail after a success, a pending after a failure): nothing changes. */
   | { kind: 'stale'; attempt: A; incoming: PaymentOutcome; current: PaymentOutcome }
   /** Moves the attempt forward to `next`. */
-  | { kind: 'changed'; attempt: A; incoming: PaymentOutcome; next: PaymentOutcome };
+  | { kind: 'changed'; attempt: A; incoming: PaymentOutcome; next: PaymentOutcome }
+  /**
+   * Would move the attempt, but the outcome may only confirm what is stored (RecordOptions.changes:
+   * a return the gateway did not confirm): nothing changes.
+   */
+  | { kind: 'held-back'; attempt: A; incoming: PaymentOutcome; next: PaymentOutcome };
 
 /**
  * Why an outcome's amount cannot be trusted for this attempt, or undefined when it can. A success must

@@ -86,7 +86,7 @@ export interface ReturnInput<Acc extends InboundAccount, A extends StoredAttempt
    * `transactions.retrieve`): a return that would change an attempt is recorded as it says
    * (confirm-return.ts).
    */
-  tradeRecord(account: Acc, tradeNo: string): Promise<TransactionRecord>;
+  tradeRecord(account: Acc, tradeNo: string, signal: AbortSignal): Promise<TransactionRecord>;
 }
 
 const text = (status: number, body: string): InboundAnswer => ({ status, body });
@@ -108,6 +108,7 @@ function statusAfter(decision: Exclude<InboundDecision, { kind: 'unknown-attempt
     case 'stale':
       return decision.current.status;
     case 'mismatch':
+    case 'held-back':
       return decision.attempt.outcome?.status ?? 'pending';
   }
 }
@@ -130,6 +131,11 @@ function logDecision(logger: InboundLogger, door: string, decision: InboundDecis
       return;
     case 'unknown-attempt':
       logger.info(`gatewaykit: ${door} ${orderNo}: ${status} for no attempt of this account`);
+      return;
+    case 'held-back':
+      logger.warn(
+        `gatewaykit: ${door} ${orderNo}: ${status} not recorded, the attempt moved since it was read and the gateway did not confirm it`,
+      );
       return;
     case 'mismatch':
       // From a callback, the store's amount-mismatch alert is the record; a return raises none.
@@ -230,7 +236,9 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
     ({ account } = await accountHoldingAttempt(verifiedBy, outcome.orderNo, holdsAttempt(input)));
     const store = input.storeFor(account);
     const holder = account;
-    const confirmed = await confirmReturn(store, outcome, (tradeNo) => input.tradeRecord(holder, tradeNo));
+    const confirmed = await confirmReturn(store, outcome, (tradeNo, signal) =>
+      input.tradeRecord(holder, tradeNo, signal),
+    );
     if (confirmed.kind === 'forged') {
       logger.warn(`gatewaykit: return ${outcome.orderNo} rejected: ${confirmed.reason}`);
       return { answer: INVALID_SIGNATURE, result: { kind: 'rejected', reason: confirmed.reason }, account };
@@ -246,8 +254,12 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
         account,
       };
     }
-    // No merchant alert from a return: the shopper can replay it (RecordOptions.alerts).
-    const decision = await recordOutcome(store, confirmed.outcome, { alerts: false });
+    // No merchant alert from a return: the shopper can replay it (RecordOptions.alerts). One that was
+    // not confirmed may only confirm what is stored.
+    const decision = await recordOutcome(store, confirmed.outcome, {
+      alerts: false,
+      changes: confirmed.kind === 'confirmed',
+    });
     logDecision(logger, 'return', decision);
     if (decision.kind === 'unknown-attempt') return { answer: UNKNOWN_ORDER, result: decision, account };
     const location = await input.storefrontUrl(decision.attempt, statusAfter(decision), account);

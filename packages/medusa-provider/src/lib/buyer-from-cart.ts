@@ -113,5 +113,11 @@ function canonical(value: unknown): string {
  * charged with the copy, so the gateway would judge the payment on details the order does not have.
  */
 export function buyerChangedSince(stored: BuyerDetails | undefined, cart: CartForBuyer): boolean {
-  return canonical(buyerFromCart(cart, stored?.ip)) !== canonical(stored);
+  return comparable(buyerFromCart(cart, stored?.ip)) !== comparable(stored);
+}
+
+/** A buyer as canonical JSON, its items in a fixed order: two reads of a cart may list lines differently. */
+function comparable(buyer: BuyerDetails | undefined): string {
+  if (!buyer?.items) return canonical(buyer);
+  return canonical({ ...buyer, items: buyer.items.map(canonical).sort() });
 }

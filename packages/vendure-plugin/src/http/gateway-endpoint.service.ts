@@ -13,7 +13,7 @@ import { inboundLogger } from './inbound-logger';
 export interface InboundEndpoint {
   accounts: [MethodConfig];
   /** The gateway's record of a trade, asked with the method's credentials (a return's confirmation). */
-  tradeRecord: (account: MethodConfig, tradeNo: string) => Promise<TransactionRecord>;
+  tradeRecord: (account: MethodConfig, tradeNo: string, signal: AbortSignal) => Promise<TransactionRecord>;
   storeFor: () => OrderAttempts;
   logger: InboundLogger;
 }
@@ -38,28 +38,32 @@ export class GatewayEndpointService {
 
   /**
    * Runs `handle` with what core's handleCallback/handleReturn need for the URL's channel and method:
-   * its credentials as the one account and the attempts they may change, all on one pooled database
-   * connection (one-connection.ts). Answers 404 itself, and does not call `handle`, when the URL names
-   * nothing.
+   * its credentials as the one account and the attempts they may change. A callback runs on one pooled
+   * database connection (one-connection.ts); a return does not, since it may ask the gateway for the
+   * record of its trade (a phase never spans a gateway call). Answers 404 itself, and does not call
+   * `handle`, when the URL names nothing.
    */
   async inbound<T>(
     channelToken: string,
     methodCode: string,
     res: Response,
     handle: (inbound: InboundEndpoint) => Promise<T>,
+    door: 'callback' | 'return' = 'callback',
   ): Promise<T | undefined> {
     const ctx = await this.channels.forToken(channelToken);
     if (!ctx) return notFound(res, 'unknown channel');
-    return onOneConnection(this.connection, ctx, async (phase) => {
+    const run = async (phase: RequestContext) => {
       const endpoint = await this.methodOf(phase, methodCode);
       if ('notFound' in endpoint) return notFound(res, endpoint.notFound);
       return handle({
         accounts: [endpoint.config],
-        tradeRecord: (_account, tradeNo) => endpoint.client.transactions.retrieve(tradeNo),
+        tradeRecord: (_account, tradeNo, signal) =>
+          endpoint.client.transactions.retrieve(tradeNo, { signal }),
         storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
         logger: inboundLogger,
       });
-    });
+    };
+    return door === 'return' ? run(ctx) : onOneConnection(this.connection, ctx, run);
   }
 
   private async methodOf(ctx: RequestContext, methodCode: string): Promise<GatewayEndpoint> {

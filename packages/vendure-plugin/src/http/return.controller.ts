@@ -27,19 +27,24 @@ export class GatewaykitReturnController {
     @Req() req: Request,
     @Res() res: Response,
   ): Promise<void> {
-    const handled = await this.endpoints.inbound(channelToken, methodCode, res, (inbound) =>
-      handleReturn({
-        ...inbound,
-        query: new URL(req.originalUrl, 'http://return.local').searchParams,
-        storefrontUrl: (attempt, status) => {
-          const target = new URL(
-            this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(attempt.row.orderCode)),
-          );
-          // A charge the order could not take is not a paid order: the page must not wait for one.
-          target.searchParams.set('payment', isUnappliedCharge(attempt.row) ? NOT_APPLIED_STATUS : status);
-          return target.toString();
-        },
-      }),
+    const handled = await this.endpoints.inbound(
+      channelToken,
+      methodCode,
+      res,
+      (inbound) =>
+        handleReturn({
+          ...inbound,
+          query: new URL(req.originalUrl, 'http://return.local').searchParams,
+          storefrontUrl: (attempt, status) => {
+            const target = new URL(
+              this.options.storefrontOrderUrl.replace('{code}', encodeURIComponent(attempt.row.orderCode)),
+            );
+            // A charge the order could not take is not a paid order: the page must not wait for one.
+            target.searchParams.set('payment', isUnappliedCharge(attempt.row) ? NOT_APPLIED_STATUS : status);
+            return target.toString();
+          },
+        }),
+      'return',
     );
     if (handled) sendInboundAnswer(res, handled.answer);
   }

@@ -12,7 +12,8 @@ export async function GET(req: MedusaRequest, res: MedusaResponse): Promise<void
   const { answer } = await handleReturn({
     ...inboundContext(req),
     query: new URL(req.originalUrl, 'http://return.local').searchParams,
-    tradeRecord: (account, tradeNo) => gatewayClientFor(account.options).transactions.retrieve(tradeNo),
+    tradeRecord: (account, tradeNo, signal) =>
+      gatewayClientFor(account.options).transactions.retrieve(tradeNo, { signal }),
     storefrontUrl: async (attempt, status, account) => {
       const cartId = await cartIdOfCollection(req.scope, attempt.session.payment_collection_id);
       return withQuery(account.options.storefrontReturnUrl, {
