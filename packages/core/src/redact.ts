@@ -224,7 +224,7 @@ export function redactTextFullScan(text: string): string {
       wide = WIDE_RUN.exec(text)?.[0] ?? '';
       NUMBER_RUN.lastIndex = match.index;
       const plain = NUMBER_RUN.exec(text)?.[0] ?? '';
-      // Only plain separators: the scan's own rules cover it. Otherwise judged whole, once.
+      // Only plain separators: handled below with the plain run. Otherwise judged whole, once.
       if (wide.length === plain.length || !containsCardNumber(wide)) {
         wideJudgedUntil = match.index + wide.length;
         wide = '';
@@ -235,6 +235,16 @@ export function redactTextFullScan(text: string): string {
       // masked, whether the match alone was kept or masked (which would leave the card's tail).
       shown = maskDigits(wide.replace(/\D/g, ''));
       SCAN.lastIndex = match.index + wide.length;
+    } else if (bareNumber && shown !== match[0]) {
+      // A masked bare run that goes on past the scan's 19 digits: its last group may be a card's first
+      // (`1234 5678 9012 4242 4242 4242 4242`), and the card's other groups are too few for the scan to
+      // take alone. The whole run is masked (found by review).
+      NUMBER_RUN.lastIndex = match.index;
+      const run = NUMBER_RUN.exec(text)?.[0] ?? match[0];
+      if (run.length > match[0].length) {
+        shown = maskDigits(run.replace(/\D/g, ''));
+        SCAN.lastIndex = match.index + run.length;
+      }
     } else if (bareNumber && shown === match[0]) {
       // A bare run kept as written holds no card, but the scan takes at most 19 digits: when the run
       // goes on (`1234, ` before a card's four groups), a card may start inside it and end after it. The whole

@@ -1,8 +1,26 @@
 import fc from 'fast-check';
 import { luhnDigit } from './luhn.js';
 
-/** Punctuation that joins a card's groups in the attacks: what the plain separator set leaves out. */
-export const WIDE_JOINERS = [':', ';', '*', ')(', '] [', '","', "'", '=', '#', '~', ' : ', '(', '\\'];
+/** What joins a card's groups in the attacks: plain separators, and what the plain set leaves out. */
+export const JOINERS = [
+  ' ',
+  '-',
+  '+',
+  ' / ',
+  ':',
+  ';',
+  '*',
+  ')(',
+  '] [',
+  '","',
+  "'",
+  '=',
+  '#',
+  '~',
+  ' : ',
+  '(',
+  '\\',
+];
 
 /** The printed groupings of card numbers: 4-4-4-4, 4-4-4-4-3 (19 digits), 4-6-5 (Amex), 4-6-4 (Diners). */
 const GROUPINGS = [
@@ -18,7 +36,7 @@ export const groupedCard = fc
     fc.constantFrom(...GROUPINGS),
     fc.integer({ min: 2, max: 6 }),
     fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 18, maxLength: 18 }),
-    fc.constantFrom(...WIDE_JOINERS),
+    fc.constantFrom(...JOINERS),
   )
   .map(([grouping, first, rest, joiner]) => {
     const length = grouping.reduce((sum, size) => sum + size, 0);
