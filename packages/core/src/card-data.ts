@@ -137,7 +137,7 @@ const GROUPED_CARD = new RegExp(`(?<!\\d)${GROUPED_CARD_SOURCE}`, 'g');
 /**
  * A card number written in a card's grouping (GROUPED_CARD), starting like a card and passing Luhn.
  * Every group is tried as the first (the search goes on one group later, not after the match), so a
- * card after another group (`1234:4242:4242:4242:4242`) is found.
+ * card after another group of four (`1234:` and then the card's four) is found.
  */
 function holdsGroupedCard(text: string): boolean {
   GROUPED_CARD.lastIndex = 0;

@@ -53,7 +53,7 @@ const NAMES =
  *     spaced 12-digit card is not. A run with anything but single spaces or dashes between its digits
  *     is masked only when it holds a card number (core's card-data rule), so dates, amounts and lists
  *     stay readable; and a card's printed grouping joined by any punctuation (GROUPED_CARD_SOURCE,
- *     `4242:4242:4242:4242`), masked when it holds a card number.
+ *     `nnnn:nnnn:nnnn:nnnn`), masked when it holds a card number.
  * Digits of other scripts (Arabic-Indic, Devanagari, fullwidth…) are read as ASCII digits first
  * (ascii-digits.ts).
  * Every branch starts with a consuming character (no leading lookbehind), which lets V8 skip
@@ -68,7 +68,7 @@ const SCAN = new RegExp(
     // the end of the text also ends a string, for bodies cut short.
     `(?:"((?:[^"\\\\]|\\\\[^]|\\\\$)*)(?:"|$)|(\\\\+)"((?:[^"\\\\]|\\\\+[^"\\\\]|\\\\+$)*)(?:\\\\+"|$)|(-?\\d[\\d.eE+-]*)|([\\[{]))`,
     // form value: quoted (to its closing quote), or up to `&`, `#`, `"` or whitespace, but a space
-    // before a digit does not end it, so `pan=4242 4242 4242 4242` in free text cannot leave twelve
+    // before a digit does not end it, so `pan=nnnn nnnn nnnn nnnn` in free text cannot leave twelve
     // digits behind.
     // A free-text value (`name: value`, `name value`) is hidden only when it holds a digit (replacement),
     // which keeps `the cvv is required` readable; judged on the consumed value, never by a lookahead
@@ -76,7 +76,7 @@ const SCAN = new RegExp(
     `|(^|[?&\\s])(${NAMES})(=|\\s*:\\s*|\\s+)(?:"([^"]*)"?|((?:[^&\\s"#]| (?=\\d))*))`,
     // Up to three separators between digits (NUMBER_SEPARATOR, card-data.ts).
     `|\\b\\d(?:(?:${NUMBER_SEPARATOR}{0,3}\\d){12,18}\\b|\\d{11}\\b)`,
-    // A card's grouping joined by any punctuation (`4242:4242:4242:4242`), its first group captured.
+    // A card's grouping joined by any punctuation (`nnnn:nnnn:nnnn:nnnn`), its first group captured.
     `|\\b(?=(\\d{4}))${GROUPED_CARD_SOURCE}`,
   ].join(''),
   'gi',
@@ -90,8 +90,8 @@ const NUMBER_RUN = new RegExp(`\\d(?:${NUMBER_SEPARATOR}{0,3}\\d)*`, 'y');
 
 /**
  * The same with any punctuation between digit groups (GROUP_JOINER, card-data.ts): a bare run whose
- * last group is the first of a card written in its grouping with other marks (`1234 5678 9012
- * 4242:4242:4242:4242`).
+ * last group is the first of a card written in its grouping with other marks (plain groups, then
+ * `nnnn:nnnn:nnnn:nnnn`).
  */
 const WIDE_RUN = new RegExp(`\\d(?:${GROUP_JOINER}{0,3}\\d)*`, 'y');
 
@@ -102,6 +102,11 @@ const FREE_TEXT_NAME = new RegExp(`(?:^|[?&\\s])(?:${NAMES})[\\s:]`, 'i');
 function maskDigits(digits: string): string {
   if (digits.length >= 13) return `${digits.slice(0, 6)}${HIDDEN}${digits.slice(-4)}`;
   return digits.length >= 10 ? `${HIDDEN}${digits.slice(-4)}` : HIDDEN;
+}
+
+/** A run of digits and separators masked as the digits it holds. */
+function maskRun(run: string): string {
+  return maskDigits(run.replace(/\D/g, ''));
 }
 
 /** A card field value already masked (424242***4242, ***) is kept: redacting stored data again loses nothing. */
@@ -196,7 +201,7 @@ function replacement(match: RegExpExecArray): string {
   // dates, amounts and lists: such a run is masked only when a card number is in it (core's card-data
   // rule: whole groups, 2–6 and Luhn), whatever is glued around it.
   if (/[^\d \u00a0+-]|[^\d]{2}/.test(whole) && !containsCardNumber(whole)) return whole;
-  return maskDigits(whole.replace(/\D/g, ''));
+  return maskRun(whole);
 }
 
 /**
@@ -215,49 +220,41 @@ export function redactTextFullScan(text: string): string {
   do {
     let shown = replacement(match);
     const bareNumber = match[JSON_NAME_GROUP] === undefined && match[FORM_NAME_GROUP] === undefined;
-    let wide = '';
-    // A match in a card's grouping that holds no card is judged on its own (below): a card may start at
-    // its next group. One that holds a card (by chance, in the groups before a real one) is widened too.
-    const keptGrouping = match[GROUPED_FIRST_GROUP] !== undefined && shown === match[0];
-    if (bareNumber && !keptGrouping && match.index >= wideJudgedUntil) {
-      WIDE_RUN.lastIndex = match.index;
-      wide = WIDE_RUN.exec(text)?.[0] ?? '';
+    if (bareNumber) {
+      const masked = shown !== match[0];
+      // The whole run of digits and plain separators from the match: the scan takes at most 19 digits.
       NUMBER_RUN.lastIndex = match.index;
-      const plain = NUMBER_RUN.exec(text)?.[0] ?? '';
-      // Only plain separators: handled below with the plain run. Otherwise judged whole, once.
-      if (wide.length === plain.length || !containsCardNumber(wide)) {
-        wideJudgedUntil = match.index + wide.length;
-        wide = '';
+      const plain = NUMBER_RUN.exec(text)?.[0] ?? match[0];
+      // A match in a card's grouping that holds no card is judged on its own (below): a card may start
+      // at its next group. One that holds a card (by chance, in the groups before a real one) is
+      // widened too.
+      const keptGrouping = match[GROUPED_FIRST_GROUP] !== undefined && !masked;
+      let wide = '';
+      if (!keptGrouping && match.index >= wideJudgedUntil) {
+        WIDE_RUN.lastIndex = match.index;
+        wide = WIDE_RUN.exec(text)?.[0] ?? '';
+        // Only plain separators: handled with the plain run. Otherwise judged whole, once.
+        if (wide.length === plain.length || !containsCardNumber(wide)) {
+          wideJudgedUntil = match.index + wide.length;
+          wide = '';
+        }
       }
-    }
-    if (wide.length > match[0].length) {
-      // A card goes on past the match, joined by marks the match does not take: the whole run is
-      // masked, whether the match alone was kept or masked (which would leave the card's tail).
-      shown = maskDigits(wide.replace(/\D/g, ''));
-      SCAN.lastIndex = match.index + wide.length;
-    } else if (bareNumber && shown !== match[0]) {
-      // A masked bare run that goes on past the scan's 19 digits: its last group may be a card's first
-      // (`1234 5678 9012 4242 4242 4242 4242`), and the card's other groups are too few for the scan to
-      // take alone. The whole run is masked (found by review).
-      NUMBER_RUN.lastIndex = match.index;
-      const run = NUMBER_RUN.exec(text)?.[0] ?? match[0];
-      if (run.length > match[0].length) {
-        shown = maskDigits(run.replace(/\D/g, ''));
-        SCAN.lastIndex = match.index + run.length;
-      }
-    } else if (bareNumber && shown === match[0]) {
-      // A bare run kept as written holds no card, but the scan takes at most 19 digits: when the run
-      // goes on (`1234, ` before a card's four groups), a card may start inside it and end after it. The whole
-      // run is judged at once (linear in its length) and the scan goes on after it.
-      NUMBER_RUN.lastIndex = match.index;
-      const run = NUMBER_RUN.exec(text)?.[0] ?? match[0];
-      if (run.length > match[0].length) {
-        shown = containsCardNumber(run) ? maskDigits(run.replace(/\D/g, '')) : run;
-        SCAN.lastIndex = match.index + run.length;
-      } else if (match[GROUPED_FIRST_GROUP] !== undefined) {
-        // Groups of a card's shape holding no card (`1234:4242:4242:4242:4242` starts with 1): the
-        // card may start at the next group, so the scan goes on after the first one only.
-        shown = match[GROUPED_FIRST_GROUP];
+      if (wide.length > match[0].length) {
+        // A card goes on past the match, joined by marks the match does not take: the whole run is
+        // masked, whether the match alone was kept or masked (which would leave the card's tail).
+        shown = maskRun(wide);
+        SCAN.lastIndex = match.index + wide.length;
+      } else if (plain.length > match[0].length) {
+        // The run goes on past the match. Masked, its last group may be a card's first and the card's
+        // other groups too few for the scan to take alone (a phone number before a spaced card; found by
+        // review): the whole run is masked. Kept, a card may start inside it (`1234, ` before a card's
+        // four groups) and end after it: the whole run is judged at once (linear in its length).
+        shown = masked || containsCardNumber(plain) ? maskRun(plain) : plain;
+        SCAN.lastIndex = match.index + plain.length;
+      } else if (keptGrouping) {
+        // Groups of a card's shape holding no card (the first group starts with 1): the card may start
+        // at the next group, so the scan goes on after the first one only.
+        shown = match[GROUPED_FIRST_GROUP] as string;
         SCAN.lastIndex = match.index + shown.length;
       }
     }

@@ -16,8 +16,8 @@ const GATEWAY_ID = /^[A-Za-z]+_\d+$/;
  * A gateway payment method (customerPaymentMethodId: a saved card, or what the card element made) as a
  * storefront names it. Gateway ids carry a letter prefix (`pm_` + digits, docs/gateway-protocol.md), so a
  * value that is digits once its `-` and `_` are gone, or that holds a card number without being of the
- * id's shape (`4111111111111111x`), is a card number typed into the wrong field: refused here, before it
- * is stored or sent to the gateway as a path in a lookup.
+ * id's shape (a card number with a letter glued on), is a card number typed into the wrong field:
+ * refused here, before it is stored or sent to the gateway as a path in a lookup.
  */
 export const savedCardIdInput = z
   .string()

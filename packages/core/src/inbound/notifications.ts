@@ -99,6 +99,11 @@ function describe(error: unknown): string {
   return redactText(error instanceof Error ? error.message : String(error));
 }
 
+/** The status an attempt stands at (sent, nothing heard yet: pending), for the storefront. */
+function standingStatus(attempt: StoredAttempt): PaymentOutcomeStatus {
+  return attempt.outcome?.status ?? 'pending';
+}
+
 /** The status the attempt has after a decision, for the storefront. */
 function statusAfter(decision: Exclude<InboundDecision, { kind: 'unknown-attempt' }>): PaymentOutcomeStatus {
   switch (decision.kind) {
@@ -109,7 +114,7 @@ function statusAfter(decision: Exclude<InboundDecision, { kind: 'unknown-attempt
       return decision.current.status;
     case 'mismatch':
     case 'held-back':
-      return decision.attempt.outcome?.status ?? 'pending';
+      return standingStatus(decision.attempt);
   }
 }
 
@@ -246,8 +251,11 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
     if (confirmed.kind === 'unconfirmed') {
       // The callback (or the reconciliation) records it; the shopper sees the attempt as it stands.
       logger.warn(`gatewaykit: return ${outcome.orderNo} not recorded: ${confirmed.reason}`);
-      const status = confirmed.attempt.outcome?.status ?? 'pending';
-      const location = await input.storefrontUrl(confirmed.attempt, status, account);
+      const location = await input.storefrontUrl(
+        confirmed.attempt,
+        standingStatus(confirmed.attempt),
+        account,
+      );
       return {
         answer: { status: 303, body: '', location },
         result: { kind: 'unconfirmed', attempt: confirmed.attempt, reason: confirmed.reason },

@@ -9,9 +9,9 @@ import { GatewayEndpointService } from './gateway-endpoint.service';
 /**
  * Shopper's return from the hosted page / 3-D Secure / local method:
  * `GET /payments/gatewaykit/return/:channelToken/:methodCode?<signed fields>`. Core verifies it,
- * confirms it with the gateway's record of its trade and records it like a callback (docs/inbound.md); the shopper then goes to the storefront's order page
- * with the attempt's status after it, or `not_applied` for a charge the order could not take
- * (docs/storefront-return-page.md).
+ * confirms it with the gateway's record of its trade and records it like a callback
+ * (docs/inbound.md); the shopper then goes to the storefront's order page with the attempt's status
+ * after it, or `not_applied` for a charge the order could not take (docs/storefront-return-page.md).
  */
 @Controller(ROUTE_PREFIX)
 export class GatewaykitReturnController {

@@ -1,8 +1,9 @@
 import { attemptOrderNo, GatewayValidationError } from '@gatewaykit/core';
-import { In, Not, type Repository } from 'typeorm';
-import { type GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
+import { Not, type Repository } from 'typeorm';
+import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { claimOpenSlot, closeUnsent, releaseDeadClaims } from './attempt-claim';
 import type { FlowConfig } from './charge-source';
+import { owedAttemptsOf } from './open-charge';
 import { isUnappliedCharge } from './unapplied-charge';
 
 /**
@@ -40,8 +41,9 @@ export function attemptMode(config: FlowConfig): string {
 
 /**
  * Frees expired redirect claims, then inserts attempt n+1 (`CODE-n`, core's attemptOrderNo) holding
- * the open slot, and gives it up again while another attempt is owed an answer without the slot. Numbering counts every gateway attempt, closed ones too, so an orderNo is never sent
- * twice; other methods' holds are not attempts (and are deleted once their payment has answered).
+ * the open slot, and gives it up again while another attempt is owed an answer without the slot.
+ * Numbering counts every gateway attempt, closed ones too, so an orderNo is never sent twice; other
+ * methods' holds are not attempts (and are deleted once their payment has answered).
  */
 export async function claimNextAttempt(
   repo: Repository<GatewaykitPaymentAttempt>,
@@ -63,7 +65,7 @@ export async function claimNextAttempt(
   // A page released after its window that turned pending since holds no slot, yet may still be
   // charged (open-charge.ts): checked under the new claim, which is then closed without a charge.
   const owed = await repo.findOne({
-    where: { orderId: details.orderId, status: In([...OWED_STATUSES]), id: Not(claim.attempt.id) },
+    where: { ...owedAttemptsOf(details.orderId), id: Not(claim.attempt.id) },
   });
   if (owed) {
     await closeUnsent(repo, claim.attempt, `attempt ${owed.orderNo} may still be charged; nothing was sent`);

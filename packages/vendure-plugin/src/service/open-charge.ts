@@ -1,8 +1,13 @@
 import type { ID } from '@vendure/core';
-import { In, MoreThan, type Repository } from 'typeorm';
+import { type FindOptionsWhere, In, MoreThan, type Repository } from 'typeorm';
 import { type GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from './attempt-claim';
 import { attemptClockNow } from './attempt-clock';
+
+/** Where-clause of the order's attempts owed an answer (started, pending, unknown): each may have taken money. */
+export function owedAttemptsOf(orderId: ID): FindOptionsWhere<GatewaykitPaymentAttempt> {
+  return { orderId: String(orderId), status: In([...OWED_STATUSES]) };
+}
 
 /**
  * The order's gateway charge that may still take the shopper's money, if any: one owed an answer
@@ -19,7 +24,7 @@ export function openGatewayCharge(
   const order = String(orderId);
   return repo.findOne({
     where: [
-      { orderId: order, status: In([...OWED_STATUSES]) },
+      owedAttemptsOf(order),
       { orderId: order, status: 'redirect', createdAt: MoreThan(new Date(now - OPEN_ATTEMPT_BLOCK_MS)) },
     ],
   });

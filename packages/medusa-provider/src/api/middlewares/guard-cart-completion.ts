@@ -90,7 +90,10 @@ async function whyCartDiffersFromSession(
     const data = readSessionData(session.data ?? undefined);
     // A refused charge is never completed with; sessions from before the amount was kept are skipped.
     if (!data.amount || !data.currency || chargeStateOf(data) === 'failed') return [];
-    return [{ id: session.id, data, unsentCard: data.mode === 'card' && !data.attemptedAt }];
+    const asked = { amount: data.amount, currency: data.currency };
+    return [
+      { id: session.id, asked, buyer: data.buyer, unsentCard: data.mode === 'card' && !data.attemptedAt },
+    ];
   });
   if (compared.length === 0) return undefined;
   // One read of the cart: its total, and for a card still to be charged what its buyer is made of.
@@ -100,12 +103,11 @@ async function whyCartDiffersFromSession(
     compared.some((session) => session.unsentCard),
   );
   if (!open) return undefined;
-  for (const { id, data, unsentCard } of compared) {
-    const asked = { amount: data.amount!, currency: data.currency! };
+  for (const { id, asked, buyer, unsentCard } of compared) {
     if (!sameMoney(open.total, asked)) {
       return `the cart's total is now ${describeMoney(open.total)}, but its payment session (gateway orderNo ${id}) is for ${describeMoney(asked)}; update the cart (that refreshes its payment collection) and create the payment session again`;
     }
-    if (unsentCard && buyerChangedSince(data.buyer, open.cart)) {
+    if (unsentCard && buyerChangedSince(buyer, open.cart)) {
       return `the cart's email, name, addresses or items changed after its payment session (gateway orderNo ${id}) was made, and the card would be charged with the old ones; create the payment session again`;
     }
   }

@@ -653,16 +653,21 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
   /**
    * Where removed saved cards are retired (lib/element-card-bindings.ts): once detached they would
-   * pass for fresh element cards. Overridden in unit tests that have no database.
+   * pass for fresh element cards.
    */
   protected retiredCards(): RetiredCards {
+    return retiredCardsIn(this.storeDatabase('removing a card'));
+  }
+
+  /** The store's database, for what cannot be done without it (`what`, for the error). */
+  protected storeDatabase(what: string): SqlDatabase {
     if (!this.database) {
       throw new MedusaError(
         MedusaError.Types.UNEXPECTED_STATE,
-        'gatewaykit: removing a card needs the store database',
+        `gatewaykit: ${what} needs the store database`,
       );
     }
-    return retiredCardsIn(this.database);
+    return this.database;
   }
 
   /** Local payment method of a session: chosen by the storefront, else the configured default. */

@@ -91,13 +91,7 @@ export class GatewaykitCardService extends GatewaykitBase {
     sessionId: string,
     medusaCustomerId: string | undefined,
   ): ElementCardCheckout {
-    if (!this.database) {
-      throw new MedusaError(
-        MedusaError.Types.UNEXPECTED_STATE,
-        'gatewaykit: card payments need the store database',
-      );
-    }
-    return new SessionElementCardCheckout(this.database, sessionId, medusaCustomerId);
+    return new SessionElementCardCheckout(this.storeDatabase('a card payment'), sessionId, medusaCustomerId);
   }
 
   /** Core's card rule for the session's method; a refusal is a 400 naming the storefront's field. */
