@@ -120,6 +120,38 @@ describe('another payment method while a gateway charge is open', () => {
     expect(await payWithOtherMethod(shop)).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
   });
 
+  it("attack: addPaymentToOrder naming an unknown method, the plugin's own card method (no ticket), another channel's method or a method that is not a string pays nothing, sends nothing, and leaves no hold on the order", async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    await arrangePayment(shop);
+    for (const method of [
+      '"no-such-method"',
+      '"gatewaykit-card"',
+      '"jp-gatewaykit-card"',
+      '123',
+      '["bench-noop"]',
+    ]) {
+      const answer = await shop
+        .query<{ addPaymentToOrder: AddPaymentAnswer }>(
+          `mutation { addPaymentToOrder(input: { method: ${method}, metadata: {} }) {
+             __typename ... on ErrorResult { message } } }`,
+        )
+        .then(
+          ({ addPaymentToOrder }) => addPaymentToOrder.__typename,
+          (error: unknown) => `refused: ${String(error).slice(0, 80)}`,
+        );
+      expect(answer, method).not.toBe('Order');
+    }
+    const after = await adminOrder(stack.admin, order.id);
+    expect(after.state).toBe('ArrangingPayment');
+    expect(after.payments.filter((p) => p.state === 'Settled')).toEqual([]);
+    expect(
+      stack.sandbox.requests().filter((r) => (r.body ?? '').includes(`"orderNo":"${order.code}-`)),
+    ).toEqual([]);
+    // No hold was left behind: another method and then nothing else pays the order at once.
+    expect(await payWithOtherMethod(shop)).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
+  });
+
   it('honest: with no gateway charge open, or after a declined one, the other method pays the order', async () => {
     const fresh = shopClient(stack);
     const first = await prepareOrder(fresh);
