@@ -241,15 +241,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       return { id: orderNo, data: completeSessionData(data, stored), status: 'pending' };
     }
 
-    // Built before the claim: a request refused here (no buyer) never marks the session sent.
-    const request = buildPaymentRequest({
-      options: this.options_,
-      data,
-      source: plan.source,
-      context: input.context,
-    });
-    const attemptedAt = new Date().toISOString();
-    const claimed = await this.claim(orderNo, attemptedAt);
+    const { request, attemptedAt, claimed } = await this.requestThenClaim(data, plan, input.context);
     // A session Medusa has just inserted is never sent yet; refuse rather than answer with another's state.
     if (claimed !== true) {
       throw new MedusaError(MedusaError.Types.CONFLICT, `gatewaykit: session ${orderNo} was already started`);
@@ -275,17 +267,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         "gatewaykit card payment: create the session with data.customerPaymentMethodId (the card element's payment method, or a saved card of the logged-in customer) or use the hosted checkout provider",
       );
     }
-    // Built before the claim: a request refused here (a session without a buyer, e.g. a billing
-    // country Medusa did not check) must not leave the session marked sent, which would hold the cart
-    // until the reconciliation gives up on a charge that never existed.
-    const request = buildPaymentRequest({
-      options: this.options_,
-      data,
-      source: plan.source,
-      context: input.context,
-    });
-    const attemptedAt = new Date().toISOString();
-    const claimed = await this.claim(data.orderNo, attemptedAt);
+    const { request, attemptedAt, claimed } = await this.requestThenClaim(data, plan, input.context);
     // Sent (or decided) by another request, on this instance or another: never a second charge.
     if (claimed !== true) return this.statusOf(claimed);
     const charged = await this.charge(request, data);
@@ -299,6 +281,22 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     ]);
     const { next } = mergeOutcome(stored, charged);
     return this.statusOf(withOutcome({ ...data, cardKept: kept ?? data.cardKept, attemptedAt }, next));
+  }
+
+  /**
+   * The payment request, then the claim. Built before the claim: a request refused here (a session
+   * without a buyer, e.g. a billing country Medusa did not check) must not leave the session marked
+   * sent, which would hold the cart until the reconciliation gives up on a charge that never existed.
+   */
+  private async requestThenClaim(
+    data: Partial<GatewaykitSessionData>,
+    plan: ChargePlan,
+    context: PaymentProviderContext | undefined,
+  ) {
+    const request = buildPaymentRequest({ options: this.options_, data, source: plan.source, context });
+    const attemptedAt = new Date().toISOString();
+    const claimed = await this.claim(data.orderNo, attemptedAt);
+    return { request, attemptedAt, claimed };
   }
 
   /**
