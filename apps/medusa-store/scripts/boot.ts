@@ -1,6 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, type RunningPostgres, startEmbeddedPostgres } from '@gatewaykit/cluster-testing';
+import {
+  freePort,
+  type RunningPostgres,
+  startEmbeddedPostgres,
+  startSteps,
+} from '@gatewaykit/cluster-testing';
 import pg from 'pg';
 import { keepFileEvidence, keepPostgresEvidence } from './evidence';
 import { runMedusa, startMedusa } from './medusa-cli';
@@ -39,14 +44,7 @@ export interface BootedStore {
  */
 export async function bootStore(options: BootOptions): Promise<BootedStore> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const timings: Record<string, number> = {};
-  const timed = async <T>(name: string, step: () => Promise<T>): Promise<T> => {
-    const started = Date.now();
-    const result = await step();
-    timings[name] = Date.now() - started;
-    log(`[medusa-store] ${name}: ${timings[name]} ms`);
-    return result;
-  };
+  const { timings, step: timed } = startSteps(log, 'medusa-store');
   mkdirSync(options.dataDir, { recursive: true });
   const logFile = join(options.dataDir, 'medusa.log');
   let postgres: RunningPostgres | undefined;

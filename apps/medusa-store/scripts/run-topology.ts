@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopOnSignals } from '@gatewaykit/cluster-testing';
 import { startSandbox } from '@gatewaykit/sandbox';
 import { startTopology } from './topology';
 
@@ -45,17 +46,11 @@ async function main(): Promise<void> {
   console.log('\n[topology] ready:');
   for (const [what, where] of rows) console.log(`  ${what!.padEnd(34)} ${where}`);
   console.log('\nCtrl-C stops everything.');
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
+  stopOnSignals(async () => {
     console.log('[topology] stopping …');
     await topology.stop();
     await sandbox?.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { stopOnSignals } from '@gatewaykit/cluster-testing';
 import { startSandbox } from '@gatewaykit/sandbox';
 import { bootStore } from './boot';
 
@@ -30,13 +31,10 @@ async function main(): Promise<void> {
   console.log(`[medusa-store] ready at ${store.url} (store API key ${store.publishableKey})`);
   if (sandbox) console.log(`[medusa-store] gateway sandbox at ${sandbox.url}`);
   console.log(`[medusa-store] data and logs in ${dataDir}`);
-  const shutdown = async () => {
+  stopOnSignals(async () => {
     await store.stop();
     await sandbox?.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  });
 }
 
 main().catch((error: unknown) => {

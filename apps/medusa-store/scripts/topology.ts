@@ -7,6 +7,7 @@ import {
   startEmbeddedPostgres,
   startRedis,
   startRoundRobinProxy,
+  startSteps,
 } from '@gatewaykit/cluster-testing';
 import { keepFileEvidence, keepPostgresEvidence } from './evidence';
 import { type RunningMedusa, runMedusa, startMedusa } from './medusa-cli';
@@ -55,15 +56,7 @@ export interface Topology {
 
 export async function startTopology(options: TopologyOptions): Promise<Topology> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const timings: Record<string, number> = {};
-  const step = async <T>(name: string, work: () => Promise<T>): Promise<T> => {
-    log(`[topology] ${name} …`);
-    const started = Date.now();
-    const result = await work();
-    timings[name] = Date.now() - started;
-    log(`[topology] ${name}: done in ${timings[name]} ms`);
-    return result;
-  };
+  const { timings, step } = startSteps(log, 'topology');
   mkdirSync(options.dataDir, { recursive: true });
   // Stopped in reverse: instances (they hold connections), proxy, Redis, Postgres last.
   const stops: (() => Promise<unknown>)[] = [];

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { stopOnSignals } from '@gatewaykit/cluster-testing';
 import { DEFAULT_DATA_DIR } from './config';
 import { DEMO_MERCHANTS, gatewaysFromEnv } from './gateways';
 import { startCluster } from './topology/cluster';
@@ -55,18 +56,12 @@ async function main(): Promise<void> {
       'Ctrl-C stops everything.',
     ].join('\n'),
   );
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
+  stopOnSignals(async () => {
     step('stopping');
     await cluster.stop();
     await closeSandbox();
     step('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  });
 }
 
 main().catch((error: unknown) => {

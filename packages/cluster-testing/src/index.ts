@@ -26,3 +26,4 @@ export { stopProcess } from './processes.js';
 export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 export { type RunningSandboxProcess, startSandboxProcess } from './sandbox-process.js';
+export { startSteps, stopOnSignals } from './start-steps.js';
