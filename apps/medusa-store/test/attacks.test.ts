@@ -14,7 +14,7 @@ import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { GATEWAY_NO, SECOND_GATEWAY_NO, SECOND_SIGN_KEY, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
-import { adminPayment, adminRefund, paidOrder, sandboxRefunds } from './support/payments';
+import { adminFeed, adminPayment, adminRefund, paidOrder, sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
 import { postTransactionCallback, signedHeaders } from './support/signed-callback';
 import { api, expectOk, type Json } from './support/store-api';
@@ -306,6 +306,23 @@ describe('attack: card data in session data', () => {
     expect(await sessionRowsOf(collectionId)).toEqual([]);
     const { readFileSync } = await import('node:fs');
     expect(readFileSync(inject('logFile'), 'utf8')).not.toMatch(/4242[ -]?4242[ -]?4242[ -]?4242/);
+  });
+
+  it('a body that is not JSON, holding a card number, is never echoed in the answer or the log (Medusa parses it before any route runs; found by review)', async () => {
+    const { collectionId } = await readyCart();
+    const bodies = ['5555555555554444', '"5555 5555 5555 4444"', '{"card": {"cardNo": 5555555555554444'];
+    for (const path of [
+      '/store/gatewaykit/payment-methods',
+      `/store/payment-collections/${collectionId}/payment-sessions`,
+    ]) {
+      for (const rawBody of bodies) {
+        const response = await api('POST', path, { rawBody });
+        expect(response.status, `${path} ${rawBody}`).toBe(400);
+        expect(JSON.stringify(response.body)).not.toMatch(/5555[ -]?5555[ -]?5555[ -]?4444/);
+      }
+    }
+    const { readFileSync } = await import('node:fs');
+    expect(readFileSync(inject('logFile'), 'utf8')).not.toMatch(/5555[ -]?5555[ -]?5555[ -]?4444/);
   });
 });
 
@@ -675,6 +692,31 @@ describe('attack: refunds and reconciliation', () => {
     });
     expect(forged.status).toBe(401);
     expect((await adminPayment(paid.paymentId)).data.refunds[0].status).toBe('pending');
+  });
+
+  it('a refund reported failed, then succeeded: the first result stays, and the merchant, told to refund again, is told it went through after all (found by review)', async () => {
+    const { paid, refundId, batchNo } = await pendingRefund();
+    const fields = {
+      orderNo: paid.orderNo,
+      tradeNo: paid.tradeNo,
+      merTrackNo: refundId,
+      batchNo,
+      amount: '5.00',
+    };
+    for (const type of ['refund.fail', 'refund.success']) {
+      const body = refundNotice(type, fields);
+      const answer = await api('POST', '/hooks/gatewaykit/callback', {
+        rawBody: body,
+        headers: signedHeaders(body),
+      });
+      expect(answer).toMatchObject({ status: 200, body: 'success' });
+    }
+    expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: refundId, status: 'failed' }),
+    ]);
+    const feed = await adminFeed();
+    expect(feed).toContain(`Refund ${refundId} (batchNo ${batchNo}) of 5.00 USD`);
+    expect(feed).toContain('was reported failed, and now succeeded at the gateway');
   });
 
   it('a refund.success for a refund Medusa never made changes no refund or payment status; it is only kept as money returned at the gateway', async () => {

@@ -3,7 +3,14 @@ import { describe, expect, inject, it } from 'vitest';
 // The order widget's own reading of the order (what the admin page shows).
 import { gatewaySummaries } from '../../../packages/medusa-provider/src/admin/lib/gateway-summary';
 import { adminOrder } from './support/admin';
-import { adminFeed, deliveriesOfBatch, paidOrder } from './support/payments';
+import {
+  adminFeed,
+  adminPayment,
+  adminRefund,
+  deliveriesOfBatch,
+  paidOrder,
+  sandboxRefunds,
+} from './support/payments';
 import { sandboxControl } from './support/sandbox-pages';
 import { waitFor } from './support/wait';
 
@@ -54,5 +61,24 @@ describe('chargebacks', () => {
     }, 'the repeated chargeback notice');
     const after = await adminOrder(paid.orderId);
     expect(after.payment_collections[0].payments[0].data.chargebacks).toHaveLength(1);
+  });
+
+  it('attack: a refund of a charged-back payment is refused and nothing reaches the gateway (the bank already returned the money)', async () => {
+    const paid = await paidOrder();
+    const raised = (await sandboxControl('chargebacks', {
+      tradeNo: paid.tradeNo,
+      amount: '10.00',
+      reason: 'D4837-No Cardholder Authorization',
+    })) as { batchNo: string };
+    await waitFor(async () => {
+      const order = await adminOrder(paid.orderId);
+      return (order.payment_collections[0].payments[0].data.chargebacks ?? []).length > 0;
+    }, 'the chargeback to be recorded');
+    const refused = await adminRefund(paid.paymentId, 5);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(refused.body)).toContain(`charged back (chargeback ${raised.batchNo})`);
+    expect(refused.refundId).toBeUndefined();
+    expect(await sandboxRefunds(paid.tradeNo)).toEqual([]);
+    expect((await adminPayment(paid.paymentId)).refunds ?? []).toEqual([]);
   });
 });

@@ -3,9 +3,11 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
+import { sql } from './support/database';
 import { FAIL_UNRECORDED_AFTER_SECONDS } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import {
+  adminFeed,
   adminPayment,
   adminRefund,
   deliveriesOfBatch,
@@ -332,6 +334,33 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
       expect.objectContaining({ merTrackNo: refund.refundId, status: 'succeeded' }),
     ]);
+  });
+
+  it('a refund Medusa recorded whose payment data lost it (the process died while sending it): written back as unknown, and the merchant is told to look it up (found by review)', async () => {
+    const paid = await paidOrder();
+    await sandboxControl('refunds/next', { outcome: 'pending' });
+    const refund = await adminRefund(paid.paymentId, 5);
+    // What a crash between Medusa's refund row and the provider's answer leaves: the row, no entry.
+    await sql(`UPDATE payment SET data = data - 'refunds' WHERE id = $1`, [paid.paymentId]);
+    await sql(`UPDATE refund SET created_at = now() - interval '2 hours' WHERE id = $1`, [refund.refundId]);
+    expect((await adminPayment(paid.paymentId)).data.refunds).toBeUndefined();
+
+    const { body } = await reconcileNow({ orderNos: [paid.orderNo] });
+    expect(body.refunds).toEqual([
+      expect.objectContaining({
+        merTrackNo: refund.refundId,
+        status: 'unknown',
+        reason: expect.stringContaining('the merchant was told to look it up'),
+      }),
+    ]);
+    expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: refund.refundId, status: 'unknown', amount: '5.00' }),
+    ]);
+    expect(await adminFeed()).toContain(`Look it up by merTrackNo ${refund.refundId}`);
+    // Told once: the next run adds nothing.
+    await reconcileNow({ orderNos: [paid.orderNo] });
+    const told = (await adminFeed()).split(`Look it up by merTrackNo ${refund.refundId}`).length - 1;
+    expect(told).toBe(1);
   });
 
   it('refuses a body it does not know, naming the field', async () => {

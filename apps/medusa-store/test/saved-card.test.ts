@@ -6,6 +6,25 @@ import { sql } from './support/database';
 import { CARDS, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk } from './support/store-api';
 
+/**
+ * Each shopper (a guest when undefined) names the card in `data` at a checkout of their own: refused as
+ * a card first named elsewhere, and the cart cannot complete.
+ */
+async function expectRefusedAtCheckouts(
+  namers: readonly (readonly [{ token: string; email: string } | undefined, Record<string, unknown>])[],
+): Promise<void> {
+  for (const [who, data] of namers) {
+    const cart = await readyCart(who ? { token: who.token, email: who.email } : {});
+    const named = await api('POST', `/store/payment-collections/${cart.collectionId}/payment-sessions`, {
+      token: who?.token,
+      body: { provider_id: CARD, data },
+    });
+    expect(named.status).toBe(400);
+    expect(JSON.stringify(named.body)).toContain('this card was entered for another checkout');
+    expect((await complete(cart.cartId, who?.token)).status).not.toBe(200);
+  }
+}
+
 describe('logged-in customer, saved card', () => {
   it('creates the gateway customer, saves, lists, charges without redirect, and deletes the card', async () => {
     const { token, email, customerId } = await registerCustomer();
@@ -58,19 +77,10 @@ describe('logged-in customer, saved card', () => {
     );
     expect(detached?.customerId).toBeFalsy();
     const mallory = await registerCustomer();
-    for (const [who, data] of [
+    await expectRefusedAtCheckouts([
       [undefined, { customerPaymentMethodId: saved.id }],
       [mallory, { customerPaymentMethodId: saved.id, saveCard: true }],
-    ] as const) {
-      const cart = await readyCart(who ? { token: who.token, email: who.email } : {});
-      const named = await api('POST', `/store/payment-collections/${cart.collectionId}/payment-sessions`, {
-        token: who?.token,
-        body: { provider_id: CARD, data },
-      });
-      expect(named.status).toBe(400);
-      expect(JSON.stringify(named.body)).toContain('this card was entered for another checkout');
-      expect((await complete(cart.cartId, who?.token)).status).not.toBe(200);
-    }
+    ]);
     const charged = (await sandboxControl('state')).orders.filter(
       (o: { customerPaymentMethodId?: string }) => o.customerPaymentMethodId === saved.id,
     );
@@ -135,5 +145,21 @@ describe('logged-in customer, saved card', () => {
     ).toBe(404);
     const still = await expectOk(api('GET', '/store/gatewaykit/payment-methods', { token: owner.token }));
     expect(still.payment_methods).toHaveLength(1);
+
+    // Named at a checkout by someone else: the gateway's record names no owner (as documented), and
+    // a card saved from card data is retired for checkouts when it is made: no fresh element card.
+    await expectRefusedAtCheckouts([
+      [undefined, { customerPaymentMethodId: saved.id }],
+      [other, { customerPaymentMethodId: saved.id }],
+      [other, { customerPaymentMethodId: saved.id, saveCard: true }],
+    ]);
+    const charged = (await sandboxControl('state')).orders.filter(
+      (o: { customerPaymentMethodId?: string }) => o.customerPaymentMethodId === saved.id,
+    );
+    expect(charged).toEqual([]);
+    // The owner still pays with it, from their list at the gateway.
+    const mine = await readyCart({ token: owner.token, email: owner.email });
+    await startSession(mine.collectionId, CARD, { customerPaymentMethodId: saved.id }, owner.token);
+    expect((await complete(mine.cartId, owner.token)).body.type).toBe('order');
   });
 });

@@ -353,6 +353,32 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(again?.state).toBe('Settled');
   });
 
+  it('attack: a refund of a charged-back payment is refused and nothing reaches the gateway (the bank already returned the money)', async () => {
+    const { shop, order, payment } = await paidCardOrder(stack);
+    const chargeback = stack.sandbox.raiseChargeback({
+      tradeNo: payment.transactionId,
+      amount: usd(payment.amount),
+      reason: 'D4837-No Cardholder Authorization',
+    });
+    await eventually(
+      () => paymentsWithRefunds(stack.admin, order.id),
+      ([p]) => Array.isArray(p?.metadata.chargebacks),
+    );
+    const refused = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(refused.state).toBe('Failed');
+    expect(refused.metadata).toMatchObject({ status: 'refused' });
+    expect(String(refused.metadata?.message)).toContain(`charged back (chargeback ${chargeback.batchNo})`);
+    expect(stack.sandbox.refunds(payment.transactionId)).toEqual([]);
+
+    // The shopper's view of the refund carries none of the admin text (found by review).
+    const { orderByCode } = await shop.query<{
+      orderByCode: { payments: { refunds: { id: string; metadata: unknown }[] }[] };
+    }>(`query ($code: String!) { orderByCode(code: $code) { payments { refunds { id metadata } } } }`, {
+      code: order.code,
+    });
+    expect(orderByCode.payments.flatMap((p) => p.refunds)).toEqual([{ id: refused.id, metadata: {} }]);
+  });
+
   it('a chargeback for a payment whose method was disabled since is still verified and recorded, not answered 404 (found by review)', async () => {
     const { order, payment } = await paidCardOrder(stack);
     await setPaymentMethodEnabled(stack.admin, 'gatewaykit-card', false);

@@ -93,6 +93,26 @@ describe('saved cards, local methods and method settings', () => {
       savedCardId: saved.id,
     });
     expect(stolen).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_FOUND' });
+    // Named as a card-element card: the gateway's record names no owner (as documented), and a card
+    // saved from card data is retired for checkouts when it is made, so it is no fresh element card.
+    for (const input of [
+      { elementPaymentMethodId: saved.id },
+      { elementPaymentMethodId: saved.id, saveCard: true },
+    ]) {
+      expect(await startPayment(mallory, { paymentMethodCode: 'gatewaykit-card', ...input })).toMatchObject({
+        __typename: 'GatewaykitPaymentError',
+        errorCode: 'CARD_NOT_YOURS',
+      });
+    }
+    const stranger = shopClient(stack);
+    const strangerOrder = await prepareOrder(stranger);
+    expect(
+      await startPayment(stranger, {
+        paymentMethodCode: 'gatewaykit-card',
+        elementPaymentMethodId: saved.id,
+      }),
+    ).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_YOURS' });
+    expect(stack.sandbox.order(`${strangerOrder.code}-1`)).toBeUndefined();
     expect(stack.sandbox.order(`${malloryOrder.code}-1`)).toBeUndefined();
     expect(await removeCard(mallory, saved.id)).toBe(false);
     expect((await listCards(alice)).map((c) => c.id)).toEqual([saved.id]);

@@ -4,10 +4,12 @@
  *  - any call may retry when the request provably never left (connect errors);
  *  - only reads may retry after the request may have arrived (timeout, reset, 5xx, unreadable answer);
  *  - a money-moving call that may have arrived is an unknown outcome;
+ *  - a charge or refund answered with a code that is not a documented refusal is an unknown outcome
+ *    (unless a charge's data says success or pending): it may have moved money;
  *  - any other change (create customer, update/attach/detach a method, delete) that may have arrived
  *    fails without a retry and says the change may or may not have been applied.
  */
-import { isSuccessCode } from './codes.js';
+import { DUPLICATE_ORDER_CODE, isRefusedBeforeProcessing, isSuccessCode } from './codes.js';
 import {
   GatewayApiError,
   GatewayConnectionError,
@@ -124,9 +126,58 @@ export function resultOfAnswer(ctx: AttemptContext, status: number, text: string
     }
     return retryIfRead(read, error);
   }
-  if (!isSuccessCode(envelope.code))
-    return final(
-      errorForCode(envelope.code, envelope.message ?? '', { requestId: ctx.requestId, httpStatus: status }),
-    );
-  return { ok: true, code: envelope.code, data: envelope.data };
+  if (isSuccessCode(envelope.code)) return { ok: true, code: envelope.code, data: envelope.data };
+  if (MOVES_MONEY.has(name) && !isRefusedBeforeProcessing(envelope.code) && !alreadyPaid(name, envelope.code))
+    return resultOfUnrefusedCode(ctx, status, envelope);
+  return final(
+    errorForCode(envelope.code, envelope.message ?? '', { requestId: ctx.requestId, httpStatus: status }),
+  );
+}
+
+/** The charges: their answer is an order result with `orderStatus`. */
+const CHARGES: ReadonlySet<string> = new Set(['confirmCharge', 'checkoutPayment', 'localPayment']);
+
+/**
+ * Calls that move money: the charges and refund creation. createPaymentMethod is money-moving for the
+ * retry policy only (it is never sent twice) and keeps the plain code errors.
+ */
+const MOVES_MONEY: ReadonlySet<string> = new Set([...CHARGES, 'createRefund']);
+
+/**
+ * "This orderNo was already paid" (I0061) answering a charge stays the GatewayApiError carrying that code
+ * (docs/gateway-protocol.md#error-codes): startPayment reads it as the unknown "already paid" outcome.
+ */
+const alreadyPaid = (name: string, code: string) => code === DUPLICATE_ORDER_CODE && CHARGES.has(name);
+
+/** `data.orderStatus` of an answer, trimmed and lower-cased; undefined when there is none. */
+function orderStatusOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { orderStatus } = data as Record<string, unknown>;
+  return typeof orderStatus === 'string' ? orderStatus.trim().toLowerCase() : undefined;
+}
+
+/**
+ * A charge or refund answered with a code the gateway does not document as a refusal before processing
+ * (S0001, L0004, anything unpublished; I0061 of a refund): it may have moved money, so it is never a
+ * failure. A charge's data is read when its orderStatus says `success` or `pending` (it is then parsed
+ * like any answer); anything else (no data, `fail`, a status not read) is an unknown outcome carrying
+ * the gateway's code (docs/gateway-protocol.md#error-codes).
+ */
+function resultOfUnrefusedCode(
+  ctx: AttemptContext,
+  status: number,
+  envelope: NonNullable<ReturnType<typeof readEnvelope>>,
+): AttemptResult {
+  const { name } = ctx.operation;
+  const orderStatus = CHARGES.has(name) ? orderStatusOf(envelope.data) : undefined;
+  if (orderStatus === 'success' || orderStatus === 'pending')
+    return { ok: true, code: envelope.code, data: envelope.data };
+  const said = `${envelope.code} ${envelope.message ?? ''}`.trim();
+  return final(
+    new UnknownOutcomeError(
+      `${name}: the outcome is unknown (the gateway answered ${said}, which is not a documented refusal); ${ctx.operation.unknownOutcomeAdvice ?? CHARGE_ADVICE}`,
+      name,
+      { requestId: ctx.requestId, httpStatus: status, code: envelope.code },
+    ),
+  );
 }

@@ -8,7 +8,7 @@ import type { GatewayClient } from './client.js';
 import { GatewayBadRequestError } from './errors.js';
 import type { PaymentOutcome } from './outcome.js';
 import type { PaymentSource } from './payment-flow.js';
-import type { PaymentMethod } from './schemas/payment-methods.js';
+import type { CreatePaymentMethodRequest, PaymentMethod } from './schemas/payment-methods.js';
 
 export interface CardShopper {
   /** The logged-in shopper's gateway customer; absent for a guest (or a customer with none yet). */
@@ -98,11 +98,13 @@ export interface ElementCardCheckout {
 }
 
 /**
- * Reads the method at the gateway and decides. A fresh element card (attached to nobody) is charged only
- * for the checkout that first named it: element ids are not secret (time-based), so whoever learns or
- * guesses one must not charge, or save, someone else's card with it. Throws only when the gateway or the
- * bindings could not be asked (network, credentials, database): nothing is charged then, and the shopper
- * may try again.
+ * Reads the method at the gateway and decides. A logged-in shopper's own cards are found in their list
+ * at the gateway: the documented method structure names no owner (docs/card-element.md#who-owns-a-card),
+ * so a record without one proves nothing. Any other method is read by id; a fresh element card (attached
+ * to nobody, as far as this store can tell) is charged only for the checkout that first named it:
+ * element ids are not secret (time-based), so whoever learns or guesses one must not charge, or save,
+ * someone else's card with it. Throws only when the gateway or the bindings could not be asked
+ * (network, credentials, database): nothing is charged then, and the shopper may try again.
  */
 export async function resolveCardMethod(
   client: GatewayClient,
@@ -111,6 +113,8 @@ export async function resolveCardMethod(
   save: boolean,
   checkout: ElementCardCheckout,
 ): Promise<CardMethodDecision> {
+  const owned = await ownCardOf(client, customerPaymentMethodId, shopper);
+  if (owned) return decideCardMethod(owned, shopper, save);
   let method: PaymentMethod | undefined;
   try {
     method = await client.paymentMethods.retrieve(customerPaymentMethodId);
@@ -130,6 +134,29 @@ export async function resolveCardMethod(
     );
   }
   return decision;
+}
+
+/**
+ * The shopper's own card of this id, from their list at the gateway, with them as its owner (the list
+ * items may name none); undefined for a guest, or a card not in the list.
+ */
+async function ownCardOf(
+  client: GatewayClient,
+  customerPaymentMethodId: string,
+  shopper: CardShopper,
+): Promise<PaymentMethod | undefined> {
+  const customerId = shopper.gatewayCustomerId;
+  if (!customerId) return undefined;
+  let listed: PaymentMethod[];
+  try {
+    listed = await client.paymentMethods.list(customerId);
+  } catch (error) {
+    // Refused as asked (a customer this account does not know): none of its cards are the shopper's.
+    if (error instanceof GatewayBadRequestError) return undefined;
+    throw error;
+  }
+  const own = listed.find((method) => method.customerPaymentMethodId === customerPaymentMethodId);
+  return own ? { ...own, customerId } : undefined;
 }
 
 export type KeptCard = 'attached' | 'not-asked' | 'not-paid' | 'failed';
@@ -154,11 +181,33 @@ export async function keepElementCard(
 }
 
 /**
- * Where a store retires the saved cards it removes (docs/card-element.md#a-removed-saved-card): bound for
- * good to no checkout, in the same table as element-card bindings.
+ * Where a store retires the saved cards that are no fresh element card, and never may be taken for one
+ * (docs/card-element.md#a-removed-saved-card): bound for good to no checkout, in the same table as
+ * element-card bindings. The cards it removes, and the cards it saves from card data.
  */
 export interface RetiredCards {
   retire(customerPaymentMethodId: string): Promise<void>;
+}
+
+/**
+ * Saves a card from card data (stores allowed to take it) for the customer the request names, then
+ * retires it for checkouts: the gateway's record of a method may name no owner (docs/card-element.md#who-owns-a-card),
+ * and a card never bound would pass for a fresh element card at the first checkout to name its id. A
+ * card whose retirement cannot be stored is detached again, and the save fails: the owner never sees it.
+ */
+export async function saveCardData(
+  client: Pick<GatewayClient, 'paymentMethods'>,
+  request: CreatePaymentMethodRequest & { customerId: string },
+  retired: RetiredCards,
+): Promise<PaymentMethod> {
+  const saved = await client.paymentMethods.create(request);
+  try {
+    await retired.retire(saved.customerPaymentMethodId);
+  } catch (error) {
+    await client.paymentMethods.detach(saved.customerPaymentMethodId).catch(() => undefined);
+    throw error;
+  }
+  return saved;
 }
 
 /**

@@ -113,6 +113,9 @@ export class GatewayTimeoutError extends GatewayError {
   }
 }
 
+/** The `code` of an UnknownOutcomeError that carries no gateway code (no answer was read). */
+export const UNKNOWN_OUTCOME_CODE = 'UNKNOWN_OUTCOME';
+
 /**
  * A money-moving request was (or may have been) written to the gateway but no answer was read.
  * The charge may exist. Never retry it as a new charge: keep the payment pending and let the
@@ -122,7 +125,7 @@ export class UnknownOutcomeError extends GatewayError {
   readonly operation: string;
 
   constructor(message: string, operation: string, options: GatewayErrorOptions = {}) {
-    super(message, { ...options, code: options.code ?? 'UNKNOWN_OUTCOME', retryable: false });
+    super(message, { ...options, code: options.code ?? UNKNOWN_OUTCOME_CODE, retryable: false });
     this.name = 'UnknownOutcomeError';
     this.operation = operation;
   }

@@ -12,6 +12,7 @@ export {
   type RetiredCards,
   removeSavedCard,
   resolveCardMethod,
+  saveCardData,
 } from './card-method.js';
 export type { CheckoutFlow } from './checkout-flow.js';
 export {
@@ -22,7 +23,14 @@ export {
   type GatewayEnvironment,
 } from './client.js';
 export { gatewayClientFor } from './client-cache.js';
-export { ERROR_CODES, GATEWAY_API_VERSION, GATEWAY_HOSTS, isSuccessCode, OPENAPI_HOSTS } from './codes.js';
+export {
+  ERROR_CODES,
+  GATEWAY_API_VERSION,
+  GATEWAY_HOSTS,
+  isRefusedBeforeProcessing,
+  isSuccessCode,
+  OPENAPI_HOSTS,
+} from './codes.js';
 export * from './errors.js';
 export {
   type GatewayBaseUrls,
@@ -118,6 +126,7 @@ export {
   startPayment,
 } from './payment-flow.js';
 export {
+  ANSWERED_WHILE_ASKED,
   type AttemptReconciliation,
   DEFAULT_PENDING_AFTER_MS,
   DEFAULT_RECONCILE_WINDOW_MS,
@@ -130,12 +139,15 @@ export {
   type RefundReconciliation,
   reconcileAttempt,
   reconcileRefund,
+  reconciliationRecordOptions,
   recordQueryTime,
   refundEventFromRecord,
   type StoredAnswer,
+  stillAsJudged,
   storedAnswerOf,
 } from './reconcile.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
+export { type RefundHistory, refundBlockedBy } from './refund-blocks.js';
 export {
   type BillingDetail,
   billingDetail,

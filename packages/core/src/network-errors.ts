@@ -41,8 +41,15 @@ export function isTimeout(error: unknown): boolean {
   return codesOf(error).some((code) => code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT');
 }
 
+/**
+ * What went wrong on the network, by its code alone when it has one (`ECONNREFUSED`, `ENOTFOUND`, …):
+ * the messages behind the codes name hosts, addresses, ports and certificate names, and these errors
+ * reach shoppers through the platforms' answers. The operator knows the gateway address they configured.
+ */
 export function describeNetworkError(error: unknown): string {
-  const codes = codesOf(error);
+  const [code] = codesOf(error);
   const message = error instanceof Error ? error.message : String(error);
-  return codes.length > 0 ? `${codes[0]}: ${message}` : message;
+  if (!code) return message;
+  // The client's own errors (GK_…) say what was wrong, and nothing about where.
+  return code.startsWith('GK_') ? `${code}: ${message}` : code;
 }

@@ -2,11 +2,12 @@
  * PaymentOutcome: the one platform-neutral view of a payment attempt, produced from a gateway result,
  * a callback or a return, and merged monotonically (docs/payment-states.md#monotonic-merge: state never moves backwards).
  */
+import { ALREADY_PAID_REASON, DUPLICATE_ORDER_CODE } from './codes.js';
 import { redactText } from './redact.js';
 import { type CallbackEvent, isKnownCallbackEventType } from './schemas/callbacks.js';
 import type { ReturnFields } from './schemas/returns.js';
 
-interface OutcomeBase {
+export interface OutcomeBase {
   orderNo: string;
   tradeNo?: string | undefined;
   orderInfo?: string | undefined;
@@ -59,6 +60,18 @@ function isWebAddress(value: string): boolean {
   }
 }
 
+/** An orderInfo that starts with the gateway's "Duplicate Order" code (`I0061:Duplicate Order`, `I0061_…`). */
+const ALREADY_PAID_INFO = new RegExp(`^\\s*${DUPLICATE_ORDER_CODE}(?![0-9])`, 'i');
+
+/**
+ * The outcome of "this orderNo was already paid" (I0061), whether the gateway says it as the answer's
+ * code or as a `fail` whose orderInfo starts with it: unknown, never a decline that frees the order.
+ * The paid charge's callback, return or the reconciliation settles it.
+ */
+export function alreadyPaid(base: OutcomeBase): PaymentOutcome {
+  return { ...base, status: 'unknown', reason: ALREADY_PAID_REASON, code: DUPLICATE_ORDER_CODE };
+}
+
 /**
  * Reads the fields every gateway answer shares (charge result, pre-order, callback data, return).
  * Adapters store outcomes as platform data, so the gateway's free text (orderInfo, which `reason`
@@ -74,10 +87,13 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
     amount: nonEmpty(fields.orderAmount),
     currency: nonEmpty(fields.orderCurrency),
   };
-  const status = fields.orderStatus?.toLowerCase();
+  const status = fields.orderStatus?.trim().toLowerCase();
   if (status === 'success') return { ...base, status: 'succeeded' };
-  if (status === 'fail')
+  if (status === 'fail') {
+    // "Duplicate Order": this orderNo was already paid, so not a decline (docs/payment-states.md#outcomes).
+    if (orderInfo !== undefined && ALREADY_PAID_INFO.test(orderInfo)) return alreadyPaid(base);
     return { ...base, status: 'failed', reason: base.orderInfo ?? 'The payment was declined' };
+  }
   const redirectUrl = nonEmpty(fields.redirectUrl);
   if (redirectUrl && isWebAddress(redirectUrl)) return { ...base, status: 'redirect', redirectUrl };
   if (redirectUrl) {
@@ -96,7 +112,13 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
   };
 }
 
-/** Payment outcome of a verified callback; undefined for events that are not about the payment's status or of a type core does not know. */
+/**
+ * Payment outcome of a verified callback; undefined for events that are not about the payment's status
+ * (a `transaction.clear` without orderStatus too) or of a type core does not know. An orderStatus that
+ * is present but not one of the three (a legacy numeric `1`, say: not V2022-03) gives an `unknown`
+ * outcome, never a failure and never a plain notice: it is recorded as unknown where nothing was heard
+ * yet and the gateway's record settles it (docs/callbacks-and-returns.md#event-types).
+ */
 export function outcomeFromCallback(event: CallbackEvent): PaymentOutcome | undefined {
   // A type core does not know (a future `transaction.*` too) says nothing it can rely on about the payment.
   if (!isKnownCallbackEventType(event.type)) return undefined;
@@ -104,15 +126,15 @@ export function outcomeFromCallback(event: CallbackEvent): PaymentOutcome | unde
     return undefined;
   const byType = event.type.endsWith('.success') || event.type.endsWith('.captured') ? 'success' : undefined;
   const status =
-    event.data.orderStatus ??
+    nonEmpty(event.data.orderStatus?.trim()) ??
     byType ??
     (event.type === 'transaction.fail'
       ? 'fail'
       : event.type === 'transaction.pending'
         ? 'pending'
         : undefined);
-  const outcome = outcomeFromOrderFields({ ...event.data, orderStatus: status, redirectUrl: undefined });
-  return outcome.status === 'unknown' ? undefined : outcome;
+  if (status === undefined) return undefined;
+  return outcomeFromOrderFields({ ...event.data, orderStatus: status, redirectUrl: undefined });
 }
 
 /** Payment outcome of a verified return. */

@@ -3,24 +3,23 @@
  * The one place both platform adapters start a payment, so they cannot drift apart.
  */
 import type { GatewayClient } from './client.js';
+import { DUPLICATE_ORDER_CODE, isRefusedBeforeProcessing } from './codes.js';
 import {
   GatewayApiError,
   GatewayConnectionError,
   GatewayValidationError,
   isGatewayError,
+  UNKNOWN_OUTCOME_CODE,
   UnknownOutcomeError,
 } from './errors.js';
 import { CHECKOUT_CARD_METHOD, normalizeLocalPaymentMethod } from './local-methods.js';
-import { outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
+import { alreadyPaid, outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
 import { redactText } from './redact.js';
 import { chargeRequest, hostedRequest } from './request-builders.js';
 import { invalidInput } from './validation.js';
 
-/** Code the sandbox (and the legacy gateway) use for "this orderNo was already paid". */
-export const DUPLICATE_ORDER_CODE = 'I0061';
-
-/** The reason of the unknown outcome an "already paid" (I0061) answer gives; stores keep it as text. */
-export const ALREADY_PAID_REASON = 'the gateway reports this order was already paid';
+// Defined in codes.ts (outcome.ts reads them too); still exported from here for existing importers.
+export { ALREADY_PAID_REASON, DUPLICATE_ORDER_CODE } from './codes.js';
 
 export interface PaymentAddress {
   line1: string;
@@ -101,9 +100,11 @@ async function callFor(client: GatewayClient, payment: PaymentRequest) {
 }
 
 /**
- * Starts one payment payment. Never throws for gateway outcomes: a refusal is `failed`, an answer that may
- * hide a charge is `unknown` (keep the payment pending; the signed callback or return decides).
- * Throws GatewayValidationError for bad input (nothing was sent).
+ * Starts one payment. Never throws for gateway outcomes: a documented refusal before processing (or a
+ * gateway never reached) is `failed`; an answer that may hide a charge (lost, unreadable, "already
+ * paid", a code that is not a documented refusal) is `unknown` (keep the payment pending; the signed
+ * callback, return or the reconciliation decides). Throws GatewayValidationError for bad input
+ * (nothing was sent).
  */
 export async function startPayment(client: GatewayClient, payment: PaymentRequest): Promise<PaymentOutcome> {
   try {
@@ -114,20 +115,26 @@ export async function startPayment(client: GatewayClient, payment: PaymentReques
     // The reason is stored as platform data. GatewayErrors come redacted; anything else thrown here
     // (a bug, a dispatcher's own error) is redacted now.
     const reason = redactText(error instanceof Error ? error.message : String(error));
-    if (error instanceof UnknownOutcomeError) return { status: 'unknown', orderNo: payment.orderNo, reason };
-    if (isGatewayError(error) && error.code === DUPLICATE_ORDER_CODE) {
-      // The gateway already holds a paid charge for this orderNo: its callback/return settles it.
-      return {
-        status: 'unknown',
-        orderNo: payment.orderNo,
-        reason: ALREADY_PAID_REASON,
-        code: DUPLICATE_ORDER_CODE,
-      };
+    const { orderNo } = payment;
+    // The gateway already holds a paid charge for this orderNo: its callback/return settles it. The
+    // same outcome as a `fail` whose orderInfo starts with I0061 (outcomeFromOrderFields).
+    if (isGatewayError(error) && error.code === DUPLICATE_ORDER_CODE) return alreadyPaid({ orderNo });
+    if (error instanceof UnknownOutcomeError) {
+      // With the gateway's code when it answered one (a code that is not a documented refusal).
+      const code = error.code === UNKNOWN_OUTCOME_CODE ? undefined : error.code;
+      return code === undefined
+        ? { status: 'unknown', orderNo, reason }
+        : { status: 'unknown', orderNo, reason, code };
     }
-    if (error instanceof GatewayApiError || error instanceof GatewayConnectionError) {
-      return { status: 'failed', orderNo: payment.orderNo, reason, code: error.code };
+    if (error instanceof GatewayConnectionError)
+      return { status: 'failed', orderNo, reason, code: error.code };
+    // Only a code the gateway documents as refused before processing frees the order; the client
+    // already turns any other code of a charge into UnknownOutcomeError.
+    if (error instanceof GatewayApiError && isRefusedBeforeProcessing(error.code)) {
+      return { status: 'failed', orderNo, reason, code: error.code };
     }
-    if (isGatewayError(error)) return { status: 'unknown', orderNo: payment.orderNo, reason };
+    if (error instanceof GatewayApiError) return { status: 'unknown', orderNo, reason, code: error.code };
+    if (isGatewayError(error)) return { status: 'unknown', orderNo, reason };
     throw error;
   }
 }

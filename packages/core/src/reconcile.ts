@@ -7,6 +7,8 @@
  */
 import type { GatewayClient } from './client.js';
 import { GatewayBadRequestError } from './errors.js';
+import type { RecordOptions } from './inbound/attempt-store.js';
+import type { StoredAttempt } from './inbound/decision.js';
 import { sameOrderAmount } from './money.js';
 import type { RefundEvent } from './notification-events.js';
 import {
@@ -69,6 +71,12 @@ export interface AttemptReconciliation {
    * attempt is left open, and adapters say so as a warning on every run until someone does.
    */
   attention?: true;
+  /**
+   * For a failure derived from what the attempt had stored when it was read (NO_GATEWAY_RECORD,
+   * PAGE_EXPIRED): that stored answer. The read is older than the gateway's answer, so the failure is
+   * recorded only while the attempt still is as judged (reconciliationRecordOptions).
+   */
+  judgedOn?: StoredAnswer;
 }
 
 /** Failure reason of a gateway page left unpaid past `pendingAfterMs` (the gateway's pages expire sooner). */
@@ -76,6 +84,10 @@ export const PAGE_EXPIRED = "the gateway's page expired unpaid";
 
 /** Failure reason of an attempt the gateway never recorded. */
 export const NO_GATEWAY_RECORD = 'the gateway has no record of this payment';
+
+/** Why a failure judged on an earlier read was not recorded (recordOutcome's `held-back`). */
+export const ANSWERED_WHILE_ASKED =
+  'the attempt was answered while the gateway was asked: left as it is, judged again on the next run';
 
 export const DEFAULT_PENDING_AFTER_MS = 30 * 60 * 1000;
 export const DEFAULT_RECONCILE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -194,6 +206,7 @@ function withoutRecord(
     orderNo,
     outcome: { orderNo, status: 'failed', reason: NO_GATEWAY_RECORD, code: 'NO_GATEWAY_RECORD' },
     reason: `${NO_GATEWAY_RECORD} ${minutes} minutes after it was sent: nothing was charged`,
+    judgedOn: attempt.stored ?? { status: 'unknown' },
   };
 }
 
@@ -205,6 +218,8 @@ function withoutRecord(
  * (gatewayAcknowledged): then nothing, flagged for a person. Younger: nothing yet. A query that fails,
  * or a list of other orders' trades, gives nothing, with the reason. A redirect takes only a final
  * outcome. The amount is not judged here: recordOutcome compares it with the attempt, as for a callback.
+ * A failure judged on `attempt.stored` names it as `judgedOn`: record it with the options of
+ * reconciliationRecordOptions, so it applies only to an attempt still as judged.
  */
 export async function reconcileAttempt(
   client: Pick<GatewayClient, 'transactions'>,
@@ -265,6 +280,15 @@ export async function reconcileAttempt(
     };
   }
   const outcome = outcomeFromTransaction(trade);
+  if (outcome.status === 'unknown' && outcome.code === DUPLICATE_ORDER_CODE) {
+    // "Duplicate order" (docs/payment-states.md): another trade of this orderNo may have taken the money.
+    return {
+      orderNo,
+      outcome,
+      attention: true,
+      reason: `the gateway recorded trade ${trade.tradeNo} as already paid (I0061): left open so it is not paid twice; look it up in the merchant portal`,
+    };
+  }
   if (attempt.stored?.status === 'redirect' && !isFinalOutcome(outcome)) {
     // The gateway lists its page as pending while the shopper is on it, and after they left it.
     if (ageMs <= pendingAfterMs) {
@@ -286,6 +310,7 @@ export async function reconcileAttempt(
         tradeNo: trade.tradeNo,
       },
       reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the shopper was sent to its page: ${PAGE_EXPIRED}`,
+      judgedOn: attempt.stored,
     };
   }
   // Only said: recordOutcome decides what a different amount means (docs/payment-states.md#amount-check).
@@ -301,6 +326,40 @@ export async function reconcileAttempt(
     outcome,
     reason: `the gateway recorded trade ${trade.tradeNo} as ${trade.tradeStatus}${otherAmount}`,
   };
+}
+
+/**
+ * Whether a failure the reconciliation derived from the attempt's stored answer (`judgedOn`) still
+ * applies to the attempt as it is now (`current`, read under the exclusive section). The attempt was
+ * read before the gateway was asked, and an answer recorded meanwhile (a late `pending` callback with
+ * its trade id) means the gateway holds it: its empty list then no longer shows that nothing was
+ * charged, nor its pending trade that the page went unpaid.
+ */
+export function stillAsJudged(found: AttemptReconciliation, current: StoredAnswer): boolean {
+  const { judgedOn, outcome } = found;
+  if (!judgedOn) return true;
+  if (outcome?.status === 'failed' && outcome.code === 'PAGE_EXPIRED') {
+    // Still the unanswered page it was judged on: a redirect naming no trade but the page's.
+    return (
+      current.status === 'redirect' &&
+      (!current.tradeNo || current.tradeNo === judgedOn.tradeNo || current.tradeNo === outcome.tradeNo)
+    );
+  }
+  return !gatewayAcknowledged(current);
+}
+
+/**
+ * The recordOutcome options for a reconciliation's outcome: a failure judged on the attempt's stored
+ * answer moves the attempt only while it is still as judged (stillAsJudged), checked under the
+ * exclusive section; otherwise the decision is `held-back` and the next run judges again.
+ * `storedAnswerOfAttempt` reads the platform's attempt the way the reconciliation's input was read.
+ */
+export function reconciliationRecordOptions<A extends StoredAttempt>(
+  found: AttemptReconciliation,
+  storedAnswerOfAttempt: (attempt: A) => StoredAnswer,
+): RecordOptions<A> {
+  if (!found.judgedOn) return {};
+  return { onlyWhile: (attempt) => stillAsJudged(found, storedAnswerOfAttempt(attempt)) };
 }
 
 export interface RefundReconciliation {

@@ -11,6 +11,7 @@ import {
   type PaymentOutcome,
   removeSavedCard,
   resolveCardMethod,
+  saveCardData,
 } from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 
@@ -21,6 +22,19 @@ const method = (customerId: string | undefined): PaymentMethod => ({
 });
 
 const paid: PaymentOutcome = { orderNo: 'o1', status: 'succeeded' };
+
+/**
+ * The gateway's answers: a customer's list of cards (`lists`, by customerId; none: an empty list) and
+ * the method read by id (`byId`). As documented (docs/card-element.md#who-owns-a-card), neither need
+ * name the card's owner.
+ */
+function answerCards(byId: PaymentMethod, lists: Record<string, PaymentMethod[]> = {}) {
+  gateway.handle((request, response) => {
+    const listed = /\/payment_methods\/list\/([^/?]+)/.exec(request.url);
+    if (listed) return envelope(response, '00000', lists[decodeURIComponent(listed[1]!)] ?? []);
+    envelope(response, '00000', byId);
+  });
+}
 
 // A real HTTP server standing in for the gateway, for the parts that ask it.
 let gateway: TestGateway;
@@ -111,7 +125,7 @@ const checkoutOf = (checkout: string, bound = memoryBindings()): ElementCardChec
 
 describe('resolveCardMethod and keepElementCard over HTTP', () => {
   it('reads the method at the gateway and decides on what the gateway says', async () => {
-    gateway.handle((_request, response) => envelope(response, '00000', method('cus_9')));
+    answerCards(method('cus_9'));
     const decision = await resolveCardMethod(
       client,
       'pm_1526753334131306496',
@@ -120,8 +134,75 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
       checkoutOf('cart_a'),
     );
     expect(decision).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
-    expect(gateway.requests[0]?.method).toBe('GET');
-    expect(gateway.requests[0]?.url).toContain('/payment_methods/pm_1526753334131306496');
+    // The shopper's own cards first, then the method by id.
+    expect(gateway.requests.map((request) => `${request.method} ${request.url}`)).toEqual([
+      expect.stringMatching(/^GET .*\/payment_methods\/list\/cus_1$/),
+      expect.stringMatching(/^GET .*\/payment_methods\/pm_1526753334131306496$/),
+    ]);
+  });
+
+  it("charges a logged-in shopper's own card from their list, when no record names an owner", async () => {
+    const bindings = memoryBindings();
+    answerCards(method(undefined), { cus_1: [method(undefined)] });
+    const decision = await resolveCardMethod(
+      client,
+      'pm_1526753334131306496',
+      { gatewayCustomerId: 'cus_1' },
+      false,
+      checkoutOf('cart_a', bindings),
+    );
+    expect(decision).toMatchObject({
+      ok: true,
+      source: { customerPaymentMethodId: 'pm_1526753334131306496', customerId: 'cus_1' },
+      last4: '4242',
+    });
+    expect(decision.ok && decision.keep).toBeUndefined();
+    // One call (the list), and no binding: a saved card is not a fresh element card.
+    expect(gateway.requests).toHaveLength(1);
+    expect(bindings.size).toBe(0);
+  });
+
+  it("attack: another customer's saved card whose record names no owner is never theirs: bound to the checkout that saved it, or retired", async () => {
+    const bindings = memoryBindings();
+    answerCards(method(undefined), { cus_owner: [method(undefined)], cus_attacker: [] });
+    // Saved through the element at the owner's checkout: bound there when it was first named.
+    bindings.set('pm_1526753334131306496', 'cart_owner');
+    for (const shopper of [{}, { gatewayCustomerId: 'cus_attacker' }]) {
+      for (const save of [false, true]) {
+        expect(
+          await resolveCardMethod(
+            client,
+            'pm_1526753334131306496',
+            shopper,
+            save && Boolean(shopper.gatewayCustomerId),
+            checkoutOf('cart_attacker', bindings),
+          ),
+        ).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+      }
+    }
+    // The owner still pays with it at their next checkout, from their list.
+    expect(
+      await resolveCardMethod(
+        client,
+        'pm_1526753334131306496',
+        { gatewayCustomerId: 'cus_owner' },
+        false,
+        checkoutOf('cart_owner_2', bindings),
+      ),
+    ).toMatchObject({ ok: true, source: { customerId: 'cus_owner' } });
+    expect([...bindings]).toEqual([['pm_1526753334131306496', 'cart_owner']]);
+  });
+
+  it('a customer the gateway refuses to list has no cards here: the method is judged by its record', async () => {
+    gateway.handle((request, response) => {
+      if (request.url.includes('/payment_methods/list/')) {
+        return envelope(response, 'P0002', null, 'customerId does not exist');
+      }
+      envelope(response, '00000', method('cus_9'));
+    });
+    expect(
+      await resolveCardMethod(client, 'pm_1', { gatewayCustomerId: 'cus_gone' }, false, checkoutOf('cart_a')),
+    ).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
   });
 
   it("turns the gateway's does-not-exist refusal into CARD_NOT_FOUND", async () => {
@@ -181,7 +262,7 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
 
   it('binds nothing for a card attached to a customer, nor for a refused one', async () => {
     const bindings = memoryBindings();
-    gateway.handle((_request, response) => envelope(response, '00000', method('cus_1')));
+    answerCards(method('cus_1'), { cus_1: [method('cus_1')] });
     const owned = await resolveCardMethod(
       client,
       'pm_1',
@@ -274,6 +355,72 @@ describe('removeSavedCard', () => {
       }),
     ).rejects.toThrow('database down');
     expect(gateway.requests).toEqual([]);
+  });
+});
+
+describe('saveCardData', () => {
+  const request = {
+    customerId: 'cus_owner',
+    card: {
+      cardNo: '4111111111111111',
+      cardExpireMonth: '12',
+      cardExpireYear: '2030',
+      cardSecurityCode: '123',
+    },
+    billingDetail: {
+      email: 'a@b.test',
+      firstName: 'A',
+      lastName: 'B',
+      phone: '5550100',
+      address: { city: 'Albany', country: 'US', line1: '1 Main St', postalCode: '12207', state: 'NY' },
+    },
+  };
+
+  it('attack: a card saved from card data is retired, so no checkout takes it for a fresh element card', async () => {
+    answerCards(method(undefined), { cus_owner: [method(undefined)], cus_attacker: [] });
+    const bound = memoryBindings();
+    const saved = await saveCardData(client, request, {
+      async retire(id) {
+        bound.set(id, 'removed');
+      },
+    });
+    expect(saved.customerPaymentMethodId).toBe('pm_1526753334131306496');
+    expect(gateway.requests[0]?.url).toMatch(/\/payment_methods$/);
+    for (const shopper of [{}, { gatewayCustomerId: 'cus_attacker' }]) {
+      expect(
+        await resolveCardMethod(
+          client,
+          saved.customerPaymentMethodId,
+          shopper,
+          false,
+          checkoutOf('cart_x', bound),
+        ),
+      ).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+    }
+    expect(
+      await resolveCardMethod(
+        client,
+        saved.customerPaymentMethodId,
+        { gatewayCustomerId: 'cus_owner' },
+        false,
+        checkoutOf('cart_owner', bound),
+      ),
+    ).toMatchObject({ ok: true, source: { customerId: 'cus_owner' } });
+  });
+
+  it('detaches the card again and fails when its retirement could not be stored', async () => {
+    answerCards(method(undefined));
+    await expect(
+      saveCardData(client, request, {
+        async retire() {
+          throw new Error('database down');
+        },
+      }),
+    ).rejects.toThrow('database down');
+    expect(gateway.requests.map((r) => r.url)).toEqual([
+      expect.stringMatching(/\/payment_methods$/),
+      expect.stringMatching(/\/payment_methods\/pm_1526753334131306496\/detach$/),
+    ]);
   });
 });
 

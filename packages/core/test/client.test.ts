@@ -218,6 +218,35 @@ describe('gateway error codes', () => {
   });
 });
 
+describe('success codes and the calls that do not move money', () => {
+  /** Answers with a raw envelope whose code may be a JSON number. */
+  const answerCode = (code: string | number, data: unknown) =>
+    gateway.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code, message: 'Success', data }));
+    });
+
+  it.each(['0', '000', '0000', '00000', 0])('reads the all-zeros code %j as success', async (code) => {
+    answerCode(code, { customerId: 'cus_1' });
+    await expect(client.customers.retrieve('cus_1')).resolves.toMatchObject({ customerId: 'cus_1' });
+    answerCode(code, { orderNo: 'order_1', orderStatus: 'success' });
+    await expect(client.charges.confirm(charge)).resolves.toMatchObject({ orderStatus: 'success' });
+  });
+
+  it('keeps the plain code errors for customers and payment methods, whatever their data says', async () => {
+    answerCode('S0001', { customerId: 'cus_1', orderStatus: 'success' });
+    const read = await failureOf(client.customers.retrieve('cus_1'));
+    expect(read).toBeInstanceOf(GatewayApiError);
+    expect(read).not.toBeInstanceOf(UnknownOutcomeError);
+    expect(read.code).toBe('S0001');
+    answerCode('X0042', { customerPaymentMethodId: 'pm_1', orderStatus: 'pending' });
+    const created = await failureOf(client.paymentMethods.create({ billingDetail, card }));
+    expect(created).toBeInstanceOf(GatewayApiError);
+    expect(created).not.toBeInstanceOf(UnknownOutcomeError);
+    expect(created.code).toBe('X0042');
+  });
+});
+
 describe('retry policy of reads', () => {
   it('retries 5xx with a fresh request-id each time, then succeeds', async () => {
     gateway.handle((_req, res, index) => {
@@ -316,6 +345,57 @@ describe('money-moving calls never charge twice', () => {
     expect(gateway.requests).toHaveLength(2);
   });
 
+  it('a code that is not a documented refusal is an unknown outcome of the charge, with the code', async () => {
+    for (const code of ['S0001', 'L0004', 'P0003', '1']) {
+      gateway.handle((_req, res) =>
+        envelope(res, code, { orderNo: 'order_1', orderStatus: 'fail', orderInfo: 'Declined' }, 'refused'),
+      );
+      const error = await failureOf(client.charges.confirm(charge));
+      expect(error, code).toBeInstanceOf(UnknownOutcomeError);
+      expect(error).toMatchObject({ code, operation: 'confirmCharge' });
+      expect(error.message).toMatch(/not a documented refusal/);
+    }
+    expect(gateway.requests).toHaveLength(4);
+    // "Already paid" keeps its documented error (startPayment reads it as unknown).
+    gateway.handle((_req, res) => envelope(res, 'I0061', null, 'Duplicate Order'));
+    const paid = await failureOf(client.charges.confirm(charge));
+    expect(paid).toBeInstanceOf(GatewayApiError);
+    expect(paid.code).toBe('I0061');
+  });
+
+  it("reads such an answer's data only when it says success or pending", async () => {
+    gateway.handle((_req, res, index) =>
+      envelope(
+        res,
+        'S0001',
+        index === 0
+          ? { ...chargeResult, orderStatus: 'success' }
+          : { ...chargeResult, orderStatus: 'pending', redirectUrl: 'https://gw/3ds/1' },
+      ),
+    );
+    await expect(client.charges.confirm(charge)).resolves.toMatchObject({ orderStatus: 'success' });
+    await expect(client.charges.confirm(charge)).resolves.toMatchObject({
+      orderStatus: 'pending',
+      redirectUrl: 'https://gw/3ds/1',
+    });
+  });
+
+  it('the documented refusals before processing stay errors of their class', async () => {
+    for (const [code, errorClass] of [
+      ['L0001', GatewayAuthenticationError],
+      ['L0002', GatewayBadRequestError],
+      ['L0003', GatewayClockSkewError],
+      ['L0005', GatewayAuthenticationError],
+      ['P0001', GatewayBadRequestError],
+      ['P0002', GatewayBadRequestError],
+    ] as const) {
+      gateway.handle((_req, res) => envelope(res, code, null, 'refused'));
+      const error = await failureOf(client.charges.confirm(charge));
+      expect(error, code).toBeInstanceOf(errorClass);
+      expect(error.code).toBe(code);
+    }
+  });
+
   it('an unreadable success answer is an unknown outcome', async () => {
     gateway.handle((_req, res) => envelope(res, '00000', { orderNo: 'order_1', orderStatus: 'maybe' }));
     await expect(client.charges.confirm(charge)).rejects.toBeInstanceOf(UnknownOutcomeError);
@@ -330,6 +410,30 @@ describe('money-moving calls never charge twice', () => {
         .size,
     ).toBe(3);
     await offline.close();
+  });
+
+  it('attack: a network failure names its code, never the address behind it (it reaches shoppers through the platforms)', async () => {
+    const { client: offline } = await offlineClient();
+    const refused = await offline.charges.confirm(charge).then(
+      () => new Error('charged'),
+      (error: Error) => error,
+    );
+    expect(refused.message).toContain('could not reach the gateway (ECONNREFUSED)');
+    expect(refused.message).not.toMatch(/127\.0\.0\.1|:\d{2,5}\b/);
+    await offline.close();
+    const unresolvable = new GatewayClient({
+      gatewayNo: '12345678',
+      signKey: 'k',
+      baseUrl: 'http://gateway-egress.internal.invalid',
+      maxRetries: 0,
+    });
+    const unknownHost = await unresolvable.customers.list().then(
+      () => new Error('listed'),
+      (error: Error) => error,
+    );
+    expect(unknownHost.message).toMatch(/could not reach the gateway \((ENOTFOUND|EAI_AGAIN)\)/);
+    expect(unknownHost.message).not.toContain('internal.invalid');
+    await unresolvable.close();
   });
 });
 

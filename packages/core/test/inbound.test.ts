@@ -434,6 +434,75 @@ describe('recordOutcome: a final attempt is answered from a plain read', () => {
   });
 });
 
+describe('recordOutcome: onlyWhile (an outcome judged on an earlier read of the attempt)', () => {
+  const failure: PaymentOutcome = {
+    status: 'failed',
+    orderNo: 'o-1',
+    reason: 'no record',
+    code: 'NO_GATEWAY_RECORD',
+  };
+  const acknowledged: PaymentOutcome = { status: 'pending', orderNo: 'o-1', tradeNo: 'T1' };
+  /** The rule the reconciliation gives: only while the gateway has given the attempt no trade. */
+  const withoutTrade = (attempt: StoredAttempt) => !attempt.outcome?.tradeNo;
+
+  it('is asked of the attempt found under the exclusive section: moved there since the read, the change is held back', async () => {
+    // Another writer records the gateway's answer just before this one enters the section.
+    class AnsweredFirst extends MemoryStore {
+      override exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
+        this.add(orderNo, acknowledged);
+        return super.exclusive(orderNo, work);
+      }
+    }
+    const store = new AnsweredFirst().add('o-1', { status: 'unknown', orderNo: 'o-1', reason: 'lost' });
+    const seen: (string | undefined)[] = [];
+    const decision = await recordOutcome(store, failure, {
+      onlyWhile: (attempt) => {
+        seen.push(attempt.outcome?.tradeNo);
+        return withoutTrade(attempt);
+      },
+    });
+    expect(decision).toMatchObject({ kind: 'held-back', next: failure });
+    expect(seen).toEqual(['T1']);
+    expect(store.attempts.get('o-1')?.outcome).toEqual(acknowledged);
+    expect(store.changes).toEqual([]);
+  });
+
+  it('is asked again of the attempt read anew after a lost save', async () => {
+    class LosesToAnswer extends MemoryStore {
+      override async save(attempt: StoredAttempt, next: PaymentOutcome) {
+        if (this.conflicts > 0) this.add(attempt.orderNo, acknowledged);
+        return super.save(attempt, next);
+      }
+    }
+    const store = new LosesToAnswer().add('o-1', { status: 'unknown', orderNo: 'o-1', reason: 'lost' });
+    store.conflicts = 1;
+    expect((await recordOutcome(store, failure, { onlyWhile: withoutTrade })).kind).toBe('held-back');
+    expect(store.statusOf('o-1')).toBe('pending');
+  });
+
+  it('still true: the change is made; unchanged decisions are answered as always, on both paths', async () => {
+    const store = new MemoryStore().add('o-1', { status: 'unknown', orderNo: 'o-1', reason: 'lost' });
+    expect((await recordOutcome(store, failure, { onlyWhile: withoutTrade })).kind).toBe('changed');
+    expect(store.changes).toEqual(['o-1:failed']);
+    const never = () => false;
+    // A final attempt (plain read) and an open one (under the section): duplicate and stale as before.
+    expect((await recordOutcome(store, failure, { onlyWhile: never })).kind).toBe('duplicate');
+    const open = new MemoryStore().add('o-1', acknowledged);
+    expect(
+      (await recordOutcome(open, { status: 'unknown', orderNo: 'o-1', reason: 'r' }, { onlyWhile: never }))
+        .kind,
+    ).toBe('stale');
+  });
+
+  it('a final attempt the outcome would move is decided under the section too: the plain read cannot pass it by', async () => {
+    const store = new MemoryStore().add('o-1', { ...failure, tradeNo: 'T1' });
+    const success: PaymentOutcome = { status: 'succeeded', orderNo: 'o-1', amount: '10.00', currency: 'USD' };
+    expect((await recordOutcome(store, success, { onlyWhile: withoutTrade })).kind).toBe('held-back');
+    expect(store.exclusives).toEqual(['o-1']);
+    expect(store.statusOf('o-1')).toBe('failed');
+  });
+});
+
 describe('handleReturn', () => {
   const returned = (orderNo: string, fields: Record<string, string> = {}, account = MAIN) =>
     signedReturnQuery(

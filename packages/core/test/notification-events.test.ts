@@ -258,3 +258,53 @@ describe('events of a type core does not know', () => {
     expect(refund!.attempt?.orderNo).toBe('o-1');
   });
 });
+
+describe('transaction callbacks core cannot read as a decline', () => {
+  it('an orderStatus that is not one of the three is recorded as unknown, not acknowledged as a notice', async () => {
+    const store = new MemoryStore();
+    const handled = await deliver(store, {
+      type: 'transaction.success',
+      data: { ...trade, orderStatus: '1' },
+    });
+    expect(handled.answer).toEqual({ status: 200, body: 'success' });
+    expect(handled.result.kind).toBe('changed');
+    expect(store.notices).toEqual([]);
+    expect(store.attempts.get('o-1')?.outcome).toMatchObject({
+      status: 'unknown',
+      reason: 'unrecognised orderStatus 1',
+    });
+    expect(handled.log).toEqual(['info gatewaykit: callback o-1: sent -> unknown']);
+  });
+
+  it('neither it nor a fail saying I0061 (already paid) turns a pending attempt into a failure', async () => {
+    const store = new MemoryStore();
+    store.attempts.set('o-1', {
+      ...store.attempts.get('o-1')!,
+      outcome: { status: 'pending', orderNo: 'o-1' },
+    });
+    for (const data of [
+      { ...trade, orderStatus: '0' },
+      { ...trade, orderStatus: 'fail', orderInfo: 'I0061:Duplicate Order' },
+    ]) {
+      const handled = await deliver(store, { type: 'transaction.fail', data });
+      expect(handled.result.kind).toBe('stale');
+      expect(store.attempts.get('o-1')?.outcome?.status).toBe('pending');
+    }
+    // A fail with any other text still is a decline.
+    await deliver(store, {
+      type: 'transaction.fail',
+      data: { ...trade, orderStatus: 'fail', orderInfo: 'Declined' },
+    });
+    expect(store.attempts.get('o-1')?.outcome?.status).toBe('failed');
+  });
+
+  it('"success " with spaces is a success', async () => {
+    const store = new MemoryStore();
+    const handled = await deliver(store, {
+      type: 'transaction.success',
+      data: { ...trade, orderStatus: 'success ' },
+    });
+    expect(handled.result.kind).toBe('changed');
+    expect(store.attempts.get('o-1')?.outcome?.status).toBe('succeeded');
+  });
+});

@@ -495,6 +495,35 @@ describe('a refund is never sent twice', () => {
     await quick.close();
   });
 
+  it('a code that is not a documented refusal (S0001, L0004, unpublished, I0061) is an unknown outcome carrying the code', async () => {
+    const codes = ['S0001', 'L0004', 'R0042', 'I0061'];
+    gateway.handle((_req, res, index) =>
+      envelope(res, codes[index]!, { batchNo: 'B7', refundStatus: 'fail' }, 'api request error'),
+    );
+    for (const [index, code] of codes.entries()) {
+      const error = await failureOf(client.refunds.create(refund));
+      expect(error).toBeInstanceOf(UnknownOutcomeError);
+      expect(error).toMatchObject({ code, operation: 'createRefund' });
+      expect(error.message).toMatch(/refund may have been made/);
+      expect(gateway.requests).toHaveLength(index + 1);
+    }
+  });
+
+  it('a documented refusal before processing stays an error, and all zeros are success', async () => {
+    gateway.handle((_req, res, index) => {
+      if (index === 0) envelope(res, 'P0001', null, 'request param error');
+      else {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ code: index === 1 ? 0 : '0', message: 'success', data: { batchNo: 'B8' } }));
+      }
+    });
+    const refused = await failureOf(client.refunds.create(refund));
+    expect(refused).not.toBeInstanceOf(UnknownOutcomeError);
+    expect(refused).toMatchObject({ name: 'GatewayBadRequestError', code: 'P0001' });
+    await expect(client.refunds.create(refund)).resolves.toMatchObject({ batchNo: 'B8' });
+    await expect(client.refunds.create(refund)).resolves.toMatchObject({ batchNo: 'B8' });
+  });
+
   it('a read of the OpenAPI host is retried after a 5xx, with a fresh request-id', async () => {
     gateway.handle((_req, res, index) => {
       if (index === 0) {

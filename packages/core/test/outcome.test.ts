@@ -2,11 +2,16 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { amountMismatch } from '../src/inbound/decision.js';
 import {
+  ALREADY_PAID_REASON,
+  DUPLICATE_ORDER_CODE,
+  gatewayAcknowledged,
   mergeOutcome,
   outcomeFromCallback,
   outcomeFromOrderFields,
   outcomeFromReturn,
+  outcomeFromTransaction,
   type PaymentOutcome,
+  storedAnswerOf,
 } from '../src/index.js';
 
 const outcomes: PaymentOutcome[] = [
@@ -78,6 +83,93 @@ describe('reading callbacks and returns', () => {
       tradeNo: 'T',
     };
     expect(outcomeFromReturn(fields)).toMatchObject({ status: 'failed', reason: 'Abandoned by the shopper' });
+  });
+});
+
+describe('"already paid" (I0061) in orderInfo of a fail', () => {
+  const alreadyPaid = { status: 'unknown', reason: ALREADY_PAID_REASON, code: DUPLICATE_ORDER_CODE };
+  const trade = { orderNo: 'o', tradeNo: 'T9', orderAmount: '10.00', orderCurrency: 'USD' };
+
+  it('is unknown with code I0061 from an answer, a callback, a return and a transaction record', () => {
+    for (const orderInfo of ['I0061:Duplicate Order', ' i0061_Duplicate Order', 'I0061']) {
+      expect(outcomeFromOrderFields({ ...trade, orderStatus: 'fail', orderInfo })).toMatchObject({
+        ...alreadyPaid,
+        tradeNo: 'T9',
+      });
+      for (const orderStatus of ['fail', undefined]) {
+        expect(
+          outcomeFromCallback({ type: 'transaction.fail', data: { ...trade, orderStatus, orderInfo } }),
+        ).toMatchObject(alreadyPaid);
+      }
+    }
+    expect(
+      outcomeFromReturn({
+        code: '0000',
+        gatewayNo: '1',
+        maskCardNo: '',
+        merNo: '1',
+        message: 'Duplicate Order',
+        orderAmount: '10.00',
+        orderCurrency: 'USD',
+        orderInfo: 'I0061:Duplicate Order',
+        orderNo: 'o',
+        orderStatus: 'fail',
+        tradeNo: 'T9',
+      }),
+    ).toMatchObject(alreadyPaid);
+    const record = {
+      orderNo: 'o',
+      tradeNo: 'T9',
+      tradeDate: '2024-05-01 10:00:02',
+      tradeStatus: 'fail' as const,
+      tradeInfo: 'I0061:Duplicate Order',
+      tradeAmount: '10.00',
+      tradeCurrency: 'USD',
+    };
+    expect(outcomeFromTransaction(record)).toMatchObject(alreadyPaid);
+    expect(gatewayAcknowledged(storedAnswerOf(outcomeFromTransaction(record)))).toBe(true);
+  });
+
+  it('other fail texts stay declines (I0061 only as the leading code)', () => {
+    for (const orderInfo of ['I0013:Invalid Encryption value', 'I00610:Other', 'Declined: I0061']) {
+      expect(outcomeFromOrderFields({ ...trade, orderStatus: 'fail', orderInfo })).toMatchObject({
+        status: 'failed',
+      });
+    }
+  });
+});
+
+describe('the orderStatus of a transaction callback', () => {
+  const trade = { orderNo: 'o', tradeNo: 'T1', orderAmount: '10.00', orderCurrency: 'USD' };
+  const callback = (type: string, orderStatus: string | undefined) =>
+    outcomeFromCallback({ type, data: { ...trade, orderStatus } });
+
+  it('is read with surrounding spaces and in any case', () => {
+    expect(callback('transaction.success', 'success ')?.status).toBe('succeeded');
+    expect(callback('transaction.success', ' SUCCESS\n')?.status).toBe('succeeded');
+    expect(callback('transaction.pending', ' pending')?.status).toBe('pending');
+    expect(callback('transaction.fail', 'fail ')?.status).toBe('failed');
+    // Empty is absent: the type decides.
+    expect(callback('transaction.success', '  ')?.status).toBe('succeeded');
+  });
+
+  it('a status that is not one of the three (legacy numeric ones too) is unknown: not a notice, never a failure', () => {
+    for (const type of [
+      'transaction.success',
+      'transaction.fail',
+      'transaction.pending',
+      'transaction.clear',
+    ]) {
+      for (const orderStatus of ['1', '0', '-1', '-2', 'approved']) {
+        const outcome = callback(type, orderStatus);
+        expect(outcome, `${type} ${orderStatus}`).toMatchObject({
+          status: 'unknown',
+          reason: `unrecognised orderStatus ${orderStatus}`,
+        });
+      }
+    }
+    // No status at all on a clearing notice: still a notice.
+    expect(callback('transaction.clear', undefined)).toBeUndefined();
   });
 });
 

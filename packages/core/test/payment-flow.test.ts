@@ -1,5 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { GatewayClient, GatewayValidationError, type PaymentRequest, startPayment } from '../src/index.js';
+import {
+  ALREADY_PAID_REASON,
+  DUPLICATE_ORDER_CODE,
+  GatewayClient,
+  GatewayValidationError,
+  gatewayAcknowledged,
+  type PaymentRequest,
+  startPayment,
+  storedAnswerOf,
+} from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
 
 const base: Omit<PaymentRequest, 'source'> = {
@@ -35,6 +44,15 @@ afterEach(async () => {
 });
 
 const sentBody = (index = 0) => JSON.parse(gateway.requests[index]!.body);
+
+const savedCard = { kind: 'saved-card', customerPaymentMethodId: 'pm_1' } as const;
+const paid = {
+  orderNo: 'payses_1',
+  tradeNo: 'T1',
+  orderStatus: 'success',
+  orderAmount: '10.00',
+  orderCurrency: 'USD',
+};
 
 describe('startPayment', () => {
   it('charges a saved card through confirmCharge and reads success', async () => {
@@ -154,6 +172,100 @@ describe('startPayment', () => {
       code: 'P0001',
     });
     expect(gateway.requests).toHaveLength(3);
+  });
+
+  it('reads a charge answered with an all-zeros code, a number too, as its data says', async () => {
+    const codes: (string | number)[] = ['0', 0, '000', '0000'];
+    gateway.handle((_r, res, i) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: codes[i], message: 'Success', data: paid }));
+    });
+    for (const code of codes) {
+      expect(await startPayment(client, { ...base, source: savedCard }), String(code)).toMatchObject({
+        status: 'succeeded',
+        tradeNo: 'T1',
+      });
+    }
+  });
+
+  it('never fails a charge on a code that is not a documented refusal, on any of the three operations', async () => {
+    const answers: [string, unknown][] = [
+      ['S0001', null],
+      ['S0001', { ...paid, orderStatus: 'fail', orderInfo: 'Declined' }],
+      ['P0003', null],
+      ['L0004', null],
+      ['X1234', { ...paid, orderStatus: 'maybe' }],
+    ];
+    gateway.handle((_r, res, i) =>
+      envelope(res, answers[i % answers.length]![0], answers[i % answers.length]![1]),
+    );
+    const sources: PaymentRequest['source'][] = [
+      savedCard,
+      { kind: 'hosted' },
+      { kind: 'local', method: 'klarna' },
+    ];
+    for (const source of sources) {
+      for (const [code] of answers) {
+        const outcome = await startPayment(client, { ...base, source });
+        expect(outcome, `${source.kind} ${code}`).toMatchObject({ status: 'unknown', code });
+      }
+    }
+    expect(gateway.requests).toHaveLength(15);
+  });
+
+  it("reads an unpublished code's data when it says success or pending (a redirect too)", async () => {
+    gateway.handle((_r, res, i) =>
+      envelope(
+        res,
+        i === 0 ? 'S0001' : 'E0042',
+        i === 0
+          ? paid
+          : i === 1
+            ? { orderNo: 'payses_1', orderStatus: 'pending' }
+            : { orderNo: 'payses_1', orderStatus: 'pending', redirectUrl: 'https://gw/3ds/1' },
+      ),
+    );
+    expect(await startPayment(client, { ...base, source: savedCard })).toMatchObject({ status: 'succeeded' });
+    expect(await startPayment(client, { ...base, source: savedCard })).toMatchObject({ status: 'pending' });
+    expect(await startPayment(client, { ...base, source: savedCard })).toMatchObject({
+      status: 'redirect',
+      redirectUrl: 'https://gw/3ds/1',
+    });
+  });
+
+  it('fails a charge on every documented refusal before processing, with the code', async () => {
+    const codes = ['L0001', 'L0002', 'L0003', 'L0005', 'P0001', 'P0002'];
+    gateway.handle((_r, res, i) => envelope(res, codes[i]!, null, 'refused'));
+    for (const code of codes) {
+      expect(await startPayment(client, { ...base, source: savedCard })).toMatchObject({
+        status: 'failed',
+        code,
+      });
+    }
+  });
+
+  it('already paid: a fail whose orderInfo starts with I0061 is the same unknown outcome as the I0061 code', async () => {
+    gateway.handle((_r, res, i) =>
+      i === 0
+        ? envelope(res, 'I0061', null, 'Duplicate Order')
+        : envelope(res, '00000', {
+            orderNo: 'payses_1',
+            orderStatus: 'fail',
+            orderInfo: i === 1 ? 'I0061:Duplicate Order' : 'I0061_Duplicate Order',
+          }),
+    );
+    const byCode = await startPayment(client, { ...base, source: savedCard });
+    expect(byCode).toEqual({
+      status: 'unknown',
+      orderNo: 'payses_1',
+      reason: ALREADY_PAID_REASON,
+      code: DUPLICATE_ORDER_CODE,
+    });
+    for (const source of [savedCard, { kind: 'hosted' } as const]) {
+      const byInfo = await startPayment(client, { ...base, source });
+      expect(byInfo).toMatchObject(byCode);
+      expect(gatewayAcknowledged(storedAnswerOf(byInfo))).toBe(true);
+    }
   });
 
   it('refuses an unknown local method before sending', async () => {

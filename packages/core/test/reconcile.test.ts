@@ -13,7 +13,10 @@ import {
   type PaymentOutcome,
   reconcileAttempt,
   reconcileRefund,
+  reconciliationRecordOptions,
   recordOutcome,
+  type StoredAttempt,
+  stillAsJudged,
   storedAnswerOf,
 } from '../src/index.js';
 import { envelope, startTestGateway, type TestGateway } from './support/http-gateway.js';
@@ -285,6 +288,14 @@ describe('reconcileAttempt', () => {
   describe("a redirect (the shopper was sent to the gateway's page)", () => {
     const stored = { status: 'redirect' as const, tradeNo: 'T-page' };
 
+    it('attack: a page the gateway lists as failed "already paid" (I0061) is never failed as expired: left open for a person', async () => {
+      records(record({ tradeNo: 'T-page', tradeStatus: 'fail', tradeInfo: 'I0061:Duplicate Order' }));
+      const found = await reconcileAttempt(client, { ...attempt, stored }, { now });
+      expect(found.outcome).toMatchObject({ status: 'unknown', code: 'I0061' });
+      expect(found.attention).toBe(true);
+      expect(found.reason).toContain('already paid (I0061)');
+    });
+
     it('the page listed as pending: nothing recorded while it may be in use, failed once it has expired', async () => {
       records(record({ tradeNo: 'T-page', tradeStatus: 'pending' }));
       const recent = { ...attempt, sentAt: new Date(now.getTime() - 10 * MINUTE), stored };
@@ -386,6 +397,167 @@ describe('reconcileAttempt', () => {
       reason: 'the attempt has no valid sending time',
     });
     expect(gateway.requests).toHaveLength(0);
+  });
+});
+
+/**
+ * The job reads the attempt, then asks the gateway (minutes later, one attempt after another): an answer
+ * recorded meanwhile must not be failed by what the read said (found by review).
+ */
+describe('a failure judged on what the attempt had stored, recorded after the attempt was answered', () => {
+  const tradeNo = 'T-late';
+  const lateAnswers: PaymentOutcome[] = [
+    { orderNo: attempt.orderNo, status: 'pending', tradeNo, amount: '10.00', currency: 'USD' },
+    { orderNo: attempt.orderNo, status: 'pending' },
+  ];
+  /** How the adapters read their attempt's stored answer (Medusa's way; Vendure reads its row). */
+  const recordOptionsOf = (found: Awaited<ReturnType<typeof reconcileAttempt>>) =>
+    reconciliationRecordOptions(found, (current: StoredAttempt) => storedAnswerOf(current.outcome));
+
+  /** The gateway lists `listed`; while the list is asked for, `meanwhile` runs (the late callback). */
+  function gatewayAnsweringAfter(meanwhile: () => Promise<unknown>, listed: unknown[] = []) {
+    gateway.handle(async (req, res) => {
+      if (req.url?.startsWith('/V2022-03/orderInfo/')) {
+        envelope(res, 'P0002', null, 'no such trade');
+        return;
+      }
+      await meanwhile();
+      envelope(res, '00000', { page: { total: listed.length, pageSize: 100, pageIndex: 1 }, list: listed });
+    });
+  }
+
+  it.each(lateAnswers)(
+    'NO_GATEWAY_RECORD read as unanswered, acknowledged meanwhile ($status, trade $tradeNo): held back, the attempt stays open',
+    async (late) => {
+      const store = new MemoryStore(unknownOutcome);
+      const stored = storedAnswerOf(store.outcome());
+      gatewayAnsweringAfter(() => recordOutcome(store, late));
+      const found = await reconcileAttempt(client, { ...attempt, stored }, { now });
+      expect(found.outcome).toMatchObject({ status: 'failed', code: 'NO_GATEWAY_RECORD' });
+      expect(found.judgedOn).toEqual({ status: 'unknown', tradeNo: undefined, code: undefined });
+      expect(store.status()).toBe('pending');
+
+      const decision = await recordOutcome(store, found.outcome!, recordOptionsOf(found));
+      expect(decision.kind).toBe('held-back');
+      expect(store.outcome()).toEqual(late);
+
+      // The next run judges the attempt as it now is: acknowledged, left open for a person.
+      gatewayAnsweringAfter(async () => undefined);
+      const next = await reconcileAttempt(
+        client,
+        { ...attempt, stored: storedAnswerOf(store.outcome()) },
+        { now },
+      );
+      expect(next.outcome).toBeUndefined();
+      expect(next.attention).toBe(true);
+    },
+  );
+
+  it('PAGE_EXPIRED read as an unpaid page, answered pending with a trade meanwhile: held back', async () => {
+    const store = new MemoryStore({
+      orderNo: attempt.orderNo,
+      status: 'redirect',
+      redirectUrl: 'https://gw/pay',
+    });
+    const stored = storedAnswerOf(store.outcome());
+    gatewayAnsweringAfter(
+      () => recordOutcome(store, lateAnswers[0]!),
+      [record({ tradeNo, tradeStatus: 'pending' })],
+    );
+    const found = await reconcileAttempt(client, { ...attempt, stored }, { now });
+    expect(found.outcome).toMatchObject({ status: 'failed', code: 'PAGE_EXPIRED', tradeNo });
+    expect(found.judgedOn).toMatchObject({ status: 'redirect' });
+
+    const decision = await recordOutcome(store, found.outcome!, recordOptionsOf(found));
+    expect(decision.kind).toBe('held-back');
+    expect(store.outcome()).toMatchObject({ status: 'pending', tradeNo });
+  });
+
+  it('nothing heard meanwhile: NO_GATEWAY_RECORD and PAGE_EXPIRED still fail the attempt, and a late success still wins', async () => {
+    const unanswered = new MemoryStore(unknownOutcome);
+    gatewayAnsweringAfter(async () => undefined);
+    const none = await reconcileAttempt(
+      client,
+      { ...attempt, stored: storedAnswerOf(unanswered.outcome()) },
+      { now },
+    );
+    expect((await recordOutcome(unanswered, none.outcome!, recordOptionsOf(none))).kind).toBe('changed');
+    expect(unanswered.outcome()).toMatchObject({ status: 'failed', code: 'NO_GATEWAY_RECORD' });
+
+    // Sent with nothing stored at all (the answer never saved): the same.
+    const neverHeard = new MemoryStore();
+    const unheard = await reconcileAttempt(
+      client,
+      { ...attempt, stored: storedAnswerOf(undefined) },
+      { now },
+    );
+    expect((await recordOutcome(neverHeard, unheard.outcome!, recordOptionsOf(unheard))).kind).toBe(
+      'changed',
+    );
+    expect(neverHeard.status()).toBe('failed');
+
+    const page = new MemoryStore({
+      orderNo: attempt.orderNo,
+      status: 'redirect',
+      redirectUrl: 'https://gw/pay',
+    });
+    gatewayAnsweringAfter(async () => undefined, [record({ tradeNo, tradeStatus: 'pending' })]);
+    const expired = await reconcileAttempt(
+      client,
+      { ...attempt, stored: storedAnswerOf(page.outcome()) },
+      { now },
+    );
+    const decision = await recordOutcome(page, expired.outcome!, recordOptionsOf(expired));
+    expect(decision.kind).toBe('changed');
+    expect(page.outcome()).toMatchObject({ status: 'failed', code: 'PAGE_EXPIRED', tradeNo });
+    await recordOutcome(page, {
+      orderNo: attempt.orderNo,
+      status: 'succeeded',
+      amount: '10.00',
+      currency: 'USD',
+    });
+    expect(page.status()).toBe('succeeded');
+  });
+
+  it('stillAsJudged: a no-record failure needs an attempt still unacknowledged; an expired page the same unanswered page', async () => {
+    const noRecord = {
+      orderNo: attempt.orderNo,
+      outcome: {
+        orderNo: attempt.orderNo,
+        status: 'failed' as const,
+        reason: NO_GATEWAY_RECORD,
+        code: 'NO_GATEWAY_RECORD',
+      },
+      reason: 'r',
+      judgedOn: { status: 'unknown' as const },
+    };
+    expect(stillAsJudged(noRecord, { status: 'unknown' })).toBe(true);
+    expect(stillAsJudged(noRecord, { status: 'unknown', code: 'I0061' })).toBe(false);
+    expect(stillAsJudged(noRecord, { status: 'unknown', tradeNo })).toBe(false);
+    expect(stillAsJudged(noRecord, { status: 'pending' })).toBe(false);
+
+    const pageExpired = {
+      orderNo: attempt.orderNo,
+      outcome: {
+        orderNo: attempt.orderNo,
+        status: 'failed' as const,
+        reason: PAGE_EXPIRED,
+        code: 'PAGE_EXPIRED',
+        tradeNo,
+      },
+      reason: 'r',
+      judgedOn: { status: 'redirect' as const },
+    };
+    expect(stillAsJudged(pageExpired, { status: 'redirect' })).toBe(true);
+    expect(stillAsJudged(pageExpired, { status: 'redirect', tradeNo })).toBe(true);
+    expect(stillAsJudged(pageExpired, { status: 'redirect', tradeNo: 'T-other' })).toBe(false);
+    expect(stillAsJudged(pageExpired, { status: 'pending', tradeNo })).toBe(false);
+    expect(stillAsJudged(pageExpired, { status: 'unknown' })).toBe(false);
+
+    // An outcome from the gateway's record (not judged on the read) is recorded as a callback would be.
+    const paid = { orderNo: attempt.orderNo, outcome: undefined, reason: 'r' };
+    expect(stillAsJudged(paid, { status: 'pending', tradeNo })).toBe(true);
+    expect(reconciliationRecordOptions(paid, () => ({ status: 'pending' }))).toEqual({});
   });
 });
 

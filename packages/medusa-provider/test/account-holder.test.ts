@@ -1,4 +1,4 @@
-import type { GatewayClient } from '@gatewaykit/core';
+import type { GatewayClient, RetiredCards } from '@gatewaykit/core';
 import { describe, expect, it, vi } from 'vitest';
 import { GatewaykitCardService } from '../src/providers/gatewaykit/card';
 import { OPTIONS } from './fake-provider';
@@ -14,14 +14,19 @@ function serviceWithFakeGateway(options: Record<string, unknown> = {}) {
       })),
     },
   };
+  const retired: string[] = [];
   class TestCardService extends GatewaykitCardService {
     protected override get client(): GatewayClient {
       return fake as unknown as GatewayClient;
     }
+    // The bindings table, in memory (the store tests use the real one).
+    protected override retiredCards(): RetiredCards {
+      return { retire: async (id) => void retired.push(id) };
+    }
   }
   const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };
   const service = new TestCardService({ logger } as never, { ...OPTIONS, ...options } as never);
-  return { service, fake };
+  return { service, fake, retired };
 }
 
 describe("gateway requests built by core's builders", () => {
@@ -46,7 +51,7 @@ describe("gateway requests built by core's builders", () => {
   });
 
   it('savePaymentMethod sends core’s billing detail (phone rule, country upper-cased)', async () => {
-    const { service, fake } = serviceWithFakeGateway({ allowRawCardData: true });
+    const { service, fake, retired } = serviceWithFakeGateway({ allowRawCardData: true });
     const card = {
       cardNo: '4242424242424242',
       cardExpireMonth: '12',
@@ -77,5 +82,7 @@ describe("gateway requests built by core's builders", () => {
         address: { line1: '1 Main Street', city: 'Paris', country: 'FR' },
       },
     });
+    // Retired for checkouts: it is no fresh element card (docs/card-element.md#who-owns-a-card).
+    expect(retired).toEqual(['pm_9']);
   });
 });

@@ -131,14 +131,47 @@ describe('refundPayment through the gateway', () => {
       ],
       chargebacks: [{ batchNo: 'C1', receivedAt: 'y' }],
     };
+    // Read before the refund is sent (no chargeback yet), then again after: stored while it was sent.
+    const before = { ...stored, chargebacks: undefined };
     const cradle = {
       refundService: { retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })) },
-      paymentService: { retrieve: vi.fn(async () => ({ id: 'pay_1', data: stored })) },
+      paymentService: {
+        retrieve: vi
+          .fn()
+          .mockResolvedValueOnce({ id: 'pay_1', data: before })
+          .mockResolvedValue({ id: 'pay_1', data: stored }),
+      },
     };
     const { service } = serviceWith(async () => ({ batchNo: 'R1', refundStatus: 'pending' }), {}, cradle);
     const data = (await service.refundPayment(refundInput(5))).data!;
     expect((data.refunds as { merTrackNo: string }[]).map((r) => r.merTrackNo)).toEqual(['ref_0', 'ref_1']);
     expect(data.chargebacks).toEqual(stored.chargebacks);
+  });
+});
+
+describe('refundPayment after a chargeback', () => {
+  it('attack: refuses to refund a charged-back payment, with nothing sent to the gateway, even when the chargeback was stored after Medusa read the payment', async () => {
+    const chargebacks = [{ batchNo: 'C9', receivedAt: 'y' }];
+    for (const [data, stored] of [
+      [{ ...PAID, chargebacks }, undefined],
+      [PAID, { ...PAID, chargebacks }],
+    ] as const) {
+      const cradle = stored
+        ? {
+            refundService: { retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })) },
+            paymentService: { retrieve: vi.fn(async () => ({ id: 'pay_1', data: stored })) },
+          }
+        : {};
+      const { service, create } = serviceWith(
+        async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+        {},
+        cradle,
+      );
+      await expect(service.refundPayment(refundInput(5, data))).rejects.toThrow(
+        /charged back \(chargeback C9\).*Nothing was sent to the gateway/,
+      );
+      expect(create).not.toHaveBeenCalled();
+    }
   });
 });
 

@@ -7,6 +7,7 @@ import { OtherMethodGuardInterceptor } from './api/other-method-guard.intercepto
 import { GatewaykitPaymentCompletedResolver } from './api/payment-completed.resolver';
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
 import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/shop.resolver';
+import { ShopRefundMetadataResolver } from './api/shop-refund-metadata.resolver';
 import { shopApiSchema } from './api/shop-schema';
 import { gatewaykitCurrencyGuardProcess } from './config/currency-guard-process';
 import { MethodArgsSubscriber } from './config/method-args.subscriber';
@@ -74,7 +75,12 @@ import type { GatewaykitPluginOptions } from './types';
   ],
   shopApiExtensions: {
     schema: shopApiSchema,
-    resolvers: [GatewaykitShopResolver, GatewaykitPaymentResultResolver, GatewaykitPaymentCompletedResolver],
+    resolvers: [
+      GatewaykitShopResolver,
+      GatewaykitPaymentResultResolver,
+      GatewaykitPaymentCompletedResolver,
+      ShopRefundMetadataResolver,
+    ],
   },
   adminApiExtensions: {
     schema: adminApiSchema,

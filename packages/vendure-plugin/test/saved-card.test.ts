@@ -17,7 +17,25 @@ function serviceFor(customer: Record<string, unknown>, options = { allowRawCardD
       list: vi.fn(async () => []),
     },
   };
-  const connection = { getRepository: () => ({ update: vi.fn(async () => undefined) }) };
+  // Retired bindings land here (the real table in the store tests).
+  const retired: unknown[] = [];
+  const bindings = {
+    update: vi.fn(async () => undefined),
+    createQueryBuilder: () => {
+      const builder = {
+        insert: () => builder,
+        into: () => builder,
+        values: (row: unknown) => {
+          retired.push(row);
+          return builder;
+        },
+        orUpdate: () => builder,
+        execute: async () => undefined,
+      };
+      return builder;
+    },
+  };
+  const connection = { getRepository: () => bindings };
   const customers = { findOneByUserId: vi.fn(async () => ({ id: 7, customFields: {}, ...customer })) };
   const methods = { resolve: vi.fn(async () => ({ client })) };
   const service = new SavedCardService(
@@ -26,12 +44,12 @@ function serviceFor(customer: Record<string, unknown>, options = { allowRawCardD
     methods as never,
     options as never,
   );
-  return { service, client, customers };
+  return { service, client, customers, retired };
 }
 
 describe("SavedCardService requests built by core's builders", () => {
   it('creates the gateway customer and the card with core’s customer request and billing detail', async () => {
-    const { service, client } = serviceFor({
+    const { service, client, retired } = serviceFor({
       emailAddress: 'ada@example.com',
       firstName: '',
       lastName: 'Lovelace',
@@ -62,6 +80,8 @@ describe("SavedCardService requests built by core's builders", () => {
         address: { line1: '1 Main Street', city: 'Austin', country: 'US', state: 'TX' },
       },
     });
+    // Retired for checkouts: it is no fresh element card (docs/card-element.md#who-owns-a-card).
+    expect(retired).toEqual([{ customerPaymentMethodId: 'pm_9', orderId: 'removed' }]);
   });
 });
 

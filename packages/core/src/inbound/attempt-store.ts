@@ -55,7 +55,7 @@ export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
 /** How many times a decision is taken again when a concurrent writer changed the attempt first. */
 const SAVE_TRIES = 3;
 
-export interface RecordOptions {
+export interface RecordOptions<A extends StoredAttempt = StoredAttempt> {
   /**
    * Whether an outcome for no attempt, or about another amount, alerts the merchant (default yes). A
    * return does not (docs/inbound.md): its signature has no time, and the shopper keeps the URL, so a
@@ -70,6 +70,14 @@ export interface RecordOptions {
    * attempt may have moved after the read that judged the return not to need confirming.
    */
   changes?: boolean;
+  /**
+   * What must still be true of the attempt for the outcome to move it, asked of the attempt as found
+   * under the exclusive section; false: the change is `held-back`. For an outcome judged on an earlier
+   * read of the attempt (the reconciliation's failures, reconciliationRecordOptions), which may have
+   * moved since. Only a change is asked about: the plain-read shortcut answers nothing but unchanged
+   * decisions, so it cannot pass it by.
+   */
+  onlyWhile?: (attempt: A) => boolean;
 }
 
 /**
@@ -79,7 +87,7 @@ export interface RecordOptions {
 export async function recordOutcome<A extends StoredAttempt>(
   store: AttemptStore<A>,
   incoming: PaymentOutcome,
-  options: RecordOptions = {},
+  options: RecordOptions<A> = {},
 ): Promise<InboundDecision<A>> {
   const settled = await unchangedFinalAttempt(store, incoming);
   if (settled) {
@@ -90,7 +98,9 @@ export async function recordOutcome<A extends StoredAttempt>(
     for (let tries = 1; ; tries++) {
       const decided = decideInbound(await store.find(incoming.orderNo), incoming);
       if (decided.kind !== 'changed') return decided;
-      if (options.changes === false) return { ...decided, kind: 'held-back' as const };
+      if (options.changes === false || options.onlyWhile?.(decided.attempt) === false) {
+        return { ...decided, kind: 'held-back' as const };
+      }
       if (await store.save(decided.attempt, decided.next)) return decided;
       if (tries >= SAVE_TRIES) {
         throw new Error(

@@ -29,7 +29,8 @@ export type InboundDecision<A extends StoredAttempt = StoredAttempt> =
   | { kind: 'changed'; attempt: A; incoming: PaymentOutcome; next: PaymentOutcome }
   /**
    * Would move the attempt, but the outcome may only confirm what is stored (RecordOptions.changes:
-   * a return the gateway did not confirm): nothing changes.
+   * a return the gateway did not confirm), or was judged on a read the attempt no longer matches
+   * (RecordOptions.onlyWhile: a reconciliation's failure): nothing changes.
    */
   | { kind: 'held-back'; attempt: A; incoming: PaymentOutcome; next: PaymentOutcome };
 

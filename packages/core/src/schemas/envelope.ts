@@ -1,7 +1,10 @@
 /** The response envelope every API call answers with (docs/gateway-protocol.md#response-envelope). */
 
 export interface Envelope {
-  /** `00000` (or `0000`) on success; a number is read as its string. */
+  /**
+   * All zeros (`00000`, `0000`, `0`) on success (isSuccessCode); a number is read as its string, so
+   * the number 0 is `0`.
+   */
   code: string;
   message: string | null | undefined;
   data: unknown;

@@ -5,6 +5,7 @@ import { holdCartLock } from './middlewares/hold-cart-lock';
 import { jsonRequestsOnly } from './middlewares/json-requests-only';
 import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { readRawCallbackBody } from './middlewares/raw-callback-body';
+import { redactingErrorHandler } from './middlewares/redacting-error-handler';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
@@ -22,6 +23,8 @@ const CART_CHANGES: { matcher: string; method: ('POST' | 'DELETE')[] }[] = [
 ];
 
 export default defineMiddlewares({
+  // Card numbers never come back in an error answer or its log line, whoever's route it is.
+  errorHandler: redactingErrorHandler(),
   routes: [
     // The callback signature covers the exact bytes the gateway sent: read them, never parse them.
     {

@@ -94,6 +94,14 @@ function describePayment(payment: PaymentRef): string {
   return `tradeNo ${payment.tradeNo ?? '?'} (orderNo ${payment.orderNo}${payment.paymentId ? `, payment ${payment.paymentId}` : ''})`;
 }
 
+/** A refund by its ids and amount, on its payment: how every refund alert names it. */
+function describeRefund(payment: PaymentRef, refund: GatewayRefund): string {
+  return (
+    `Refund ${refund.merTrackNo} (batchNo ${refund.batchNo ?? '?'}) of ${refund.amount} ${refund.currency} on ` +
+    describePayment(payment)
+  );
+}
+
 /**
  * A refund the gateway failed after Medusa recorded it: the order shows money returned that was not.
  * Made loud, never a silently refunded order.
@@ -107,9 +115,26 @@ export async function reportRefundFailed(
     scope,
     'REFUND FAILED',
     'Gateway refund failed',
-    `Refund ${refund.merTrackNo} (batchNo ${refund.batchNo ?? '?'}) of ${refund.amount} ${refund.currency} on ` +
-      `${describePayment(payment)} failed at the gateway: ${refund.reason ?? 'no reason given'}. ` +
+    `${describeRefund(payment, refund)} failed at the gateway: ${refund.reason ?? 'no reason given'}. ` +
       `The order shows it refunded; settle it with the customer (refund again or another way).`,
+  );
+}
+
+/**
+ * A refund the gateway reported failed (REFUND FAILED told the merchant to refund again) now reported
+ * succeeded: if they did, the customer was refunded twice.
+ */
+export async function reportRefundSucceededAfterFailure(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  refund: GatewayRefund,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'REFUND SUCCEEDED AFTER FAILURE',
+    'Gateway refund succeeded after it failed',
+    `${describeRefund(payment, refund)} was reported failed, and now succeeded at the gateway. If it was ` +
+      'refunded again since, the customer got the money twice: check the merchant portal.',
   );
 }
 

@@ -180,3 +180,38 @@ export async function markRefundAlerted(
     refunds: withRefund(data.refunds, { ...refund, alertedAt: now.toISOString() }),
   });
 }
+
+/**
+ * Medusa's refund rows of `session`'s payment that its data does not list, each written back as an
+ * `unknown` refund: Medusa stores the row before it asks the provider, so a process that died while the
+ * refund was sent (or a lost concurrent write of the data) left a refund that the order shows and no
+ * notice or reconciliation would ever look at. Young rows are skipped: their request may still be
+ * answering (REFUND_IN_FLIGHT_MS). Returns the entries added.
+ */
+export async function restoreMissingRefunds(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+  now: Date,
+): Promise<GatewayRefund[]> {
+  const payment = await paymentOfSession(scope, session.id);
+  if (!payment) return [];
+  const data = readSessionData(payment.data ?? undefined);
+  const known = new Set((data.refunds ?? []).map((entry) => entry.merTrackNo));
+  const rows = (await scope
+    .resolve(Modules.PAYMENT)
+    .listRefunds({ payment_id: payment.id }, { select: ['id'] })) as { id: string }[];
+  const added: GatewayRefund[] = [];
+  for (const { id } of rows) {
+    if (known.has(id)) continue;
+    const entry = await entryOfRefundRow(scope, payment, id, now).catch((error: unknown) => {
+      if (error instanceof RefundStillRecordingError) return undefined;
+      throw error;
+    });
+    if (entry) added.push(entry);
+  }
+  if (added.length > 0) {
+    const refunds = added.reduce((list, entry) => withRefund(list, entry), data.refunds);
+    await updatePaymentData(scope, payment.id, { ...data, refunds });
+  }
+  return added;
+}

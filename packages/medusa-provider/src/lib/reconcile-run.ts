@@ -1,7 +1,9 @@
 import {
+  ANSWERED_WHILE_ASKED,
   gatewayClientFor,
   reconcileAttempt,
   reconcileRefund,
+  reconciliationRecordOptions,
   recordOutcome,
   storedAnswerOf,
 } from '@gatewaykit/core';
@@ -15,7 +17,7 @@ import {
   type GatewaykitOptions,
 } from './options';
 import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-options';
-import { SessionAttempts } from './session-attempts';
+import { type SessionAttempt, SessionAttempts } from './session-attempts';
 import { type GatewaykitSessionData, readSessionData } from './session-data';
 
 /**
@@ -180,14 +182,24 @@ async function reconcileAttempts(
         continue;
       }
       // The same decision as a callback: amount check, monotonic merge, the cart completed on success.
-      const decision = await recordOutcome(new SessionAttempts(scope, account), found.outcome);
+      // A failure judged on the session as listed (maybe minutes ago) holds only while the session,
+      // read again under the cart's lock, is still as judged.
+      const decision = await recordOutcome(
+        new SessionAttempts(scope, account),
+        found.outcome,
+        reconciliationRecordOptions(found, (attempt: SessionAttempt) => storedAnswerOf(attempt.outcome)),
+      );
       const status =
         decision.kind === 'changed'
           ? decision.next.status
           : decision.kind === 'duplicate' || decision.kind === 'stale'
             ? decision.current.status
-            : (data.outcome?.status ?? 'sent');
-      lines.push({ ...line, result: decision.kind, status, reason: found.reason });
+            : decision.kind === 'held-back'
+              ? (decision.attempt.outcome?.status ?? 'sent')
+              : (data.outcome?.status ?? 'sent');
+      const reason =
+        decision.kind === 'held-back' ? `${found.reason}; ${ANSWERED_WHILE_ASKED}` : found.reason;
+      lines.push({ ...line, result: decision.kind, status, reason });
     } catch (error) {
       lines.push({
         ...line,
@@ -226,7 +238,18 @@ async function reconcileRefunds(
     const data = readSessionData(payment.data ?? undefined);
     const orderNo = data.orderNo ?? payment.payment_session_id ?? undefined;
     if (!orderNo) continue;
-    for (const refund of data.refunds ?? []) {
+    let restored: GatewayRefund[] = [];
+    try {
+      restored = await store.restoreMissingRefunds(orderNo, now);
+    } catch (error) {
+      lines.push({
+        orderNo,
+        merTrackNo: '',
+        status: 'error',
+        reason: `refund rows not read: ${describe(error)}`,
+      });
+    }
+    for (const refund of [...(data.refunds ?? []), ...restored]) {
       if (refund.status !== 'pending' && refund.status !== 'unknown') continue;
       const young = now.getTime() - new Date(refund.requestedAt).getTime() < reconcileAfterMs;
       if (!options.orderNos && young) continue;

@@ -14,6 +14,7 @@ import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { cartIdOfCollection, isCartCompleted } from './cart-of-collection';
 import { totalDiffersFromPaid } from './cart-total';
+import type { GatewayRefund } from './gateway-records';
 import {
   reportAmountMismatch,
   reportChargeback,
@@ -21,10 +22,17 @@ import {
   reportRefundFailed,
   reportRefundMismatch,
   reportRefundNotInMedusa,
+  reportRefundSucceededAfterFailure,
   reportUnappliedCharge,
 } from './merchant-alerts';
 import { completePaidCart } from './paid-cart';
-import { markRefundAlerted, type RefundSettlement, recordChargeback, settleRefund } from './payment-notices';
+import {
+  markRefundAlerted,
+  type RefundSettlement,
+  recordChargeback,
+  restoreMissingRefunds,
+  settleRefund,
+} from './payment-notices';
 import { gatewayAmount } from './payment-request';
 import type { GatewaykitAccount } from './resolve-options';
 import { readSessionData, withOutcome } from './session-data';
@@ -249,6 +257,9 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
         this.logger.warn(
           `gatewaykit: ${what} reported ${event.status} but is already ${result.entry.status}; the first result stays`,
         );
+        // The failure asked the merchant to refund again: money may have gone back twice.
+        if (event.status === 'succeeded' && result.entry.status === 'failed')
+          await reportRefundSucceededAfterFailure(this.scope, result.payment, result.entry);
         break;
       case 'mismatch':
         await reportRefundMismatch(this.scope, result.payment, result.message);
@@ -263,6 +274,14 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   }
 
   /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */
+  /** Medusa's refund rows its payment data lost, written back as unknown refunds (restoreMissingRefunds). */
+  async restoreMissingRefunds(orderNo: string, now: Date): Promise<GatewayRefund[]> {
+    return this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      return session ? restoreMissingRefunds(this.scope, session, now) : [];
+    });
+  }
+
   async markRefundAlerted(orderNo: string, merTrackNo: string, now: Date): Promise<void> {
     await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);

@@ -8,11 +8,14 @@ import { notFound } from '../replies.js';
 import type { PaymentMethodRecord } from '../store.js';
 import { findCustomer } from './customers.js';
 
-/** The payment method structure of create, update, retrieve, attach (and detach, and list items). */
+/**
+ * The payment method structure of create, update, retrieve, attach (and detach, and list items). As the
+ * API document gives it, it names no owner (docs/card-element.md#who-owns-a-card): a plugin must not
+ * learn one from it, so the sandbox keeps the owner to itself.
+ */
 export function paymentMethodView(method: PaymentMethodRecord) {
   return {
     customerPaymentMethodId: method.customerPaymentMethodId,
-    customerId: method.customerId,
     card: { ...method.card },
     billingDetail: method.billingDetail,
     created: method.created,

@@ -84,7 +84,8 @@ export class GatewayNoticeService {
           `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what}` +
           (event.reason ? ` (${event.reason})` : '') +
           `. It matches no gateway refund of this order in Vendure (batchNo ${event.batchNo ?? '?'}, merTrackNo ${event.merTrackNo ?? '?'}): ` +
-          'if it was made in the merchant portal, record it here; otherwise check the portal.';
+          'if it was made in the merchant portal, do not record it here with a refund: that would send the money ' +
+          'again (the gateway counts the portal refund against what is left to refund); otherwise check the portal.';
         Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
         await this.noteOnce(tx, row.orderId, text);
         return 'unmatched';

@@ -1,4 +1,4 @@
-import { isGatewayError, redactText, UnknownOutcomeError } from '@gatewaykit/core';
+import { isGatewayError, redactText, refundBlockedBy, UnknownOutcomeError } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigService,
@@ -6,7 +6,7 @@ import {
   Logger,
   type Order,
   OrderService,
-  type Payment,
+  Payment,
   type Refund,
   type RequestContext,
   TransactionalConnection,
@@ -93,6 +93,9 @@ export class GatewayRefundService {
       );
     }
 
+    const blocked = await this.blockedByNotices(ctx, payment);
+    if (blocked) return this.refused(ctx, order, { gatewaykit: 'gateway' }, `${blocked}; nothing was sent`);
+
     let request: ReturnType<typeof buildRefundRequest>;
     try {
       request = buildRefundRequest({
@@ -154,6 +157,20 @@ export class GatewayRefundService {
       await this.note(ctx, order, `Refund ${request.merTrackNo} is pending: ${message}`);
       return { state: 'Pending', metadata: { ...sent, status: 'unknown', message } satisfies RefundMetadata };
     }
+  }
+
+  /**
+   * What the payment's notices recorded that blocks a refund (core's refundBlockedBy): read again inside
+   * the refund section, since a notice may have stored a chargeback after Vendure read the payment.
+   */
+  private async blockedByNotices(ctx: RequestContext, payment: Payment): Promise<string | undefined> {
+    const current = await this.connection
+      .getRepository(ctx, Payment)
+      .findOne({ where: { id: payment.id }, select: { id: true, metadata: true } });
+    const metadata = (current?.metadata ?? payment.metadata ?? {}) as Record<string, unknown>;
+    return refundBlockedBy({
+      chargebacks: Array.isArray(metadata.chargebacks) ? metadata.chargebacks : undefined,
+    });
   }
 
   private async refused(

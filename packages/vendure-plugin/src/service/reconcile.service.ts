@@ -1,7 +1,9 @@
 import {
+  ANSWERED_WHILE_ASKED,
   DEFAULT_PENDING_AFTER_MS,
   reconcileAttempt,
   reconcileRefund,
+  reconciliationRecordOptions,
   recordOutcome,
   redactText,
 } from '@gatewaykit/core';
@@ -23,6 +25,7 @@ import { attemptClockNow } from './attempt-clock';
 import { storedAnswerOfAttempt } from './attempt-outcome';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
+import type { OrderAttempt } from './order-attempts';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { attemptsToReconcile } from './reconcile-batch';
 import type { RefundMetadata } from './refund-request';
@@ -58,6 +61,7 @@ export interface ReconcileReport {
  * callback or refund notice would be: core's recordOutcome decides (never charged twice, never
  * backwards), and a trade the gateway never recorded ends failed and frees the order, unless the gateway
  * had acknowledged it: then it stays open and each run warns, naming the order, for a person to settle.
+ * That is judged again on the row as it is when recorded, not only as the batch read it.
  */
 @Injectable()
 export class ReconcileService {
@@ -195,7 +199,20 @@ export class ReconcileService {
     }
     const { outcome } = result;
     if (!outcome) return { changed: false, after: row.status, reason: result.reason };
-    const decision = await recordOutcome(this.recorder.attemptsOf(ctx, row.paymentMethodCode), outcome);
+    // A failure judged on the row as the batch read it holds only while the row, read again under the
+    // attempt's lock, is still as judged (the gateway may have answered it meanwhile).
+    const decision = await recordOutcome(
+      this.recorder.attemptsOf(ctx, row.paymentMethodCode),
+      outcome,
+      reconciliationRecordOptions(result, (attempt: OrderAttempt) => storedAnswerOfAttempt(attempt.row)),
+    );
+    if (decision.kind === 'held-back') {
+      return {
+        changed: false,
+        after: decision.attempt.row.status,
+        reason: `${result.reason}; ${ANSWERED_WHILE_ASKED}`,
+      };
+    }
     if (decision.kind !== 'changed') {
       return {
         changed: false,

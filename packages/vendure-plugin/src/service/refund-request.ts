@@ -7,7 +7,10 @@ import { vendureAmountToOrderAmount } from './vendure-money';
  * refused) before anything is sent (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks).
  */
 
-/** What the plugin keeps on a Vendure Refund (`Refund.metadata`, admin only). */
+/**
+ * What the plugin keeps on a Vendure Refund (`Refund.metadata`). Admin text: the Shop API shows none
+ * of it (api/shop-refund-metadata.resolver.ts).
+ */
 export interface RefundMetadata {
   /** Marks the plugin's refunds and how they are made. */
   gatewaykit: RefundMode;

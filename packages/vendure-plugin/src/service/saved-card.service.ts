@@ -1,4 +1,10 @@
-import { billingDetail, customerRequest, type RawCard, removeSavedCard } from '@gatewaykit/core';
+import {
+  billingDetail,
+  customerRequest,
+  type RawCard,
+  removeSavedCard,
+  saveCardData,
+} from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   Customer,
@@ -85,25 +91,29 @@ export class SavedCardService {
     const resolved = await this.methods.resolve(ctx, methodCode);
     const customer = await this.activeCustomer(ctx);
     const customerId = await this.gatewayCustomerId(ctx, resolved, customer);
-    const created = await resolved.client.paymentMethods.create({
-      customerId,
-      card,
-      billingDetail: billingDetail(
-        {
-          email: customer.emailAddress,
-          firstName: customer.firstName,
-          lastName: customer.lastName,
-          phone: customer.phoneNumber,
-        },
-        {
-          line1: address.line1,
-          city: address.city,
-          country: address.countryCode,
-          state: address.province ?? undefined,
-          postalCode: address.postalCode ?? undefined,
-        },
-      ),
-    });
+    const created = await saveCardData(
+      resolved.client,
+      {
+        customerId,
+        card,
+        billingDetail: billingDetail(
+          {
+            email: customer.emailAddress,
+            firstName: customer.firstName,
+            lastName: customer.lastName,
+            phone: customer.phoneNumber,
+          },
+          {
+            line1: address.line1,
+            city: address.city,
+            country: address.countryCode,
+            state: address.province ?? undefined,
+            postalCode: address.postalCode ?? undefined,
+          },
+        ),
+      },
+      this.retiredCards(ctx),
+    );
     const id = created.customerPaymentMethodId;
     const saved = (await this.cardsOf(resolved, customerId)).find((c) => c.id === id);
     return (
@@ -121,12 +131,13 @@ export class SavedCardService {
     const resolved = await this.methods.resolve(ctx, methodCode);
     const owned = await this.findOwnedCard(ctx, resolved, cardId);
     if (!owned) return false;
-    await removeSavedCard(
-      resolved.client,
-      owned.id,
-      retiredCardsIn(this.connection.getRepository(ctx, GatewaykitElementCardBinding)),
-    );
+    await removeSavedCard(resolved.client, owned.id, this.retiredCards(ctx));
     return true;
+  }
+
+  /** Where saved cards are retired: removed ones, and ones saved from card data (docs/card-element.md). */
+  private retiredCards(ctx: RequestContext) {
+    return retiredCardsIn(this.connection.getRepository(ctx, GatewaykitElementCardBinding));
   }
 
   /**

@@ -17,8 +17,10 @@ import {
   type RetiredCards,
   reconcileAttempt,
   redact,
+  refundBlockedBy,
   refundRequest,
   removeSavedCard,
+  saveCardData,
   startPayment,
   storedAnswerOf,
   UnknownOutcomeError,
@@ -474,6 +476,15 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     }
     // Medusa calls once per refund row; the same id again must never send a second refund.
     if (refundOfEvent(data.refunds, { merTrackNo: refundId })) return { data: { ...data } };
+    // A chargeback stored since Medusa read this payment counts too.
+    const stored = (await this.latestPaymentData(refundId)) ?? data;
+    const blocked = refundBlockedBy({ chargebacks: stored.chargebacks ?? data.chargebacks });
+    if (blocked) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `gatewaykit refund: ${blocked}. Nothing was sent to the gateway; no refund was recorded`,
+      );
+    }
 
     const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
     const amount = this.amountOf({ amount: input.amount, currency_code: currency });
@@ -629,11 +640,15 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     // The route parsed the body (parseSaveCardInput); the client's validation refuses anything missing.
     const { card, billingDetail: billing } = (input.data ?? {}) as Partial<SaveCardInput>;
     try {
-      const saved = await this.client.paymentMethods.create({
-        card: card!,
-        billingDetail: billing?.address ? billingDetail(billing, billing.address) : billing!,
-        customerId,
-      });
+      const saved = await saveCardData(
+        this.client,
+        {
+          card: card!,
+          billingDetail: billing?.address ? billingDetail(billing, billing.address) : billing!,
+          customerId,
+        },
+        this.retiredCards('saving a card'),
+      );
       return { id: saved.customerPaymentMethodId, data: toSavedCard(saved) };
     } catch (error) {
       throw toMedusaError(error, 'gatewaykit: saving the card failed');
@@ -642,7 +657,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
   async deletePaymentMethod(input: DeletePaymentMethodInput): Promise<DeletePaymentMethodOutput> {
     try {
-      await removeSavedCard(this.client, input.data.id, this.retiredCards());
+      await removeSavedCard(this.client, input.data.id, this.retiredCards('removing a card'));
     } catch (error) {
       throw toMedusaError(error, 'gatewaykit: removing the card failed');
     }
@@ -650,11 +665,11 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   /**
-   * Where removed saved cards are retired (lib/element-card-bindings.ts): once detached they would
-   * pass for fresh element cards.
+   * Where saved cards are retired (lib/element-card-bindings.ts): removed ones once detached, and ones
+   * saved from card data, would otherwise pass for fresh element cards.
    */
-  protected retiredCards(): RetiredCards {
-    return retiredCardsIn(this.storeDatabase('removing a card'));
+  protected retiredCards(what: string): RetiredCards {
+    return retiredCardsIn(this.storeDatabase(what));
   }
 
   /** The store's database, for what cannot be done without it (`what`, for the error). */

@@ -1,0 +1,32 @@
+import { redactText } from '@gatewaykit/core';
+import {
+  errorHandler,
+  type MedusaNextFunction,
+  type MedusaRequest,
+  type MedusaResponse,
+} from '@medusajs/framework/http';
+
+type ErrorHandler = (
+  error: unknown,
+  req: MedusaRequest,
+  res: MedusaResponse,
+  next: MedusaNextFunction,
+) => void;
+
+/**
+ * Medusa's own error handler, with every error's message redacted first (docs/SECURITY.md §3). Medusa's
+ * JSON body parser puts the start of a body it cannot parse into its message, and Medusa answers and
+ * logs that message: a card number sent as a bare body (`4242…`, by a broken client or on purpose)
+ * came back in the 400 answer and into the log before any route of the plugin ran. Medusa keeps one
+ * error handler for the whole app (the last middlewares file that sets one wins); a store with its
+ * own passes it here to keep the redaction: `redactingErrorHandler(itsHandler)`.
+ */
+export function redactingErrorHandler(handler: ErrorHandler = errorHandler()): ErrorHandler {
+  return (error, req, res, next) => {
+    if (error instanceof Error && typeof error.message === 'string') {
+      const redacted = redactText(error.message);
+      if (redacted !== error.message) error.message = redacted;
+    }
+    handler(error, req, res, next);
+  };
+}
