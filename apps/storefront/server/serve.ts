@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { type PreviewServer, preview } from 'vite';
 import type { StorefrontConfig } from '../src/config';
+import { onlyStoreApi, STORE_API_PATHS } from './store-api-paths';
 
 export const STOREFRONT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -63,6 +64,10 @@ export async function startStorefront(options: StorefrontOptions): Promise<Runni
       {
         name: 'gatewaykit-storefront-config',
         configurePreviewServer(preview) {
+          // Runs before the proxies: only the shopper APIs are forwarded.
+          for (const [prefix, allowed] of Object.entries(STORE_API_PATHS)) {
+            preview.middlewares.use(prefix, onlyStoreApi(allowed));
+          }
           preview.middlewares.use('/config.json', (_request, response) => {
             response.setHeader('content-type', 'application/json');
             response.setHeader('cache-control', 'no-store');
