@@ -88,6 +88,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
       ...(env.GATEWAYKIT_RECONCILE_NO_RECORD_MS
         ? { noRecordAfterMs: Number(env.GATEWAYKIT_RECONCILE_NO_RECORD_MS) }
         : {}),
+      ...(env.GATEWAYKIT_RECONCILE_BATCH_SIZE
+        ? { batchSize: Number(env.GATEWAYKIT_RECONCILE_BATCH_SIZE) }
+        : {}),
     },
     // Only the explicit switch: DATABASE_URL alone may be Medusa's, in the same shell as `npm run demo`.
     topology: env.GATEWAYKIT_TOPOLOGY === 'production' ? 'production' : 'demo',

@@ -36,7 +36,8 @@ export interface ReconcileOptions {
   noRecordAfterMs?: number;
   /**
    * Per run and within `maxAgeMs`, at most this many owed attempts (started, pending, unknown; oldest
-   * first), gateway pages (redirect; newest first) and refunds (oldest first); default 200.
+   * first), gateway pages (redirect; newest first) and refunds (oldest first, those the gateway gave a
+   * refund number before those whose answer was lost); default 200.
    */
   batchSize?: number;
   /** Older attempts and refunds are left to a person; default 7 days. */

@@ -114,21 +114,15 @@ export class ReconcileService {
       });
     }
 
-    // Only the plugin's gateway refunds (manual ones wait for the admin): marked in the JSON metadata.
-    const refunds = await this.connection.rawConnection
-      .getRepository(Refund)
-      .createQueryBuilder('refund')
-      .leftJoinAndSelect('refund.payment', 'payment')
-      .where('refund.state = :state', { state: 'Pending' })
-      .andWhere('refund.metadata LIKE :mark', { mark: '%"gatewaykit":"gateway"%' })
-      .andWhere('refund.createdAt BETWEEN :from AND :to', {
-        from: new Date(now - this.settings.maxAgeMs),
-        to: new Date(now - this.settings.afterMs),
-      })
-      .orderBy('refund.createdAt', 'ASC')
-      .take(this.settings.batchSize)
-      .getMany();
-    for (const refund of refunds) {
+    // Refunds the gateway numbered first: they can be read back. Those whose answer was lost (no
+    // batchNo) only wait for their notice, and would otherwise fill every batch for a week.
+    const numbered = await this.pendingGatewayRefunds(now, true, this.settings.batchSize);
+    const unnumbered = await this.pendingGatewayRefunds(
+      now,
+      false,
+      this.settings.batchSize - numbered.length,
+    );
+    for (const refund of [...numbered, ...unnumbered]) {
       const meta = (refund.metadata ?? {}) as Partial<RefundMetadata>;
       if (meta.gatewaykit !== 'gateway') continue;
       const orderNo = (refund.payment?.metadata as { orderNo?: unknown } | undefined)?.orderNo;
@@ -224,6 +218,31 @@ export class ReconcileService {
     Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
     await this.orderService.addNoteToOrder(ctx, { id: row.orderId, note: redactText(text), isPublic: false });
     return { changed: true, after: decision.next.status, reason: result.reason };
+  }
+
+  /**
+   * The plugin's gateway refunds still Pending, oldest first, with or without the gateway's refund
+   * number (`transactionId`). Only gateway refunds: manual ones wait for the admin (marked in the JSON
+   * metadata).
+   */
+  private async pendingGatewayRefunds(now: number, numbered: boolean, limit: number): Promise<Refund[]> {
+    if (limit <= 0) return [];
+    const query = this.connection.rawConnection
+      .getRepository(Refund)
+      .createQueryBuilder('refund')
+      .leftJoinAndSelect('refund.payment', 'payment')
+      .where('refund.state = :state', { state: 'Pending' })
+      .andWhere('refund.metadata LIKE :mark', { mark: '%"gatewaykit":"gateway"%' })
+      .andWhere('refund.createdAt BETWEEN :from AND :to', {
+        from: new Date(now - this.settings.maxAgeMs),
+        to: new Date(now - this.settings.afterMs),
+      })
+      .andWhere(
+        numbered
+          ? "refund.transactionId IS NOT NULL AND refund.transactionId <> ''"
+          : "(refund.transactionId IS NULL OR refund.transactionId = '')",
+      );
+    return query.orderBy('refund.createdAt', 'ASC').take(limit).getMany();
   }
 
   private async refund(
