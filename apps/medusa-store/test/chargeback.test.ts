@@ -63,22 +63,31 @@ describe('chargebacks', () => {
     expect(after.payment_collections[0].payments[0].data.chargebacks).toHaveLength(1);
   });
 
-  it('attack: a refund of a charged-back payment is refused and nothing reaches the gateway (the bank already returned the money)', async () => {
+  it('attack: a refund of money a chargeback already returned is refused and nothing reaches the gateway; the undisputed rest can be refunded', async () => {
     const paid = await paidOrder();
+    const amount = (await adminPayment(paid.paymentId)).data.outcome.amount as string;
+    // Disputed: all but 5.00 of the payment.
+    const disputed = (Number(amount) - 5).toFixed(2);
     const raised = (await sandboxControl('chargebacks', {
       tradeNo: paid.tradeNo,
-      amount: '10.00',
+      amount: disputed,
       reason: 'D4837-No Cardholder Authorization',
     })) as { batchNo: string };
     await waitFor(async () => {
       const order = await adminOrder(paid.orderId);
       return (order.payment_collections[0].payments[0].data.chargebacks ?? []).length > 0;
     }, 'the chargeback to be recorded');
-    const refused = await adminRefund(paid.paymentId, 5);
+    const refused = await adminRefund(paid.paymentId, 5.01);
     expect(refused.status).toBeGreaterThanOrEqual(400);
-    expect(JSON.stringify(refused.body)).toContain(`charged back (chargeback ${raised.batchNo})`);
+    expect(JSON.stringify(refused.body)).toContain(
+      `charged back (chargeback ${raised.batchNo}): the cardholder's bank has already returned that money, so only 5.00 USD is left to refund, not 5.01 USD`,
+    );
     expect(refused.refundId).toBeUndefined();
     expect(await sandboxRefunds(paid.tradeNo)).toEqual([]);
     expect((await adminPayment(paid.paymentId)).refunds ?? []).toEqual([]);
+    // What the chargeback left: refunded at the gateway as usual.
+    const rest = await adminRefund(paid.paymentId, 5);
+    expect(rest.status).toBe(200);
+    expect((await sandboxRefunds(paid.tradeNo)).map((r) => r.refundAmount)).toEqual(['5.00']);
   });
 });

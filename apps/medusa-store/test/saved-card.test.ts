@@ -1,8 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { GatewayClient } from '@gatewaykit/core';
+import { describe, expect, inject, it } from 'vitest';
 import { adminOrder } from './support/admin';
 import { CARD, complete, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
+import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { CARDS, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk } from './support/store-api';
 
@@ -129,6 +131,51 @@ describe('logged-in customer, saved card', () => {
     const paid = await complete(cartId, token);
     expect(paid.status).toBe(200);
     expect(paid.body.type).toBe('order');
+  });
+
+  it('attack: a card saved outside the store (the portal, an older release) is retired once its owner lists their cards: nobody else takes it for an element card', async () => {
+    const owner = await registerCustomer();
+    await saveCard(owner.token, CARDS.success);
+    const gatewayCustomer = (await sandboxControl('state')).customers.find(
+      (c: { email?: string }) => c.email === owner.email,
+    ).customerId as string;
+    // Attached to the owner at the gateway, with no word to the store.
+    const portal = new GatewayClient({
+      gatewayNo: GATEWAY_NO,
+      signKey: SIGN_KEY,
+      baseUrl: inject('sandboxUrl'),
+    });
+    const outside = await portal.paymentMethods.create({
+      customerId: gatewayCustomer,
+      card: { cardNo: CARDS.success, cardExpireMonth: '12', cardExpireYear: '2030', cardSecurityCode: '123' },
+      billingDetail: {
+        email: owner.email,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        phone: '5550100',
+        address: { line1: '1 Main Street', city: 'Paris', country: 'FR', postalCode: '75001' },
+      },
+    });
+    await portal.close();
+    const listed = await expectOk(api('GET', '/store/gatewaykit/payment-methods', { token: owner.token }));
+    expect(listed.payment_methods.map((m: { id: string }) => m.id)).toContain(
+      outside.customerPaymentMethodId,
+    );
+
+    const stranger = await registerCustomer();
+    await expectRefusedAtCheckouts([
+      [undefined, { customerPaymentMethodId: outside.customerPaymentMethodId }],
+      [stranger, { customerPaymentMethodId: outside.customerPaymentMethodId, saveCard: true }],
+    ]);
+    // Still the owner's to pay with.
+    const mine = await readyCart({ token: owner.token, email: owner.email });
+    await startSession(
+      mine.collectionId,
+      CARD,
+      { customerPaymentMethodId: outside.customerPaymentMethodId },
+      owner.token,
+    );
+    expect((await complete(mine.cartId, owner.token)).body.type).toBe('order');
   });
 
   it('keeps saved cards private: a guest gets 401 and another customer 404', async () => {

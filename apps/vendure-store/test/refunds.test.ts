@@ -353,22 +353,29 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(again?.state).toBe('Settled');
   });
 
-  it('attack: a refund of a charged-back payment is refused and nothing reaches the gateway (the bank already returned the money)', async () => {
+  it('attack: a refund of money a chargeback already returned is refused and nothing reaches the gateway; the undisputed rest can be refunded', async () => {
     const { shop, order, payment } = await paidCardOrder(stack);
+    // Disputed: all but 1.00 of the payment.
     const chargeback = stack.sandbox.raiseChargeback({
       tradeNo: payment.transactionId,
-      amount: usd(payment.amount),
+      amount: usd(payment.amount - 100),
       reason: 'D4837-No Cardholder Authorization',
     });
     await eventually(
       () => paymentsWithRefunds(stack.admin, order.id),
       ([p]) => Array.isArray(p?.metadata.chargebacks),
     );
-    const refused = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    const refused = asRefund(await refundOrder(stack.admin, payment.id, 101));
     expect(refused.state).toBe('Failed');
     expect(refused.metadata).toMatchObject({ status: 'refused' });
-    expect(String(refused.metadata?.message)).toContain(`charged back (chargeback ${chargeback.batchNo})`);
+    expect(String(refused.metadata?.message)).toContain(
+      `charged back (chargeback ${chargeback.batchNo}): the cardholder's bank has already returned that money, so only 1.00 USD is left to refund, not 1.01 USD`,
+    );
     expect(stack.sandbox.refunds(payment.transactionId)).toEqual([]);
+    // What the chargeback left: refunded at the gateway as usual.
+    const rest = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect((await settled(order.id, rest.id)).state).toBe('Settled');
+    expect(stack.sandbox.refunds(payment.transactionId).map((r) => r.refundAmount)).toEqual(['1.00']);
 
     // The shopper's view of the refund carries none of the admin text (found by review).
     const { orderByCode } = await shop.query<{
@@ -376,7 +383,10 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     }>(`query ($code: String!) { orderByCode(code: $code) { payments { refunds { id metadata } } } }`, {
       code: order.code,
     });
-    expect(orderByCode.payments.flatMap((p) => p.refunds)).toEqual([{ id: refused.id, metadata: {} }]);
+    expect(orderByCode.payments.flatMap((p) => p.refunds)).toEqual([
+      { id: refused.id, metadata: {} },
+      { id: rest.id, metadata: {} },
+    ]);
   });
 
   it('a chargeback for a payment whose method was disabled since is still verified and recorded, not answered 404 (found by review)', async () => {

@@ -1,4 +1,6 @@
+import { GatewayClient } from '@gatewaykit/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANTS } from '../src/gateways';
 import type { GraphqlClient } from '../src/graphql-client';
 import { uniqueEmail } from './support/email';
 import {
@@ -140,6 +142,47 @@ describe('saved cards, local methods and method settings', () => {
     expect(stack.sandbox.order(`${guestOrder.code}-1`)).toBeUndefined();
     expect(stack.sandbox.order(`${malloryOrder.code}-1`)).toBeUndefined();
     expect(await listCards(mallory)).toEqual([]);
+  });
+
+  it('attack: a card saved outside the store (the portal, an older release) is retired once its owner lists their cards: nobody else takes it for an element card', async () => {
+    const owner = shopClient(stack);
+    const email = uniqueEmail('owner');
+    await registerAndLogin(owner, email);
+    await saveCard(owner, CARDS.success);
+    const gatewayCustomer = stack.sandbox.state().customers.find((c) => c.email === email)!.customerId;
+    // Attached to the owner at the gateway, with no word to the store.
+    const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
+    const outside = await portal.paymentMethods.create({
+      customerId: gatewayCustomer,
+      card: { cardNo: CARDS.success, cardExpireMonth: '12', cardExpireYear: '2030', cardSecurityCode: '123' },
+      billingDetail: {
+        email,
+        firstName: 'Grace',
+        lastName: 'Hopper',
+        phone: '5550100',
+        address: { line1: '1 Analytical Way', city: 'London', country: 'GB', postalCode: 'N1 1AA' },
+      },
+    });
+    await portal.close();
+    expect((await listCards(owner)).map((c) => c.id)).toContain(outside.customerPaymentMethodId);
+
+    const thief = shopClient(stack);
+    const thiefOrder = await prepareOrder(thief);
+    expect(
+      await startPayment(thief, {
+        paymentMethodCode: 'gatewaykit-card',
+        elementPaymentMethodId: outside.customerPaymentMethodId,
+      }),
+    ).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'CARD_NOT_YOURS' });
+    expect(stack.sandbox.order(`${thiefOrder.code}-1`)).toBeUndefined();
+    // Still the owner's to pay with.
+    await prepareOrder(owner, { loggedIn: true });
+    expect(
+      await startPayment(owner, {
+        paymentMethodCode: 'gatewaykit-card',
+        savedCardId: outside.customerPaymentMethodId,
+      }),
+    ).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
   });
 
   it('guests cannot list saved cards', async () => {

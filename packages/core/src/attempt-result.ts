@@ -4,8 +4,9 @@
  *  - any call may retry when the request provably never left (connect errors);
  *  - only reads may retry after the request may have arrived (timeout, reset, 5xx, unreadable answer);
  *  - a money-moving call that may have arrived is an unknown outcome;
- *  - a charge or refund answered with a code that is not a documented refusal is an unknown outcome
- *    (unless a charge's data says success or pending): it may have moved money;
+ *  - a card charge or a refund answered with a code that is not a documented refusal is an unknown
+ *    outcome (unless the charge's data says success or pending): it may have moved money; a hosted or
+ *    local payment so answered without a page is refused (no page, nothing can be paid);
  *  - any other change (create customer, update/attach/detach a method, delete) that may have arrived
  *    fails without a retry and says the change may or may not have been applied.
  */
@@ -137,6 +138,9 @@ export function resultOfAnswer(ctx: AttemptContext, status: number, text: string
 /** The charges: their answer is an order result with `orderStatus`. */
 const CHARGES: ReadonlySet<string> = new Set(['confirmCharge', 'checkoutPayment', 'localPayment']);
 
+/** The charges that make a gateway page for the shopper instead of taking the money themselves. */
+const PAGE_CALLS: ReadonlySet<string> = new Set(['checkoutPayment', 'localPayment']);
+
 /**
  * Calls that move money: the charges and refund creation. createPaymentMethod is money-moving for the
  * retry policy only (it is never sent twice) and keeps the plain code errors.
@@ -172,6 +176,13 @@ function resultOfUnrefusedCode(
   const orderStatus = CHARGES.has(name) ? orderStatusOf(envelope.data) : undefined;
   if (orderStatus === 'success' || orderStatus === 'pending')
     return { ok: true, code: envelope.code, data: envelope.data };
+  // A hosted or local payment only makes a page: with no page to send the shopper to, nothing can be
+  // paid, so it is refused as answered, and the shopper may choose again at once.
+  if (PAGE_CALLS.has(name)) {
+    return final(
+      errorForCode(envelope.code, envelope.message ?? '', { requestId: ctx.requestId, httpStatus: status }),
+    );
+  }
   const said = `${envelope.code} ${envelope.message ?? ''}`.trim();
   return final(
     new UnknownOutcomeError(

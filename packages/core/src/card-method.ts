@@ -112,8 +112,14 @@ export async function resolveCardMethod(
   shopper: CardShopper,
   save: boolean,
   checkout: ElementCardCheckout,
+  /**
+   * `ownCardsFirst: false` where the field mostly names cards fresh from the element (Vendure's
+   * `elementPaymentMethodId`; saved cards have their own field): the shopper's list is asked only when
+   * the card turns out bound to another checkout (their own saved card), so a new card costs one call.
+   */
+  { ownCardsFirst = true }: { ownCardsFirst?: boolean } = {},
 ): Promise<CardMethodDecision> {
-  const owned = await ownCardOf(client, customerPaymentMethodId, shopper);
+  const owned = ownCardsFirst ? await ownCardOf(client, customerPaymentMethodId, shopper) : undefined;
   if (owned) return decideCardMethod(owned, shopper, save);
   let method: PaymentMethod | undefined;
   try {
@@ -127,6 +133,8 @@ export async function resolveCardMethod(
   // The id the charge will carry is the gateway's own (decision.source), not the spelling the
   // storefront sent: that one is bound, so no other spelling of the same card gets a binding of its own.
   if (!(await checkout.bindElementCard(decision.source.customerPaymentMethodId))) {
+    const own = ownCardsFirst ? undefined : await ownCardOf(client, customerPaymentMethodId, shopper);
+    if (own) return decideCardMethod(own, shopper, save);
     return refuse(
       'CARD_NOT_YOURS',
       'customerPaymentMethodId',
@@ -187,26 +195,29 @@ export async function keepElementCard(
  */
 export interface RetiredCards {
   retire(customerPaymentMethodId: string): Promise<void>;
+  /**
+   * Retires each of these cards that is bound to no checkout yet, in one statement; a card already
+   * bound keeps its binding. For a customer's listed saved cards (docs/card-element.md#who-owns-a-card).
+   */
+  retireUnbound(customerPaymentMethodIds: readonly string[]): Promise<void>;
 }
 
 /**
  * Saves a card from card data (stores allowed to take it) for the customer the request names, then
  * retires it for checkouts: the gateway's record of a method may name no owner (docs/card-element.md#who-owns-a-card),
  * and a card never bound would pass for a fresh element card at the first checkout to name its id. A
- * card whose retirement cannot be stored is detached again, and the save fails: the owner never sees it.
+ * retirement that cannot be stored is tried once more, then the save fails with the card left attached
+ * to its owner: detached, it would be attached to nobody and bound to nothing, a fresh element card to
+ * anyone who names it; attached, it stays in its owner's list, where removing it retires it.
  */
 export async function saveCardData(
   client: Pick<GatewayClient, 'paymentMethods'>,
   request: CreatePaymentMethodRequest & { customerId: string },
-  retired: RetiredCards,
+  retired: Pick<RetiredCards, 'retire'>,
 ): Promise<PaymentMethod> {
   const saved = await client.paymentMethods.create(request);
-  try {
-    await retired.retire(saved.customerPaymentMethodId);
-  } catch (error) {
-    await client.paymentMethods.detach(saved.customerPaymentMethodId).catch(() => undefined);
-    throw error;
-  }
+  const id = saved.customerPaymentMethodId;
+  await retired.retire(id).catch(() => retired.retire(id));
   return saved;
 }
 
@@ -219,7 +230,7 @@ export async function saveCardData(
 export async function removeSavedCard(
   client: Pick<GatewayClient, 'paymentMethods'>,
   customerPaymentMethodId: string,
-  retired: RetiredCards,
+  retired: Pick<RetiredCards, 'retire'>,
 ): Promise<void> {
   await retired.retire(customerPaymentMethodId);
   await client.paymentMethods.detach(customerPaymentMethodId);

@@ -147,7 +147,7 @@ export {
   storedAnswerOf,
 } from './reconcile.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
-export { type RefundHistory, refundBlockedBy } from './refund-blocks.js';
+export { type RefundAsked, type RefundHistory, refundBlockedBy } from './refund-blocks.js';
 export {
   type BillingDetail,
   billingDetail,

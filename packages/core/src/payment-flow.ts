@@ -129,8 +129,10 @@ export async function startPayment(client: GatewayClient, payment: PaymentReques
     if (error instanceof GatewayConnectionError)
       return { status: 'failed', orderNo, reason, code: error.code };
     // Only a code the gateway documents as refused before processing frees the order; the client
-    // already turns any other code of a charge into UnknownOutcomeError.
-    if (error instanceof GatewayApiError && isRefusedBeforeProcessing(error.code)) {
+    // already turns any other code of a card charge into UnknownOutcomeError. A hosted or local payment
+    // refused with a code made no page to pay on: refused too.
+    const makesPage = payment.source.kind === 'hosted' || payment.source.kind === 'local';
+    if (error instanceof GatewayApiError && (isRefusedBeforeProcessing(error.code) || makesPage)) {
       return { status: 'failed', orderNo, reason, code: error.code };
     }
     if (error instanceof GatewayApiError) return { status: 'unknown', orderNo, reason, code: error.code };

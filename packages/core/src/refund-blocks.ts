@@ -3,23 +3,66 @@
  * (docs/callbacks-and-returns.md#what-blocks-a-refund). Both platforms ask this one rule before a refund
  * is sent; a refusal sends nothing to the gateway.
  */
+import { minorToOrderAmount, orderAmountToMinor } from './money.js';
 
 /** What a store kept from a payment's notices. */
 export interface RefundHistory {
-  /** Chargebacks recorded for the payment (`chargeback.success` notices), by batchNo when given. */
-  chargebacks?: readonly { batchNo?: string | undefined }[] | undefined;
+  /** Chargebacks recorded for the payment (`chargeback.success` notices). */
+  chargebacks?:
+    | readonly { batchNo?: string | undefined; amount?: string | undefined; currency?: string | undefined }[]
+    | undefined;
+}
+
+/** The refund asked for, and what the platform counts against it; amounts as the gateway writes them. */
+export interface RefundAsked {
+  amount: string;
+  /** What the payment took. */
+  paid: string;
+  /** The platform's own refunds of the payment that may have returned money (not the failed ones). */
+  refunded: readonly string[];
+  /** The trade's currency. */
+  currency: string;
 }
 
 /**
- * Why a refund through the store must not be sent, or undefined when nothing blocks it. A chargeback:
- * the cardholder's bank has already taken the money back from the merchant, and a refund on top would
- * return it twice (nothing published says the gateway refuses it).
+ * Why a refund through the store must not be sent, or undefined when nothing blocks it. The bank has
+ * already taken a chargeback's amount back from the merchant, and a refund of it would return it twice
+ * (nothing published says the gateway refuses it): a refund may take only what is left after the
+ * chargebacks. A chargeback whose amount cannot be counted (missing, another currency) blocks every
+ * refund.
  */
-export function refundBlockedBy(history: RefundHistory): string | undefined {
-  const chargeback = history.chargebacks?.[0];
-  if (!chargeback) return undefined;
+export function refundBlockedBy(history: RefundHistory, asked: RefundAsked): string | undefined {
+  const chargebacks = history.chargebacks ?? [];
+  if (chargebacks.length === 0) return undefined;
+  const named = chargebacks.map((chargeback) => chargeback.batchNo ?? 'without batchNo').join(', ');
+  const charged = chargedBackMinor(chargebacks, asked.currency);
+  if (charged === undefined) {
+    return (
+      `the payment was charged back (chargeback ${named}), by an amount that cannot be counted: the ` +
+      "cardholder's bank has already returned money, and a refund could return it twice. Answer the chargeback in the merchant portal"
+    );
+  }
+  const minor = (amount: string) => orderAmountToMinor(amount, asked.currency);
+  const left = asked.refunded.reduce((rest, refund) => rest - minor(refund), minor(asked.paid)) - charged;
+  if (minor(asked.amount) <= left) return undefined;
+  const rest =
+    left > 0 ? `only ${minorToOrderAmount(left, asked.currency)} ${asked.currency} is` : 'nothing is';
   return (
-    `the payment was charged back (chargeback ${chargeback.batchNo ?? 'without batchNo'}): the cardholder's bank ` +
-    'has already returned the money, and a refund would return it twice. Answer the chargeback in the merchant portal instead'
+    `the payment was charged back (chargeback ${named}): the cardholder's bank has already returned that money, ` +
+    `so ${rest} left to refund, not ${asked.amount} ${asked.currency}`
   );
+}
+
+/** The chargebacks' total in minor units of `currency`; undefined when one cannot be counted. */
+function chargedBackMinor(chargebacks: NonNullable<RefundHistory['chargebacks']>, currency: string) {
+  let total = 0;
+  for (const { amount, currency: theirs } of chargebacks) {
+    if (!amount || (theirs && theirs.toUpperCase() !== currency.toUpperCase())) return undefined;
+    try {
+      total += orderAmountToMinor(amount, currency);
+    } catch {
+      return undefined;
+    }
+  }
+  return total;
 }

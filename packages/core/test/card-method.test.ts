@@ -193,6 +193,50 @@ describe('resolveCardMethod and keepElementCard over HTTP', () => {
     expect([...bindings]).toEqual([['pm_1526753334131306496', 'cart_owner']]);
   });
 
+  it("ownCardsFirst false: a new card costs one call; the list is asked only when the card is bound elsewhere (the shopper's own saved card)", async () => {
+    const bindings = memoryBindings();
+    answerCards(method(undefined), { cus_1: [method(undefined)] });
+    const shopper = { gatewayCustomerId: 'cus_1' };
+    const fresh = await resolveCardMethod(
+      client,
+      'pm_1526753334131306496',
+      shopper,
+      false,
+      checkoutOf('order_a', bindings),
+      {
+        ownCardsFirst: false,
+      },
+    );
+    expect(fresh).toMatchObject({ ok: true });
+    expect(fresh.ok && fresh.source.customerId).toBeUndefined();
+    expect(gateway.requests.map((r) => r.url)).toEqual([
+      expect.stringMatching(/\/payment_methods\/pm_1526753334131306496$/),
+    ]);
+    // The same card at the shopper's next order: bound to the first, found in their list.
+    const own = await resolveCardMethod(
+      client,
+      'pm_1526753334131306496',
+      shopper,
+      false,
+      checkoutOf('order_b', bindings),
+      {
+        ownCardsFirst: false,
+      },
+    );
+    expect(own).toMatchObject({ ok: true, source: { customerId: 'cus_1' } });
+    // Anyone else: bound elsewhere and not in their list.
+    const other = await resolveCardMethod(
+      client,
+      'pm_1526753334131306496',
+      { gatewayCustomerId: 'cus_2' },
+      false,
+      checkoutOf('order_c', bindings),
+      { ownCardsFirst: false },
+    );
+    expect(other).toMatchObject({ ok: false, code: 'CARD_NOT_YOURS' });
+    expect([...bindings]).toEqual([['pm_1526753334131306496', 'order_a']]);
+  });
+
   it('a customer the gateway refuses to list has no cards here: the method is judged by its record', async () => {
     gateway.handle((request, response) => {
       if (request.url.includes('/payment_methods/list/')) {
@@ -408,8 +452,19 @@ describe('saveCardData', () => {
     ).toMatchObject({ ok: true, source: { customerId: 'cus_owner' } });
   });
 
-  it('detaches the card again and fails when its retirement could not be stored', async () => {
+  it("tries the retirement once more, then fails with the card still its owner's: never detached into a fresh-looking card", async () => {
     answerCards(method(undefined));
+    let tries = 0;
+    const flaky = {
+      async retire() {
+        tries++;
+        if (tries === 1) throw new Error('connection reset');
+      },
+    };
+    expect((await saveCardData(client, request, flaky)).customerPaymentMethodId).toBe(
+      'pm_1526753334131306496',
+    );
+    expect(tries).toBe(2);
     await expect(
       saveCardData(client, request, {
         async retire() {
@@ -417,9 +472,10 @@ describe('saveCardData', () => {
         },
       }),
     ).rejects.toThrow('database down');
+    // Created twice, never detached.
     expect(gateway.requests.map((r) => r.url)).toEqual([
       expect.stringMatching(/\/payment_methods$/),
-      expect.stringMatching(/\/payment_methods\/pm_1526753334131306496\/detach$/),
+      expect.stringMatching(/\/payment_methods$/),
     ]);
   });
 });

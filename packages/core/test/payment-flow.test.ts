@@ -140,6 +140,29 @@ describe('startPayment', () => {
     expect(sentBody(1).paymentMethod).toBe('klarna');
   });
 
+  it('a hosted or local payment answered with an unpublished code and no page is refused at once (nothing can be paid without one; found by review)', async () => {
+    gateway.handle((_r, res, i) =>
+      i < 2
+        ? envelope(res, 'P0009', null, 'local method not enabled')
+        : envelope(res, 'S0001', {
+            orderNo: 'payses_1',
+            orderStatus: 'pending',
+            redirectUrl: 'https://gw/pay/2',
+          }),
+    );
+    for (const source of [{ kind: 'hosted' }, { kind: 'local', method: 'KLARNA' }] as const) {
+      expect(await startPayment(client, { ...base, source })).toMatchObject({
+        status: 'failed',
+        code: 'P0009',
+      });
+    }
+    // With a page in its data, the page is followed whatever the code.
+    expect(await startPayment(client, { ...base, source: { kind: 'hosted' } })).toMatchObject({
+      status: 'redirect',
+      redirectUrl: 'https://gw/pay/2',
+    });
+  });
+
   it('reads a decline as failed with the gateway reason, and pending without redirect as pending', async () => {
     gateway.handle((_r, res, i) =>
       envelope(
@@ -188,7 +211,7 @@ describe('startPayment', () => {
     }
   });
 
-  it('never fails a charge on a code that is not a documented refusal, on any of the three operations', async () => {
+  it('never fails a card charge on a code that is not a documented refusal; a hosted or local payment without a page is refused', async () => {
     const answers: [string, unknown][] = [
       ['S0001', null],
       ['S0001', { ...paid, orderStatus: 'fail', orderInfo: 'Declined' }],
@@ -207,7 +230,10 @@ describe('startPayment', () => {
     for (const source of sources) {
       for (const [code] of answers) {
         const outcome = await startPayment(client, { ...base, source });
-        expect(outcome, `${source.kind} ${code}`).toMatchObject({ status: 'unknown', code });
+        // A card charge may have taken the money; a page-making call answered without a page made
+        // nothing the shopper could pay on.
+        const status = source.kind === 'saved-card' ? 'unknown' : 'failed';
+        expect(outcome, `${source.kind} ${code}`).toMatchObject({ status, code });
       }
     }
     expect(gateway.requests).toHaveLength(15);

@@ -1,16 +1,43 @@
 import { describe, expect, it } from 'vitest';
 import { refundBlockedBy } from '../src/index.js';
 
+const asked = (amount: string, refunded: string[] = []) => ({
+  amount,
+  paid: '100.00',
+  refunded,
+  currency: 'USD',
+});
+
 describe('refundBlockedBy', () => {
   it('lets a refund through when no notice recorded a chargeback', () => {
-    expect(refundBlockedBy({})).toBeUndefined();
-    expect(refundBlockedBy({ chargebacks: [] })).toBeUndefined();
+    expect(refundBlockedBy({}, asked('100.00'))).toBeUndefined();
+    expect(refundBlockedBy({ chargebacks: [] }, asked('100.00'))).toBeUndefined();
   });
 
-  it('attack: refuses a refund of a charged-back payment, which would return the money twice', () => {
-    expect(refundBlockedBy({ chargebacks: [{ batchNo: 'CB1' }] })).toMatch(
-      /charged back \(chargeback CB1\).*twice/,
+  it('attack: refuses a refund of money a chargeback already returned, naming what is left', () => {
+    const charged = { chargebacks: [{ batchNo: 'CB1', amount: '100.00', currency: 'USD' }] };
+    expect(refundBlockedBy(charged, asked('0.01'))).toMatch(
+      /charged back \(chargeback CB1\).*so nothing is left to refund, not 0\.01 USD/,
     );
-    expect(refundBlockedBy({ chargebacks: [{}] })).toMatch(/chargeback without batchNo/);
+  });
+
+  it('lets the undisputed rest of a partly charged-back payment be refunded, and no more', () => {
+    const partly = { chargebacks: [{ batchNo: 'CB1', amount: '20.00', currency: 'USD' }] };
+    expect(refundBlockedBy(partly, asked('50.00'))).toBeUndefined();
+    expect(refundBlockedBy(partly, asked('80.00'))).toBeUndefined();
+    expect(refundBlockedBy(partly, asked('80.01'))).toMatch(/only 80\.00 USD is left/);
+    // Refunded 10 and 20 already: 50 left of the rest.
+    expect(refundBlockedBy(partly, asked('50.00', ['10.00', '20.00']))).toBeUndefined();
+    expect(refundBlockedBy(partly, asked('50.01', ['10.00', '20.00']))).toMatch(/only 50\.00 USD is left/);
+    // Two chargebacks add up; the currency may be absent (the trade's).
+    const twice = { chargebacks: [...partly.chargebacks, { batchNo: 'CB2', amount: '30.00' }] };
+    expect(refundBlockedBy(twice, asked('50.00'))).toBeUndefined();
+    expect(refundBlockedBy(twice, asked('50.01'))).toMatch(/chargeback CB1, CB2/);
+  });
+
+  it('attack: a chargeback whose amount cannot be counted blocks every refund', () => {
+    for (const chargeback of [{ batchNo: 'CB1' }, { batchNo: 'CB1', amount: '5.00', currency: 'EUR' }, {}]) {
+      expect(refundBlockedBy({ chargebacks: [chargeback] }, asked('0.01'))).toMatch(/cannot be counted/);
+    }
   });
 });

@@ -21,7 +21,7 @@ function serviceWithFakeGateway(options: Record<string, unknown> = {}) {
     }
     // The bindings table, in memory (the store tests use the real one).
     protected override retiredCards(): RetiredCards {
-      return { retire: async (id) => void retired.push(id) };
+      return { retire: async (id) => void retired.push(id), retireUnbound: async () => undefined };
     }
   }
   const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn() };

@@ -49,6 +49,15 @@ const RETIRED = 'removed';
  */
 export function retiredCardsIn(db: SqlDatabase): RetiredCards {
   return {
+    async retireUnbound(customerPaymentMethodIds) {
+      if (customerPaymentMethodIds.length === 0) return;
+      await db.raw(
+        `INSERT INTO gatewaykit_element_card_binding (id, payment_collection_id, customer_id)
+         VALUES ${customerPaymentMethodIds.map(() => "(?, ?, '')").join(', ')}
+         ON CONFLICT (id) DO NOTHING`,
+        customerPaymentMethodIds.flatMap((id) => [id, RETIRED]),
+      );
+    },
     async retire(customerPaymentMethodId) {
       await db.raw(
         `INSERT INTO gatewaykit_element_card_binding (id, payment_collection_id, customer_id)

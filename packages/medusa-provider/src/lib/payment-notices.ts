@@ -182,11 +182,18 @@ export async function markRefundAlerted(
 }
 
 /**
+ * How old a refund row without its entry must be to be taken for lost: well past the refund request's
+ * own deadline (one minute by default, more with a longer client timeout), so a slow refund still
+ * being answered is never written back as unknown before Medusa stores (or, refused, deletes) it.
+ */
+const RESTORE_AFTER_MS = 10 * 60_000;
+
+/**
  * Medusa's refund rows of `session`'s payment that its data does not list, each written back as an
  * `unknown` refund: Medusa stores the row before it asks the provider, so a process that died while the
  * refund was sent (or a lost concurrent write of the data) left a refund that the order shows and no
- * notice or reconciliation would ever look at. Young rows are skipped: their request may still be
- * answering (REFUND_IN_FLIGHT_MS). Returns the entries added.
+ * notice or reconciliation would ever look at. Rows younger than RESTORE_AFTER_MS are left alone.
+ * Returns the entries added.
  */
 export async function restoreMissingRefunds(
   scope: MedusaContainer,
@@ -199,14 +206,14 @@ export async function restoreMissingRefunds(
   const known = new Set((data.refunds ?? []).map((entry) => entry.merTrackNo));
   const rows = (await scope
     .resolve(Modules.PAYMENT)
-    .listRefunds({ payment_id: payment.id }, { select: ['id'] })) as { id: string }[];
+    .listRefunds({ payment_id: payment.id }, { select: ['id', 'created_at'] })) as {
+    id: string;
+    created_at: Date | string;
+  }[];
   const added: GatewayRefund[] = [];
-  for (const { id } of rows) {
-    if (known.has(id)) continue;
-    const entry = await entryOfRefundRow(scope, payment, id, now).catch((error: unknown) => {
-      if (error instanceof RefundStillRecordingError) return undefined;
-      throw error;
-    });
+  for (const { id, created_at } of rows) {
+    if (known.has(id) || now.getTime() - new Date(created_at).getTime() < RESTORE_AFTER_MS) continue;
+    const entry = await entryOfRefundRow(scope, payment, id, now);
     if (entry) added.push(entry);
   }
   if (added.length > 0) {

@@ -97,7 +97,8 @@ export class CheckoutService {
           : this.savedCards.findOwnedCard(ctx, resolved, cardId),
       gatewayCustomerId: (create) => this.savedCards.shopperGatewayCustomerId(ctx, resolved, create),
       resolveCardMethod: (id, shopper, save) =>
-        resolveCardMethod(resolved.client, id, shopper, save, elementCheckout),
+        // Saved cards mostly come through savedCardId: this field names cards fresh from the element.
+        resolveCardMethod(resolved.client, id, shopper, save, elementCheckout, { ownCardsFirst: false }),
     });
     if (isPaymentError(charge)) return charge;
 

@@ -1,4 +1,10 @@
-import { isGatewayError, redactText, refundBlockedBy, UnknownOutcomeError } from '@gatewaykit/core';
+import {
+  isGatewayError,
+  type RefundAsked,
+  redactText,
+  refundBlockedBy,
+  UnknownOutcomeError,
+} from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigService,
@@ -23,6 +29,7 @@ import {
   RefundRequestError,
   refundHoldingBatchNo,
 } from './refund-request';
+import { vendureAmountToOrderAmount } from './vendure-money';
 
 type RawArgs = Record<string, string | undefined | null>;
 
@@ -93,9 +100,7 @@ export class GatewayRefundService {
       );
     }
 
-    const blocked = await this.blockedByNotices(ctx, payment);
-    if (blocked) return this.refused(ctx, order, { gatewaykit: 'gateway' }, `${blocked}; nothing was sent`);
-
+    const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
     let request: ReturnType<typeof buildRefundRequest>;
     try {
       request = buildRefundRequest({
@@ -103,7 +108,7 @@ export class GatewayRefundService {
         // What was charged, in the currency it was charged in: the order may have moved to another
         // currency since (a channel with several), and its amounts with it.
         currency: paid.currency,
-        precision: this.configService.entityOptions.moneyStrategy?.precision ?? 2,
+        precision,
         payment: { id: payment.id, amount: paid.amount, transactionId: paid.tradeNo, refunds },
         amount,
         reason,
@@ -112,6 +117,16 @@ export class GatewayRefundService {
       if (!(error instanceof RefundRequestError)) throw error;
       return this.refused(ctx, order, { gatewaykit: 'gateway' }, error.message);
     }
+    const inTradeCurrency = (minor: number) => vendureAmountToOrderAmount(minor, paid.currency, precision);
+    const blocked = await this.blockedByNotices(ctx, payment, {
+      amount: request.refundAmount,
+      paid: inTradeCurrency(paid.amount),
+      refunded: refunds
+        .filter((refund) => refund.state !== 'Failed' && refund.total > 0)
+        .map((refund) => inTradeCurrency(refund.total)),
+      currency: paid.currency,
+    });
+    if (blocked) return this.refused(ctx, order, { gatewaykit: 'gateway' }, `${blocked}; nothing was sent`);
     const sent: RefundMetadata = {
       gatewaykit: 'gateway',
       merTrackNo: request.merTrackNo,
@@ -163,14 +178,19 @@ export class GatewayRefundService {
    * What the payment's notices recorded that blocks a refund (core's refundBlockedBy): read again inside
    * the refund section, since a notice may have stored a chargeback after Vendure read the payment.
    */
-  private async blockedByNotices(ctx: RequestContext, payment: Payment): Promise<string | undefined> {
+  private async blockedByNotices(
+    ctx: RequestContext,
+    payment: Payment,
+    asked: RefundAsked,
+  ): Promise<string | undefined> {
     const current = await this.connection
       .getRepository(ctx, Payment)
       .findOne({ where: { id: payment.id }, select: { id: true, metadata: true } });
     const metadata = (current?.metadata ?? payment.metadata ?? {}) as Record<string, unknown>;
-    return refundBlockedBy({
-      chargebacks: Array.isArray(metadata.chargebacks) ? metadata.chargebacks : undefined,
-    });
+    return refundBlockedBy(
+      { chargebacks: Array.isArray(metadata.chargebacks) ? metadata.chargebacks : undefined },
+      asked,
+    );
   }
 
   private async refused(

@@ -38,6 +38,21 @@ const RETIRED = 'removed';
  */
 export function retiredCardsIn(bindings: Repository<GatewaykitElementCardBinding>): RetiredCards {
   return {
+    async retireUnbound(customerPaymentMethodIds) {
+      if (customerPaymentMethodIds.length === 0) return;
+      await bindings
+        .createQueryBuilder()
+        .insert()
+        .into(GatewaykitElementCardBinding)
+        .values(
+          customerPaymentMethodIds.map((customerPaymentMethodId) => ({
+            customerPaymentMethodId,
+            orderId: RETIRED,
+          })),
+        )
+        .orIgnore()
+        .execute();
+    },
     async retire(customerPaymentMethodId) {
       await bindings
         .createQueryBuilder()

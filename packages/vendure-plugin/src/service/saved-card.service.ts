@@ -54,7 +54,12 @@ export class SavedCardService {
     const resolved = await this.methods.resolve(ctx, methodCode);
     const customer = await this.activeCustomer(ctx);
     const customerId = customer.customFields.gatewaykitCustomerId;
-    return customerId ? this.cardsOf(resolved, customerId) : [];
+    if (!customerId) return [];
+    const cards = await this.cardsOf(resolved, customerId);
+    // A saved card is never a fresh element card; this also covers cards saved before saves retired
+    // them (docs/card-element.md#who-owns-a-card).
+    await this.retiredCards(ctx).retireUnbound(cards.map((card) => card.id));
+    return cards;
   }
 
   async findOwnedCard(

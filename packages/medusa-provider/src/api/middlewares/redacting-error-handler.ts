@@ -23,10 +23,27 @@ type ErrorHandler = (
  */
 export function redactingErrorHandler(handler: ErrorHandler = errorHandler()): ErrorHandler {
   return (error, req, res, next) => {
-    if (error instanceof Error && typeof error.message === 'string') {
-      const redacted = redactText(error.message);
-      if (redacted !== error.message) error.message = redacted;
-    }
+    redactError(error);
     handler(error, req, res, next);
   };
+}
+
+/** How deep a chain of causes is redacted. */
+const CAUSE_DEPTH = 5;
+
+/**
+ * Redacts an error's message, its stack (Medusa logs a server error with it; the stack's first line
+ * repeats the message as it was when the stack was first read) and its causes.
+ */
+function redactError(error: unknown): void {
+  let current = error;
+  for (let depth = 0; depth < CAUSE_DEPTH && current instanceof Error; depth++) {
+    const redacted = redactText(current.message);
+    if (redacted !== current.message) current.message = redacted;
+    if (typeof current.stack === 'string') {
+      const stack = redactText(current.stack);
+      if (stack !== current.stack) current.stack = stack;
+    }
+    current = (current as { cause?: unknown }).cause;
+  }
 }

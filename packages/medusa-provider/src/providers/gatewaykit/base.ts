@@ -476,18 +476,27 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     }
     // Medusa calls once per refund row; the same id again must never send a second refund.
     if (refundOfEvent(data.refunds, { merTrackNo: refundId })) return { data: { ...data } };
+    const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
+    const amount = this.amountOf({ amount: input.amount, currency_code: currency });
     // A chargeback stored since Medusa read this payment counts too.
     const stored = (await this.latestPaymentData(refundId)) ?? data;
-    const blocked = refundBlockedBy({ chargebacks: stored.chargebacks ?? data.chargebacks });
+    const blocked = refundBlockedBy(
+      { chargebacks: stored.chargebacks ?? data.chargebacks },
+      {
+        amount,
+        paid: outcome.amount ?? data.amount ?? amount,
+        refunded: (stored.refunds ?? data.refunds ?? [])
+          .filter((refund) => refund.status !== 'failed')
+          .map((refund) => refund.amount),
+        currency,
+      },
+    );
     if (blocked) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `gatewaykit refund: ${blocked}. Nothing was sent to the gateway; no refund was recorded`,
       );
     }
-
-    const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
-    const amount = this.amountOf({ amount: input.amount, currency_code: currency });
     const request = refundRequest({
       merTrackNo: refundId,
       tradeNo: outcome.tradeNo,
@@ -627,6 +636,11 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     const customerId = (input.context?.account_holder?.data as { id?: string } | undefined)?.id;
     if (!customerId) return [];
     const methods = await this.client.paymentMethods.list(customerId);
+    // A saved card is never a fresh element card; this also covers cards saved before saves retired
+    // them (docs/card-element.md#who-owns-a-card).
+    await this.retiredCards('listing cards').retireUnbound(
+      methods.map((method) => method.customerPaymentMethodId),
+    );
     return methods.map((method) => ({ id: method.customerPaymentMethodId, data: toSavedCard(method) }));
   }
 
