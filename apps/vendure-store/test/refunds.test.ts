@@ -389,6 +389,37 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     ]);
   });
 
+  it('attack: a chargeback on a payment also refunded in the merchant portal blocks every refund: what is left cannot be told (found by review)', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
+    try {
+      await portal.refunds.create({
+        merTrackNo: `portal-${order.code}`,
+        refundAmount: '1.00',
+        refundReason: 'portal refund',
+        refundType: '2',
+        tradeNo: payment.transactionId,
+      });
+    } finally {
+      await portal.close();
+    }
+    await eventually(
+      () => paymentsWithRefunds(stack.admin, order.id),
+      ([p]) => Array.isArray(p?.metadata.portalRefunds),
+    );
+    stack.sandbox.raiseChargeback({ tradeNo: payment.transactionId, amount: '1.00', reason: 'D4755' });
+    await eventually(
+      () => paymentsWithRefunds(stack.admin, order.id),
+      ([p]) => Array.isArray(p?.metadata.chargebacks),
+    );
+    const refused = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(refused.state).toBe('Failed');
+    expect(String(refused.metadata?.message)).toContain('refunded outside the store');
+    expect(stack.sandbox.refunds(payment.transactionId).map((r) => r.merTrackNo)).toEqual([
+      `portal-${order.code}`,
+    ]);
+  });
+
   it('a chargeback for a payment whose method was disabled since is still verified and recorded, not answered 404 (found by review)', async () => {
     const { order, payment } = await paidCardOrder(stack);
     await setPaymentMethodEnabled(stack.admin, 'gatewaykit-card', false);

@@ -153,6 +153,13 @@ const MOVES_MONEY: ReadonlySet<string> = new Set([...CHARGES, 'createRefund']);
  */
 const alreadyPaid = (name: string, code: string) => code === DUPLICATE_ORDER_CODE && CHARGES.has(name);
 
+/** `data.redirectUrl` of an answer when it names one. */
+function redirectUrlOf(data: unknown): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const { redirectUrl } = data as Record<string, unknown>;
+  return typeof redirectUrl === 'string' && redirectUrl.trim() !== '' ? redirectUrl : undefined;
+}
+
 /** `data.orderStatus` of an answer, trimmed and lower-cased; undefined when there is none. */
 function orderStatusOf(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null) return undefined;
@@ -177,8 +184,9 @@ function resultOfUnrefusedCode(
   if (orderStatus === 'success' || orderStatus === 'pending')
     return { ok: true, code: envelope.code, data: envelope.data };
   // A hosted or local payment only makes a page: with no page to send the shopper to, nothing can be
-  // paid, so it is refused as answered, and the shopper may choose again at once.
-  if (PAGE_CALLS.has(name)) {
+  // paid, so it is refused as answered, and the shopper may choose again at once. One that names a
+  // page without saying more may be payable there: unknown, below.
+  if (PAGE_CALLS.has(name) && !redirectUrlOf(envelope.data)) {
     return final(
       errorForCode(envelope.code, envelope.message ?? '', { requestId: ctx.requestId, httpStatus: status }),
     );

@@ -11,6 +11,11 @@ export interface RefundHistory {
   chargebacks?:
     | readonly { batchNo?: string | undefined; amount?: string | undefined; currency?: string | undefined }[]
     | undefined;
+  /**
+   * batchNos of refunds made at the gateway that the platform does not count (the merchant portal):
+   * with a chargeback, what is left cannot be told.
+   */
+  uncountedRefunds?: readonly string[] | undefined;
 }
 
 /** The refund asked for, and what the platform counts against it; amounts as the gateway writes them. */
@@ -36,6 +41,13 @@ export function refundBlockedBy(history: RefundHistory, asked: RefundAsked): str
   if (chargebacks.length === 0) return undefined;
   const named = chargebacks.map((chargeback) => chargeback.batchNo ?? 'without batchNo').join(', ');
   const charged = chargedBackMinor(chargebacks, asked.currency);
+  const uncounted = history.uncountedRefunds ?? [];
+  if (uncounted.length > 0) {
+    return (
+      `the payment was charged back (chargeback ${named}) and refunded outside the store (batchNo ${uncounted.join(', ')}): ` +
+      'what is left cannot be told, and a refund could return money twice. Refund any more in the merchant portal'
+    );
+  }
   if (charged === undefined) {
     return (
       `the payment was charged back (chargeback ${named}), by an amount that cannot be counted: the ` +

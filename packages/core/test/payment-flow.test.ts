@@ -156,7 +156,24 @@ describe('startPayment', () => {
         code: 'P0009',
       });
     }
-    // With a page in its data, the page is followed whatever the code.
+    // A page named without a status may be payable there: held as unknown, never refused (found by review).
+    gateway.handle((_r, res) =>
+      envelope(res, 'S0001', { orderNo: 'payses_1', redirectUrl: 'https://gw/pay/3' }),
+    );
+    expect(
+      await startPayment(client, { ...base, source: { kind: 'local', method: 'KLARNA' } }),
+    ).toMatchObject({
+      status: 'unknown',
+      code: 'S0001',
+    });
+    gateway.handle((_r, res) =>
+      envelope(res, 'S0001', {
+        orderNo: 'payses_1',
+        orderStatus: 'pending',
+        redirectUrl: 'https://gw/pay/2',
+      }),
+    );
+    // With a page and a status in its data, the page is followed whatever the code.
     expect(await startPayment(client, { ...base, source: { kind: 'hosted' } })).toMatchObject({
       status: 'redirect',
       redirectUrl: 'https://gw/pay/2',

@@ -35,6 +35,13 @@ describe('refundBlockedBy', () => {
     expect(refundBlockedBy(twice, asked('50.01'))).toMatch(/chargeback CB1, CB2/);
   });
 
+  it('attack: a chargeback on a payment also refunded outside the store blocks every refund (found by review)', () => {
+    const history = { chargebacks: [{ batchNo: 'CB1', amount: '60.00' }], uncountedRefunds: ['PORTAL1'] };
+    expect(refundBlockedBy(history, asked('0.01'))).toMatch(/refunded outside the store \(batchNo PORTAL1\)/);
+    // Without a chargeback, the platform's and the gateway's own limits stand.
+    expect(refundBlockedBy({ uncountedRefunds: ['PORTAL1'] }, asked('40.00'))).toBeUndefined();
+  });
+
   it('attack: a chargeback whose amount cannot be counted blocks every refund', () => {
     for (const chargeback of [{ batchNo: 'CB1' }, { batchNo: 'CB1', amount: '5.00', currency: 'EUR' }, {}]) {
       expect(refundBlockedBy({ chargebacks: [chargeback] }, asked('0.01'))).toMatch(/cannot be counted/);

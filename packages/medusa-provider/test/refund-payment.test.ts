@@ -150,28 +150,94 @@ describe('refundPayment through the gateway', () => {
 });
 
 describe('refundPayment after a chargeback', () => {
-  it('attack: refuses to refund a charged-back payment, with nothing sent to the gateway, even when the chargeback was stored after Medusa read the payment', async () => {
-    const chargebacks = [{ batchNo: 'C9', receivedAt: 'y' }];
+  /** The payment module's services: the payment's `stored` data and its refund rows. */
+  const moduleWith = (
+    stored: Record<string, unknown>,
+    rows: { id: string; raw_amount: { value: string } }[],
+  ) => ({
+    refundService: {
+      retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })),
+      list: vi.fn(async () => [{ id: 'ref_1', raw_amount: { value: '5' } }, ...rows]),
+    },
+    paymentService: { retrieve: vi.fn(async () => ({ id: 'pay_1', data: stored })) },
+  });
+
+  it('attack: refuses a refund of money a chargeback returned, even one stored after Medusa read the payment', async () => {
+    const chargebacks = [{ batchNo: 'C9', amount: '60.00', currency: 'USD', receivedAt: 'y' }];
     for (const [data, stored] of [
-      [{ ...PAID, chargebacks }, undefined],
+      [
+        { ...PAID, chargebacks },
+        { ...PAID, chargebacks },
+      ],
       [PAID, { ...PAID, chargebacks }],
     ] as const) {
-      const cradle = stored
-        ? {
-            refundService: { retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })) },
-            paymentService: { retrieve: vi.fn(async () => ({ id: 'pay_1', data: stored })) },
-          }
-        : {};
       const { service, create } = serviceWith(
         async () => ({ batchNo: 'R1', refundStatus: 'success' }),
         {},
-        cradle,
+        moduleWith(stored, []),
       );
       await expect(service.refundPayment(refundInput(5, data))).rejects.toThrow(
-        /charged back \(chargeback C9\).*Nothing was sent to the gateway/,
+        /charged back \(chargeback C9\).*nothing is left to refund, not 5\.00 USD.*Nothing was sent to the gateway/,
       );
       expect(create).not.toHaveBeenCalled();
     }
+  });
+
+  it("attack: counts Medusa's other refunds of the payment, not only those the gateway answered: two at once, or one whose process died, cannot both take the rest (found by review)", async () => {
+    const stored = {
+      ...PAID,
+      chargebacks: [{ batchNo: 'C9', amount: '50.00', currency: 'USD', receivedAt: 'y' }],
+    };
+    // Another refund of 5.00 is recorded in Medusa, its gateway answer not stored yet: 10 - 5 left.
+    const concurrent = serviceWith(
+      async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+      {},
+      moduleWith(stored, [{ id: 'ref_0', raw_amount: { value: '5' } }]),
+    );
+    await expect(concurrent.service.refundPayment(refundInput(5.01, PAID))).rejects.toThrow(
+      /only 5\.00 USD is left/,
+    );
+    expect(concurrent.create).not.toHaveBeenCalled();
+    await concurrent.service.refundPayment(refundInput(5, PAID));
+    expect(concurrent.create).toHaveBeenCalledTimes(1);
+    // A refund the gateway failed gave its amount back.
+    const failed = {
+      ...stored,
+      refunds: [
+        {
+          merTrackNo: 'ref_0',
+          amount: '5.00',
+          currency: 'USD',
+          refundType: '2',
+          status: 'failed',
+          requestedAt: 'x',
+        },
+      ],
+    };
+    const afterFailure = serviceWith(
+      async () => ({ batchNo: 'R2', refundStatus: 'success' }),
+      {},
+      moduleWith(failed, [{ id: 'ref_0', raw_amount: { value: '5' } }]),
+    );
+    await afterFailure.service.refundPayment(refundInput(10, PAID));
+    expect(afterFailure.create).toHaveBeenCalledTimes(1);
+  });
+
+  it('attack: a chargeback on a payment also refunded in the portal blocks every refund (what is left cannot be told)', async () => {
+    const stored = {
+      ...PAID,
+      refundedAtGateway: ['PORTAL1'],
+      chargebacks: [{ batchNo: 'C9', amount: '10.00', currency: 'USD', receivedAt: 'y' }],
+    };
+    const { service, create } = serviceWith(
+      async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+      {},
+      moduleWith(stored, []),
+    );
+    await expect(service.refundPayment(refundInput(1, PAID))).rejects.toThrow(
+      /refunded outside the store \(batchNo PORTAL1\)/,
+    );
+    expect(create).not.toHaveBeenCalled();
   });
 });
 

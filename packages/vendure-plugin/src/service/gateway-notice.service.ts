@@ -80,6 +80,7 @@ export class GatewayNoticeService {
       );
       const what = `${event.amount ?? '?'} ${event.currency ?? ''}`.trim();
       if (!found) {
+        if (event.status === 'succeeded') await this.keepPortalRefund(tx, row, payments, event);
         const text =
           `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what}` +
           (event.reason ? ` (${event.reason})` : '') +
@@ -175,6 +176,29 @@ export class GatewayNoticeService {
       Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
       await this.note(tx, row.orderId, text);
     });
+  }
+
+  /**
+   * Keeps a refund made outside Vendure (the merchant portal) on the payment it refunded, by batchNo:
+   * Vendure does not count it, so with a chargeback what is left cannot be told (core's refundBlockedBy).
+   */
+  private async keepPortalRefund(
+    tx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    payments: Payment[],
+    event: RefundEvent,
+  ): Promise<void> {
+    const tradeNo = event.tradeNo ?? row.tradeNo ?? undefined;
+    const batchNo = event.batchNo ?? event.merTrackNo;
+    const ofTrade = payments.filter((p) => p.transactionId === tradeNo);
+    const payment = ofTrade.find((p) => p.state === 'Settled') ?? ofTrade[0];
+    if (!payment || !batchNo) return;
+    const metadata = payment.metadata ?? {};
+    const known = Array.isArray(metadata.portalRefunds) ? (metadata.portalRefunds as string[]) : [];
+    if (known.includes(batchNo)) return;
+    await this.connection
+      .getRepository(tx, Payment)
+      .update({ id: payment.id }, { metadata: { ...metadata, portalRefunds: [...known, batchNo] } });
   }
 
   /** The order's payments made through the method whose key verified the notice, with their refunds. */

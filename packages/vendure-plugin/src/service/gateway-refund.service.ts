@@ -118,14 +118,14 @@ export class GatewayRefundService {
       return this.refused(ctx, order, { gatewaykit: 'gateway' }, error.message);
     }
     const inTradeCurrency = (minor: number) => vendureAmountToOrderAmount(minor, paid.currency, precision);
-    const blocked = await this.blockedByNotices(ctx, payment, {
+    const blocked = await this.blockedByNotices(ctx, payment, () => ({
       amount: request.refundAmount,
       paid: inTradeCurrency(paid.amount),
       refunded: refunds
         .filter((refund) => refund.state !== 'Failed' && refund.total > 0)
         .map((refund) => inTradeCurrency(refund.total)),
       currency: paid.currency,
-    });
+    }));
     if (blocked) return this.refused(ctx, order, { gatewaykit: 'gateway' }, `${blocked}; nothing was sent`);
     const sent: RefundMetadata = {
       gatewaykit: 'gateway',
@@ -181,15 +181,28 @@ export class GatewayRefundService {
   private async blockedByNotices(
     ctx: RequestContext,
     payment: Payment,
-    asked: RefundAsked,
+    asked: () => RefundAsked,
   ): Promise<string | undefined> {
     const current = await this.connection
       .getRepository(ctx, Payment)
       .findOne({ where: { id: payment.id }, select: { id: true, metadata: true } });
     const metadata = (current?.metadata ?? payment.metadata ?? {}) as Record<string, unknown>;
+    // Only a chargeback asks for the amounts (a refund of an odd amount in the past must not fail the rest).
+    if (!Array.isArray(metadata.chargebacks) || metadata.chargebacks.length === 0) return undefined;
+    let counted: RefundAsked;
+    try {
+      counted = asked();
+    } catch (error) {
+      return `the payment was charged back, and its refunds cannot be counted in its currency (${describe(error)})`;
+    }
     return refundBlockedBy(
-      { chargebacks: Array.isArray(metadata.chargebacks) ? metadata.chargebacks : undefined },
-      asked,
+      {
+        chargebacks: metadata.chargebacks,
+        uncountedRefunds: Array.isArray(metadata.portalRefunds)
+          ? (metadata.portalRefunds as string[])
+          : undefined,
+      },
+      counted,
     );
   }
 

@@ -105,7 +105,12 @@ type Cradle = {
   __pg_connection__?: SqlDatabase;
   paymentSessionService?: StoredSessions;
   paymentService?: StoredRows<{ id: string; data?: Record<string, unknown> | null }>;
-  refundService?: StoredRows<{ id: string; payment_id?: string | null }>;
+  refundService?: StoredRows<{ id: string; payment_id?: string | null }> & {
+    list(
+      filters: { payment_id: string },
+      config: { select: string[] },
+    ): Promise<{ id: string; amount?: unknown; raw_amount?: unknown }[]>;
+  };
 };
 
 /** The status a refund request's answer gives; anything but success or fail waits for the notification. */
@@ -480,17 +485,18 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     const amount = this.amountOf({ amount: input.amount, currency_code: currency });
     // A chargeback stored since Medusa read this payment counts too.
     const stored = (await this.latestPaymentData(refundId)) ?? data;
-    const blocked = refundBlockedBy(
-      { chargebacks: stored.chargebacks ?? data.chargebacks },
-      {
-        amount,
-        paid: outcome.amount ?? data.amount ?? amount,
-        refunded: (stored.refunds ?? data.refunds ?? [])
-          .filter((refund) => refund.status !== 'failed')
-          .map((refund) => refund.amount),
-        currency,
-      },
-    );
+    const chargebacks = stored.chargebacks ?? data.chargebacks;
+    const blocked = chargebacks?.length
+      ? refundBlockedBy(
+          { chargebacks, uncountedRefunds: stored.refundedAtGateway ?? data.refundedAtGateway },
+          {
+            amount,
+            paid: outcome.amount ?? data.amount ?? amount,
+            refunded: await this.otherRefundAmounts(refundId, currency, stored),
+            currency,
+          },
+        )
+      : undefined;
     if (blocked) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
@@ -561,6 +567,39 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     } catch (error) {
       this.logger_.error(
         `gatewaykit: session ${orderNo} was refunded but could not be marked canceled (${String(error)}); the completion guard still refuses its cart`,
+      );
+    }
+  }
+
+  /**
+   * The amounts of the payment's other Medusa refunds (gateway form), but those the gateway failed.
+   * Medusa's rows, not the payment data's entries: a refund gets its entry only once the gateway
+   * answered, so two refunds at once, or one whose process died, would not count each other. A row that
+   * cannot be read refuses the refund (it would be checked against too little).
+   */
+  private async otherRefundAmounts(
+    refundId: string,
+    currency: string,
+    data: Partial<GatewaykitSessionData>,
+  ): Promise<string[]> {
+    const failed = new Set(
+      (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
+    );
+    try {
+      const refund = await this.refunds_!.retrieve(refundId, { select: ['id', 'payment_id'] });
+      const rows = await this.refunds_!.list(
+        { payment_id: refund.payment_id! },
+        { select: ['id', 'amount', 'raw_amount'] },
+      );
+      return rows
+        .filter((row) => row.id !== refundId && !failed.has(row.id))
+        .map((row) =>
+          this.amountOf({ amount: (row.raw_amount ?? row.amount) as never, currency_code: currency }),
+        );
+    } catch (error) {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        `gatewaykit refund: the payment's other refunds could not be read (${String(error)}); nothing was sent to the gateway`,
       );
     }
   }
