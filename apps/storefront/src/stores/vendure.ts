@@ -36,18 +36,34 @@ export class VendureStore implements StoreAdapter {
   readonly id = 'vendure' as const;
   readonly name = 'Vendure';
   readonly rawCards: StoreAdapter['rawCards'];
+  /**
+   * The request in flight that was sent without a session token. Vendure gives a tokenless request a
+   * new anonymous session and its token: two at once (the header's reads and "Add to cart" on a slow
+   * page) made two sessions, and whichever answer came last replaced the token of the one holding the
+   * cart, so the cart looked empty. Tokenless requests therefore go one at a time, and each later one
+   * is sent with the token the earlier one brought.
+   */
+  private tokenless: Promise<unknown> | undefined;
 
   constructor(private readonly config: StorefrontConfig['vendure']) {
     this.rawCards = config.rawCards ? 'anyone' : 'no';
   }
 
   private async gql<T = Json>(query: string, variables: Json = {}): Promise<T> {
+    while (!localStorage.getItem(TOKEN_KEY) && this.tokenless) await this.tokenless.catch(() => undefined);
     const token = localStorage.getItem(TOKEN_KEY);
-    const response = await fetch(`${this.config.apiBase}/shop-api`, {
+    const sent = fetch(`${this.config.apiBase}/shop-api`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
       body: JSON.stringify({ query, variables }),
     });
+    if (!token) {
+      const settled = sent.finally(() => {
+        if (this.tokenless === settled) this.tokenless = undefined;
+      });
+      this.tokenless = settled;
+    }
+    const response = await sent;
     const issued = response.headers.get('vendure-auth-token');
     if (issued) localStorage.setItem(TOKEN_KEY, issued);
     const body = (await response.json()) as { data?: T; errors?: { message: string }[] };
