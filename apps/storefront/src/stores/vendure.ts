@@ -37,11 +37,11 @@ export class VendureStore implements StoreAdapter {
   readonly name = 'Vendure';
   readonly rawCards: StoreAdapter['rawCards'];
   /**
-   * The request in flight that was sent without a session token. Vendure gives a tokenless request a
-   * new anonymous session and its token: two at once (the header's reads and "Add to cart" on a slow
-   * page) made two sessions, and whichever answer came last replaced the token of the one holding the
-   * cart, so the cart looked empty. Tokenless requests therefore go one at a time, and each later one
-   * is sent with the token the earlier one brought.
+   * The request in flight that was sent without a session token. A tokenless request that needs a
+   * session gets a new anonymous one from Vendure, with its token: two at once could make two
+   * sessions, and whichever answer came last would replace the token of the one holding the cart.
+   * Tokenless requests therefore go one at a time, and each later one is sent with the token the
+   * earlier one brought.
    */
   private tokenless: Promise<unknown> | undefined;
 
