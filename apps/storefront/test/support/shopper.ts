@@ -7,6 +7,7 @@ import { STOREFRONT_ROOT } from '../../server/serve';
 
 import type { StoreName } from './cards';
 import { fillDetailsToPayment, payOnSandboxCardPage } from './page-steps';
+import { keepPageTrail } from './page-trail';
 
 export { CARDS, type StoreName } from './cards';
 
@@ -35,6 +36,7 @@ export async function openStore(browser: Browser, store: StoreName): Promise<Pag
     });
   }
   const page = await context.newPage();
+  keepPageTrail(page, `a ${store} shopper`);
   await page.goto(`${inject('storefrontUrl')}/?store=${store}`);
   await page.getByTestId('product').first().waitFor();
   return page;
