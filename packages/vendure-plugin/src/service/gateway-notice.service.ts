@@ -154,9 +154,7 @@ export class GatewayNoticeService {
 
   private async chargeback(row: GatewaykitPaymentAttempt, event: ChargebackEvent, exclusive: Exclusive) {
     await exclusive(async (tx) => {
-      const tradeNo = event.tradeNo ?? row.tradeNo ?? undefined;
-      const payments = (await this.paymentsOf(tx, row)).filter((p) => p.transactionId === tradeNo);
-      const payment = payments.find((p) => p.state === 'Settled') ?? payments[0];
+      const payment = paymentOfTrade(await this.paymentsOf(tx, row), event.tradeNo ?? row.tradeNo);
       const text = chargebackNote(event);
       if (payment) {
         const { metadata, added } = withChargeback(payment.metadata, event);
@@ -188,10 +186,8 @@ export class GatewayNoticeService {
     payments: Payment[],
     event: RefundEvent,
   ): Promise<void> {
-    const tradeNo = event.tradeNo ?? row.tradeNo ?? undefined;
     const batchNo = event.batchNo ?? event.merTrackNo;
-    const ofTrade = payments.filter((p) => p.transactionId === tradeNo);
-    const payment = ofTrade.find((p) => p.state === 'Settled') ?? ofTrade[0];
+    const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
     if (!payment || !batchNo) return;
     const metadata = payment.metadata ?? {};
     const known = Array.isArray(metadata.portalRefunds) ? (metadata.portalRefunds as string[]) : [];
@@ -234,4 +230,10 @@ export class GatewayNoticeService {
       (entry) => entry.type === 'ORDER_NOTE' && (entry.data as { note?: unknown }).note === wanted,
     );
   }
+}
+
+/** The payment Vendure recorded for a gateway trade: its settled one when there are several. */
+function paymentOfTrade(payments: Payment[], tradeNo: string | null | undefined): Payment | undefined {
+  const ofTrade = payments.filter((p) => p.transactionId === (tradeNo ?? undefined));
+  return ofTrade.find((p) => p.state === 'Settled') ?? ofTrade[0];
 }

@@ -483,8 +483,9 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     if (refundOfEvent(data.refunds, { merTrackNo: refundId })) return { data: { ...data } };
     const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
     const amount = this.amountOf({ amount: input.amount, currency_code: currency });
+    const paymentId = await this.paymentOfRefund(refundId);
     // A chargeback stored since Medusa read this payment counts too.
-    const stored = (await this.latestPaymentData(refundId)) ?? data;
+    const stored = (await this.latestPaymentData(paymentId)) ?? data;
     const chargebacks = stored.chargebacks ?? data.chargebacks;
     const blocked = chargebacks?.length
       ? refundBlockedBy(
@@ -492,7 +493,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
           {
             amount,
             paid: outcome.amount ?? data.amount ?? amount,
-            refunded: await this.otherRefundAmounts(refundId, currency, stored),
+            refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
             currency,
           },
         )
@@ -544,7 +545,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     await this.retireRefundedSession(data.orderNo);
     // Medusa saves what is returned over the payment data: start from its latest copy, so a notice
     // stored meanwhile (another refund's result, a chargeback) is kept.
-    const latest = (await this.latestPaymentData(refundId)) ?? data;
+    const latest = (await this.latestPaymentData(paymentId)) ?? data;
     return {
       data: {
         ...latest,
@@ -578,6 +579,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
    * cannot be read refuses the refund (it would be checked against too little).
    */
   private async otherRefundAmounts(
+    paymentId: string | undefined,
     refundId: string,
     currency: string,
     data: Partial<GatewaykitSessionData>,
@@ -586,9 +588,9 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
     );
     try {
-      const refund = await this.refunds_!.retrieve(refundId, { select: ['id', 'payment_id'] });
+      if (!paymentId) throw new Error(`the payment of refund ${refundId} is not known`);
       const rows = await this.refunds_!.list(
-        { payment_id: refund.payment_id! },
+        { payment_id: paymentId },
         { select: ['id', 'amount', 'raw_amount'] },
       );
       return rows
@@ -604,16 +606,28 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     }
   }
 
-  /** The stored data of the payment a Medusa refund belongs to, read now; undefined when unreadable. */
-  private async latestPaymentData(refundId: string): Promise<Partial<GatewaykitSessionData> | undefined> {
-    if (!this.refunds_ || !this.payments_) return undefined;
+  /** The id of the payment a Medusa refund row belongs to; undefined when unreadable. */
+  private async paymentOfRefund(refundId: string): Promise<string | undefined> {
+    if (!this.refunds_) return undefined;
     try {
       const refund = await this.refunds_.retrieve(refundId, { select: ['id', 'payment_id'] });
-      if (!refund.payment_id) return undefined;
-      const payment = await this.payments_.retrieve(refund.payment_id, { select: ['id', 'data'] });
+      return refund.payment_id ?? undefined;
+    } catch (error) {
+      this.logger_.warn(`gatewaykit: reading the payment of refund ${refundId} failed: ${String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** The stored data of a payment, read now; undefined when unreadable. */
+  private async latestPaymentData(
+    paymentId: string | undefined,
+  ): Promise<Partial<GatewaykitSessionData> | undefined> {
+    if (!this.payments_ || !paymentId) return undefined;
+    try {
+      const payment = await this.payments_.retrieve(paymentId, { select: ['id', 'data'] });
       return readSessionData(payment.data ?? undefined);
     } catch (error) {
-      this.logger_.warn(`gatewaykit: reading payment data of refund ${refundId} failed: ${String(error)}`);
+      this.logger_.warn(`gatewaykit: reading the data of payment ${paymentId} failed: ${String(error)}`);
       return undefined;
     }
   }
