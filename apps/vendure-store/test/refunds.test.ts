@@ -85,10 +85,10 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
       (refund) => refund.state === state,
     );
 
-  it('pay, full refund from the Admin API: one gateway refund, its notice settles the Vendure refund', async () => {
+  it('pay, full refund from the Admin API: one gateway refund, Settled by the answer that says it was made; its notice repeats it', async () => {
     const { order, payment } = await paidCardOrder(stack);
     const refund = asRefund(await refundOrder(stack.admin, payment.id, payment.amount));
-    expect(refund.state).toBe('Pending');
+    expect(refund.state).toBe('Settled');
     const [atGateway, ...more] = stack.sandbox.refunds(payment.transactionId);
     expect(more).toHaveLength(0);
     expect(atGateway).toMatchObject({
@@ -104,7 +104,11 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     const done = await settled(order.id, refund.id);
     expect(done.state).toBe('Settled');
     expect(done.metadata).toMatchObject({ status: 'succeeded', batchNo: atGateway?.batchNo });
-    const deliveries = stack.sandbox.callbacks().filter((c) => c.batchNo === atGateway?.batchNo);
+    const delivered = await stack.sandbox.waitForCallbacks(
+      (all) => all.some((c) => c.batchNo === atGateway?.batchNo && c.state === 'delivered'),
+      20_000,
+    );
+    const deliveries = delivered.filter((c) => c.batchNo === atGateway?.batchNo);
     expect(deliveries.map((c) => [c.type, c.attempts.at(-1)?.response])).toEqual([
       ['refund.success', 'success'],
     ]);
@@ -185,10 +189,13 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(done.state).toBe('Settled');
   });
 
-  it('a refund notice lost on the way, then redelivered, settles the refund', async () => {
+  it('a refund the gateway answers pending: its notice, lost on the way, then redelivered, settles it', async () => {
     const { order, payment } = await paidCardOrder(stack);
-    stack.sandbox.setChaos({ drop: true });
+    stack.sandbox.addRefundOutcome({ outcome: 'pending' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 300));
+    expect(refund.state).toBe('Pending');
+    stack.sandbox.setChaos({ drop: true });
+    stack.sandbox.settleRefund(refund.transactionId, { status: 'success' });
     const dropped = stack.sandbox.callbacks().filter((c) => c.batchNo === refund.transactionId);
     expect(dropped.map((c) => [c.type, c.state])).toEqual([['refund.success', 'dropped']]);
     expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
@@ -216,11 +223,31 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
   });
 
-  it('a refund the gateway fails is visible as Failed, with the reason in an order note', async () => {
+  it('a refund the gateway answers as failed is Failed at once: nothing was refunded, and it says so', async () => {
     const { order, payment } = await paidCardOrder(stack);
     stack.sandbox.addRefundOutcome({ outcome: 'fail', reason: 'Issuer refused the credit' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 400));
+    expect(refund.state).toBe('Failed');
+    expect(refund.metadata).toMatchObject({ status: 'refused' });
+    expect(await notes(order.id)).toContainEqual(
+      expect.stringContaining('Refund failed, nothing was refunded: the gateway answered refund'),
+    );
+    // Its notice repeats the failure and changes nothing; the amount can be refunded again.
+    const [atGateway] = stack.sandbox.refunds(payment.transactionId);
+    await stack.sandbox.waitForCallbacks(
+      (all) => all.some((c) => c.batchNo === atGateway?.batchNo && c.state === 'delivered'),
+      20_000,
+    );
+    expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Failed');
+    expect(asRefund(await refundOrder(stack.admin, payment.id, 400)).state).toBe('Settled');
+  });
+
+  it('a refund the gateway fails after answering pending is visible as Failed, with the reason in an order note', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.addRefundOutcome({ outcome: 'pending' });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, 400));
     expect(refund.state).toBe('Pending');
+    stack.sandbox.settleRefund(refund.transactionId, { status: 'fail', reason: 'Issuer refused the credit' });
     const failed = await settled(order.id, refund.id, 'Failed');
     expect(failed.metadata).toMatchObject({ status: 'failed', message: 'Issuer refused the credit' });
     expect(await notes(order.id)).toContainEqual(
@@ -260,7 +287,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect((await settled(order.id, refund.id)).state).toBe('Settled');
   });
 
-  it('two refunds of the whole payment at once: one gateway refund, and no second Pending refund in Vendure', async () => {
+  it('two refunds of the whole payment at once: one gateway refund, and no second refund in Vendure', async () => {
     const { order, payment } = await paidCardOrder(stack);
     // The gateway holds its answers a moment, so both admin requests are in createRefund together.
     stack.sandbox.addFault({ route: 'createRefund', kind: 'latency', ms: 300, times: 2 });
@@ -274,7 +301,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     // section, sees the earlier refund: Failed, nothing sent, never a second refund of the same batchNo.
     const refunds = results.map(asRefund);
     expect(refunds.filter((r) => r.transactionId === atGateway?.batchNo)).toHaveLength(1);
-    expect(refunds.map((r) => r.state).sort()).toEqual(['Failed', 'Pending']);
+    expect(refunds.map((r) => r.state).sort()).toEqual(['Failed', 'Settled']);
     const winner = refunds.find((r) => r.transactionId === atGateway?.batchNo);
     expect((await settled(order.id, winner?.id ?? '?')).state).toBe('Settled');
     const stored = (await paymentsWithRefunds(stack.admin, order.id)).flatMap((p) => p.refunds);

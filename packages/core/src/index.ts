@@ -172,6 +172,7 @@ export * from './schemas/refunds.js';
 export * from './schemas/returns.js';
 export * from './schemas/session-tokens.js';
 export * from './schemas/transactions.js';
+export { type RefundSendResult, sendRefund } from './send-refund.js';
 export {
   type CallbackSignInput,
   phpJsonEncode,

@@ -88,6 +88,26 @@ describe('refundPayment through the gateway', () => {
     });
   });
 
+  it("reads the answer's status as core reads refund records (other spellings, blanks)", async () => {
+    const declined = serviceWith(async () => ({ batchNo: 'R3', refundStatus: ' FAILED ' }));
+    await expect(declined.service.refundPayment(refundInput(5))).rejects.toMatchObject({
+      type: 'not_allowed',
+    });
+    const made = serviceWith(async () => ({ batchNo: 'R4', refundStatus: 'Succeeded' }));
+    const data = (await made.service.refundPayment(refundInput(5))).data!;
+    expect(data.refunds).toEqual([expect.objectContaining({ batchNo: 'R4', status: 'succeeded' })]);
+  });
+
+  it('attack: an error that is not a gateway refusal may have refunded: kept as unknown, never deleted as refused', async () => {
+    const { service, create } = serviceWith(async () => {
+      throw new TypeError('a bug after the request was sent');
+    });
+    const data = (await service.refundPayment(refundInput(5))).data!;
+    expect(data.refunds).toEqual([expect.objectContaining({ merTrackNo: 'ref_1', status: 'unknown' })]);
+    await service.refundPayment(refundInput(5, data));
+    expect(create).toHaveBeenCalledTimes(1);
+  });
+
   it('a lost answer keeps the refund as unknown and returns normally: nothing is sent again', async () => {
     const { service, create, logger } = serviceWith(async () => {
       throw new UnknownOutcomeError('timeout after the request was sent', 'createRefund');

@@ -1,3 +1,4 @@
+import { GatewayApiError, UnknownOutcomeError } from '@gatewaykit/core';
 import { RequestContext } from '@vendure/core';
 import { describe, expect, it } from 'vitest';
 import { GatewayRefundService } from '../src/service/gateway-refund.service';
@@ -24,7 +25,15 @@ type Where = Record<string, unknown>;
  * GatewayRefundService with the gateway, the attempt table and the refund section faked: what is sent,
  * what is returned and what is noted are what the service decides from them.
  */
-function service(options: { refunds?: unknown[]; batchNo?: string; attempts?: object[] } = {}) {
+function service(
+  options: {
+    refunds?: unknown[];
+    batchNo?: string;
+    refundStatus?: string;
+    sendError?: unknown;
+    attempts?: object[];
+  } = {},
+) {
   const sent: Record<string, unknown>[] = [];
   const notes: string[] = [];
   const attempts = options.attempts ?? [ATTEMPT];
@@ -34,7 +43,8 @@ function service(options: { refunds?: unknown[]; batchNo?: string; attempts?: ob
         refunds: {
           create: async (request: Record<string, unknown>) => {
             sent.push(request);
-            return { batchNo: options.batchNo ?? 'B-new' };
+            if (options.sendError !== undefined) throw options.sendError;
+            return { batchNo: options.batchNo ?? 'B-new', refundStatus: options.refundStatus ?? 'pending' };
           },
         },
       }),
@@ -142,5 +152,50 @@ describe('GatewayRefundService.create', () => {
     expect(result.state).toBe('Failed');
     expect(String(result.metadata?.message)).toContain('only 0 of the payment of 1940 is left to refund');
     expect(sent).toEqual([]);
+  });
+
+  it("reads the answer's status as core reads refund records: made at once, failed at once, or pending", async () => {
+    const made = await service({ refundStatus: ' Success ' }).refunds.create(
+      ctxOfChannel(1),
+      null,
+      500,
+      order(),
+      payment(),
+      ARGS,
+    );
+    expect(made).toMatchObject({
+      state: 'Settled',
+      transactionId: 'B-new',
+      metadata: { status: 'succeeded' },
+    });
+    const failed = service({ refundStatus: 'FAILED' });
+    const refused = await failed.refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+    expect(refused).toMatchObject({ state: 'Failed', metadata: { status: 'refused', batchNo: 'B-new' } });
+    expect(String(refused.metadata?.message)).toContain(
+      'answered refund ABC123-P7-R1 as failed (batchNo B-new)',
+    );
+    expect(failed.notes[0]).toContain('Refund failed, nothing was refunded');
+  });
+
+  it('attack: an error that is not a gateway refusal may have refunded: Pending and unknown, never Failed', async () => {
+    for (const sendError of [
+      new TypeError('a bug after sending'),
+      new UnknownOutcomeError('lost', 'createRefund'),
+    ]) {
+      const { refunds, notes } = service({ sendError });
+      const result = await refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+      expect(result).toMatchObject({ state: 'Pending', metadata: { status: 'unknown' } });
+      expect(notes[0]).toContain('the refund may have been made');
+    }
+    const refusedAtGateway = service({ sendError: new GatewayApiError('refused', { code: 'E0001' }) });
+    const refused = await refusedAtGateway.refunds.create(
+      ctxOfChannel(1),
+      null,
+      500,
+      order(),
+      payment(),
+      ARGS,
+    );
+    expect(refused).toMatchObject({ state: 'Failed', metadata: { status: 'refused' } });
   });
 });

@@ -1,10 +1,4 @@
-import {
-  isGatewayError,
-  type RefundAsked,
-  redactText,
-  refundBlockedBy,
-  UnknownOutcomeError,
-} from '@gatewaykit/core';
+import { type RefundAsked, redactText, refundBlockedBy, sendRefund } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigService,
@@ -137,41 +131,57 @@ export class GatewayRefundService {
     };
 
     this.flights.begin(request.merTrackNo, ctx);
-    try {
-      const answer = await this.methods.clientFor(config).refunds.create(request);
-      const holder = refundHoldingBatchNo(refunds, answer.batchNo);
-      if (holder) {
-        // The gateway answered with a refund Vendure already has: nothing new was refunded.
-        this.flights.end(request.merTrackNo);
-        return this.refused(
-          ctx,
-          order,
-          sent,
-          `duplicate of refund ${holder.id}: the gateway answered ${request.merTrackNo} with its refund ${answer.batchNo}, nothing more was refunded`,
-        );
-      }
-      Logger.info(
-        `Order ${order.code}: refund ${request.merTrackNo} (${request.refundAmount} ${paid.currency}) sent, batchNo ${answer.batchNo}`,
-        loggerCtx,
-      );
-      return {
-        state: 'Pending',
-        transactionId: answer.batchNo,
-        metadata: { ...sent, batchNo: answer.batchNo, status: 'sent' } satisfies RefundMetadata,
-      };
-    } catch (error) {
-      if (isGatewayError(error) && !(error instanceof UnknownOutcomeError)) {
-        // The gateway answered with a refusal, or the request provably never left: nothing was refunded.
-        this.flights.end(request.merTrackNo);
-        return this.refused(ctx, order, sent, error.message);
-      }
+    const result = await sendRefund(this.methods.clientFor(config), request);
+    if (result.kind === 'refused') {
+      // The gateway answered with a refusal, or the request provably never left: nothing was refunded.
+      this.flights.end(request.merTrackNo);
+      return this.refused(ctx, order, sent, result.error.message);
+    }
+    if (result.kind === 'unknown') {
       // The request may have been carried out: the notice (which names merTrackNo) or the
       // reconciliation decides; sending it again could refund twice.
-      const message = `The gateway's answer was lost (${describe(error)}): the refund may have been made. Its notification settles it; check the merchant portal for ${request.merTrackNo} if none arrives.`;
+      const message = `The gateway's answer was lost (${describe(result.error)}): the refund may have been made. Its notification settles it; check the merchant portal for ${request.merTrackNo} if none arrives.`;
       Logger.warn(`Order ${order.code}: refund ${request.merTrackNo}: ${message}`, loggerCtx);
       await this.note(ctx, order, `Refund ${request.merTrackNo} is pending: ${message}`);
       return { state: 'Pending', metadata: { ...sent, status: 'unknown', message } satisfies RefundMetadata };
     }
+    const { batchNo, status } = result;
+    const holder = refundHoldingBatchNo(refunds, batchNo);
+    if (holder) {
+      // The gateway answered with a refund Vendure already has: nothing new was refunded.
+      this.flights.end(request.merTrackNo);
+      return this.refused(
+        ctx,
+        order,
+        sent,
+        `duplicate of refund ${holder.id}: the gateway answered ${request.merTrackNo} with its refund ${batchNo}, nothing more was refunded`,
+      );
+    }
+    if (status === 'failed') {
+      // Its notice follows: the flight ends when this refund is committed, so the notice finds it.
+      return this.refused(
+        ctx,
+        order,
+        { ...sent, batchNo },
+        `the gateway answered refund ${request.merTrackNo} as failed (batchNo ${batchNo})`,
+      );
+    }
+    Logger.info(
+      `Order ${order.code}: refund ${request.merTrackNo} (${request.refundAmount} ${paid.currency}) sent, batchNo ${batchNo}, ${status}`,
+      loggerCtx,
+    );
+    // A refund the answer already calls made is settled now; its notice then repeats it.
+    return status === 'succeeded'
+      ? {
+          state: 'Settled',
+          transactionId: batchNo,
+          metadata: { ...sent, batchNo, status: 'succeeded' } satisfies RefundMetadata,
+        }
+      : {
+          state: 'Pending',
+          transactionId: batchNo,
+          metadata: { ...sent, batchNo, status: 'sent' } satisfies RefundMetadata,
+        };
   }
 
   /**

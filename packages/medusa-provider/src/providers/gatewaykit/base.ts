@@ -5,10 +5,10 @@ import {
   customerRequest,
   decideInbound,
   type GatewayClient,
+  type GatewayError,
   GatewayValidationError,
   gatewayClientFor,
   isFinalOutcome,
-  isGatewayError,
   type KeptCard,
   mergeOutcome,
   normalizeLocalPaymentMethod,
@@ -21,9 +21,9 @@ import {
   refundRequest,
   removeSavedCard,
   saveCardData,
+  sendRefund,
   startPayment,
   storedAnswerOf,
-  UnknownOutcomeError,
 } from '@gatewaykit/core';
 import type {
   AuthorizePaymentInput,
@@ -113,21 +113,11 @@ type Cradle = {
   };
 };
 
-/** The status a refund request's answer gives; anything but success or fail waits for the notification. */
-export function refundStatusOfAnswer(status: string | undefined): GatewayRefund['status'] {
-  const text = (status ?? '').trim().toLowerCase();
-  return text === 'success' ? 'succeeded' : text === 'fail' ? 'failed' : 'pending';
-}
-
 /** A refund the gateway refused (or that never reached it): Medusa deletes its refund row. */
-function refundRefused(error: unknown, amount: string, currency: string): MedusaError {
-  if (error instanceof MedusaError) return error;
-  const message = String(redact(error instanceof Error ? error.message : String(error))).replace(
-    /^Gateway refused the request:\s*/,
-    '',
-  );
+function refundRefused(error: GatewayError, amount: string, currency: string): MedusaError {
+  const message = String(redact(error.message)).replace(/^Gateway refused the request:\s*/, '');
   return new MedusaError(
-    isGatewayError(error) ? MedusaError.Types.NOT_ALLOWED : MedusaError.Types.UNEXPECTED_STATE,
+    MedusaError.Types.NOT_ALLOWED,
     `The gateway refused the refund of ${amount} ${currency}: ${message}. No refund was recorded.`,
   );
 }
@@ -521,16 +511,16 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       status: 'pending',
       requestedAt: new Date().toISOString(),
     };
-    try {
-      const answer = await this.client.refunds.create(request);
-      entry = { ...entry, batchNo: answer.batchNo, status: refundStatusOfAnswer(answer.refundStatus) };
-    } catch (error) {
-      if (!(error instanceof UnknownOutcomeError)) throw refundRefused(error, amount, currency);
+    const sent = await sendRefund(this.client, request);
+    if (sent.kind === 'refused') throw refundRefused(sent.error, amount, currency);
+    if (sent.kind === 'answered') {
+      entry = { ...entry, batchNo: sent.batchNo, status: sent.status };
+    } else {
       // The refund may exist at the gateway: Medusa keeps its refund and nothing is sent again; the
       // refund notification (matched by merTrackNo) decides (docs/safety-rules.md#unknown-outcome).
       entry = { ...entry, status: 'unknown' };
       this.logger_.warn(
-        `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo}: the gateway's answer was lost; kept as unknown until its notification arrives (never sent again)`,
+        `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo}: the gateway's answer was lost (${sent.error instanceof Error ? sent.error.name : 'no answer'}); kept as unknown until its notification arrives (never sent again)`,
       );
     }
     if (entry.status === 'failed') {
