@@ -4,6 +4,7 @@ import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
+import { uniqueEmail } from './support/email';
 import { FAIL_UNRECORDED_AFTER_SECONDS } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import {
@@ -18,6 +19,8 @@ import {
 import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
 import { api, expectOk, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
+
+const log = () => readFileSync(inject('logFile'), 'utf8');
 
 afterEach(async () => {
   await sandboxControl('faults', undefined, 'DELETE');
@@ -155,9 +158,8 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
       /^the gateway acknowledged this payment as trade \S+ but has no record of it .*look it up in the merchant portal$/,
     );
     expect((await currentSession(cartId, token)).data.outcome.status).toBe('pending');
-    const log = readFileSync(inject('logFile'), 'utf8');
-    expect(log).toContain(`gatewaykit: ${session.id} needs a person`);
-    expect(log).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
+    expect(log()).toContain(`gatewaykit: ${session.id} needs a person`);
+    expect(log()).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
 
     // Once the records show the trade, it is settled like its callback would have: one captured payment.
     await sandboxControl('faults', undefined, 'DELETE');
@@ -227,9 +229,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
       status: 'failed',
       code: 'CLOSED_BY_MERCHANT',
     });
-    expect(readFileSync(inject('logFile'), 'utf8')).toContain(
-      `gatewaykit: ${session.id} closed by the merchant`,
-    );
+    expect(log()).toContain(`gatewaykit: ${session.id} closed by the merchant`);
 
     // The gateway had taken the money after all: its callback, delivered late, still wins (captured).
     await sandboxControl('faults', undefined, 'DELETE');
@@ -282,6 +282,84 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(order.payment_collections[0].payments).toHaveLength(1);
     // A second run finds nothing left to do.
     expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+  });
+
+  /**
+   * A page paid with the return and every callback lost, then the success stored in the session as the
+   * callback's recording writes it, with nothing after it: the state a process killed between storing
+   * a success and applying it leaves (or Medusa's payment workflow throwing there).
+   */
+  async function storedButNotApplied(options: { cartTotalMoved?: boolean } = {}) {
+    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+    const email = uniqueEmail('stored-success');
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    const [callback] = ((await sandboxControl('callbacks')) as Json[]).filter(
+      (d) => d.orderNo === session.id && d.type === 'transaction.success',
+    );
+    const outcome = {
+      orderNo: session.id,
+      status: 'succeeded',
+      tradeNo: callback.tradeNo,
+      amount: session.data.amount,
+      currency: session.data.currency,
+    };
+    await sql(
+      `update payment_session set data = jsonb_set(data::jsonb, '{outcome}', $2::jsonb),
+         updated_at = now() - interval '1 hour' where id = $1`,
+      [session.id, JSON.stringify(outcome)],
+    );
+    if (options.cartTotalMoved) {
+      // A change that left the page's session in place (written straight to the cart, as in
+      // cart-total.test.ts): the cart now costs more than was paid.
+      await sql('update cart_line_item set quantity = quantity + 1 where cart_id = $1', [cartId]);
+    }
+    expect((await currentSession(cartId)).status).toBe('requires_more');
+    return { email, cartId, session, tradeNo: String(callback.tradeNo) };
+  }
+
+  it('a success stored but never applied (the process died between storing it and the order): the run makes its order, once', async () => {
+    const { email, cartId, session } = await storedButNotApplied();
+    expect(await ordersOf(email)).toEqual([]);
+
+    const run = await reconcileNow({ orderNos: [session.id] });
+    expect(run.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'applied', status: 'succeeded' }),
+    ]);
+    const [order, ...more] = await ordersOf(email);
+    expect(more).toEqual([]);
+    expect(order!.payment_status).toBe('captured');
+    expect(order!.payment_collections[0].payments).toHaveLength(1);
+    expect((await complete(cartId)).body.order.id).toBe(order!.id);
+    // Nothing is left for a second run.
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+    expect(log()).not.toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`);
+  });
+
+  it('attack: a stored success that cannot become an order (the cart now costs more than was paid) is reported once, never placed, and later runs stay quiet', async () => {
+    const { email, cartId, session } = await storedButNotApplied({ cartTotalMoved: true });
+    const alert = `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`;
+    const alerts = () => log().split(alert).length - 1;
+
+    const first = await reconcileNow({ orderNos: [session.id] });
+    expect(first.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'reported', status: 'succeeded' }),
+    ]);
+    await waitFor(async () => alerts() === 1, 'the paid-but-not-applied alert');
+    expect(await ordersOf(email)).toEqual([]);
+
+    const second = await reconcileNow({ orderNos: [session.id] });
+    expect(second.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'none', status: 'succeeded' }),
+    ]);
+    expect(second.body.attempts[0].reason).toMatch(
+      /reported as PAID BUT NOT APPLIED at .*; a person settles it/,
+    );
+    expect(alerts()).toBe(1);
+    expect(await ordersOf(email)).toEqual([]);
+    expect((await complete(cartId)).status).toBe(400);
+    expect(await ordersOf(email)).toEqual([]);
   });
 
   it('a gateway page left unpaid: failed once it has expired, asked about no more; paid late after all, the order is placed', async () => {

@@ -19,6 +19,7 @@ import {
 import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-options';
 import { type SessionAttempt, SessionAttempts } from './session-attempts';
 import { type GatewaykitSessionData, readSessionData } from './session-data';
+import { applyStoredSuccess } from './unapplied-success';
 
 /**
  * Reconciliation (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks): payments whose
@@ -143,7 +144,7 @@ async function reconcileAttempts(
           ? { id: [...options.orderNos] }
           : { [since]: { $gte: new Date(now.getTime() - lookbackMs) } }),
       } as never,
-      { select: ['id', 'data', 'status', 'provider_id'] },
+      { select: ['id', 'data', 'status', 'provider_id', 'updated_at'] },
     ) as Promise<PaymentSessionDTO[]>;
   const sessions = (
     await Promise.all([
@@ -155,6 +156,14 @@ async function reconcileAttempts(
   const lines: AttemptLine[] = [];
   for (const session of sessions) {
     const data = readSessionData(session.data);
+    if (data.outcome?.status === 'succeeded') {
+      // Listed sessions are not authorized: a success stored but never applied. Its own callback's
+      // path (or a repeated callback) is given reconcileAfterMs from the success's write to finish it.
+      const storedAt = new Date(session.updated_at ?? 0).getTime();
+      if (!options.orderNos && now.getTime() - storedAt < reconcileAfterMs) continue;
+      lines.push(await appliedLine(scope, account, session.id));
+      continue;
+    }
     if (!awaitsGatewayOutcome(data)) continue;
     const sentAt = new Date(data.attemptedAt!);
     // The job leaves young charges to their callback; an orderNo named by the admin is read now.
@@ -210,6 +219,19 @@ async function reconcileAttempts(
     }
   }
   return lines;
+}
+
+async function appliedLine(
+  scope: MedusaContainer,
+  account: GatewaykitAccount,
+  orderNo: string,
+): Promise<AttemptLine> {
+  const line = { orderNo, account: account.id, status: 'succeeded' };
+  try {
+    return { ...line, ...(await applyStoredSuccess(scope, account, orderNo)) };
+  } catch (error) {
+    return { ...line, result: 'error', reason: describe(error) };
+  }
 }
 
 type PaymentRow = { id: string; data?: Record<string, unknown> | null; payment_session_id?: string | null };

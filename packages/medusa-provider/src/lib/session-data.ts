@@ -67,6 +67,11 @@ export interface GatewaykitSessionData {
   chargebacks?: GatewayChargeback[] | undefined;
   /** When a payment canceled without a refund was reported as money held (payment data only). */
   heldAlertedAt?: string | undefined;
+  /**
+   * When the reconciliation reported a stored success it could not make an order of (session data,
+   * lib/unapplied-success.ts): later runs leave it to a person.
+   */
+  unappliedReportedAt?: string | undefined;
 }
 
 const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
@@ -88,6 +93,7 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'refunds',
   'chargebacks',
   'heldAlertedAt',
+  'unappliedReportedAt',
 ];
 
 /**
