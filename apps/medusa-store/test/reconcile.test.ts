@@ -391,6 +391,40 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(order.payment_collections[0].payments).toHaveLength(1);
   });
 
+  it('a gateway page whose answer was lost (so never shown to the shopper): failed once it has expired, and the cart pays again (found by a crash-window review)', async () => {
+    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+    await sandboxControl('faults', { route: 'checkoutPayment', kind: 'commit-then-drop' });
+    const email = uniqueEmail('page-lost');
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    expect(session.data.outcome).toMatchObject({ status: 'unknown' });
+    expect(session.data.redirectUrl).toBeUndefined();
+    await sandboxControl('faults', undefined, 'DELETE');
+
+    // The gateway made the page and lists it pending; nobody was sent there.
+    await pastNoRecordThreshold(session.data.attemptedAt);
+    const expired = await reconcileNow({ orderNos: [session.id] });
+    expect(expired.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
+    ]);
+    expect(expired.body.attempts[0].reason).toMatch(/the answer naming the page never arrived/);
+    const failed = await currentSession(cartId);
+    expect(failed.status).toBe('error');
+    expect(failed.data.outcome).toMatchObject({ status: 'failed', code: 'PAGE_EXPIRED' });
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+
+    // The cart is no longer held: a new page is paid, one order.
+    await sandboxControl('chaos', { noReturn: 'always' });
+    const again = await startSession(collectionId, HOSTED);
+    await finishWithoutReturn(again.data.redirectUrl, 'success', CARDS.success);
+    const [order, ...more] = await waitFor(async () => {
+      const list = await ordersOf(email);
+      return list.length > 0 && list;
+    }, 'the order paid on the new page');
+    expect(more).toEqual([]);
+    expect(order!.payment_status).toBe('captured');
+  });
+
   it("a refund whose notification was lost is settled from the gateway's record", async () => {
     const paid = await paidOrder();
     await sandboxControl('refunds/next', { outcome: 'pending' });

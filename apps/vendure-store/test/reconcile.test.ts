@@ -8,7 +8,15 @@ import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { paymentRequests, rawGraphql } from './support/attacker';
 import { asRefund, paidCardOrder, refundById, refundOrder } from './support/refunds';
-import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './support/shop';
+import {
+  adminOrder,
+  CARDS,
+  cardInput,
+  completeRedirect,
+  eventually,
+  prepareOrder,
+  startPayment,
+} from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
 const NO_RECORD_MS = 4000;
@@ -155,6 +163,39 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
     expect(stack.sandbox.order(`${order.code}-2`)?.orderStatus).toBe('success');
+  });
+
+  it('a gateway page whose answer was lost (so never shown to the shopper): failed once it has expired, and the order is paid by a new page (found by a crash-window review)', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    stack.sandbox.addFault({ route: 'checkoutPayment', kind: 'commit-then-drop' });
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    expect(started).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo: `${order.code}-1` });
+    expect(stack.sandbox.order(`${order.code}-1`)?.orderStatus).toBe('pending');
+    stack.sandbox.clearFaults();
+    // Blocked while it may still be answered: another page is not made.
+    expect(await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' })).toMatchObject({
+      __typename: 'GatewaykitPaymentPending',
+      orderNo: `${order.code}-1`,
+    });
+
+    await new Promise((resolve) => setTimeout(resolve, NO_RECORD_MS));
+    const late = (await reconcile(stack.admin)).items.find((i) => i.reference === `${order.code}-1`);
+    expect(late).toMatchObject({
+      before: 'unknown',
+      after: 'failed',
+      reason: expect.stringContaining('the answer naming the page never arrived'),
+    });
+    // A new page pays the order, once.
+    const again = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    expect(again).toMatchObject({ __typename: 'GatewaykitPaymentRedirect', orderNo: `${order.code}-2` });
+    if (again.__typename !== 'GatewaykitPaymentRedirect') return;
+    await completeRedirect(again.url, 'success');
+    const paid = await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => o.state === 'PaymentSettled',
+    );
+    expect(paid.payments.filter((p) => p.state === 'Settled')).toHaveLength(1);
   });
 
   /**

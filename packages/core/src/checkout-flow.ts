@@ -6,3 +6,8 @@
 export const CHECKOUT_FLOWS = ['card', 'hosted', 'local'] as const;
 
 export type CheckoutFlow = (typeof CHECKOUT_FLOWS)[number];
+
+/** A stored flow name read back (a database column, session data): undefined when it is none of them. */
+export function checkoutFlowOf(value: unknown): CheckoutFlow | undefined {
+  return CHECKOUT_FLOWS.find((flow) => flow === value);
+}

@@ -14,7 +14,7 @@ export {
   resolveCardMethod,
   saveCardData,
 } from './card-method.js';
-export type { CheckoutFlow } from './checkout-flow.js';
+export { type CheckoutFlow, checkoutFlowOf } from './checkout-flow.js';
 export {
   type CallOptions,
   ELEMENT_SCRIPT_PATH,

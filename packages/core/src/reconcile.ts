@@ -5,6 +5,8 @@
  * would have given, and adapters record it with `recordOutcome` (same decision, amount check and
  * monotonic merge as callbacks).
  */
+
+import type { CheckoutFlow } from './checkout-flow.js';
 import type { GatewayClient } from './client.js';
 import { GatewayBadRequestError } from './errors.js';
 import type { RecordOptions } from './inbound/attempt-store.js';
@@ -36,6 +38,12 @@ export interface ReconcileAttemptInput {
    * sent, nothing heard. It decides what the gateway's having no record of the attempt means.
    */
   stored?: StoredAnswer | undefined;
+  /**
+   * How the attempt pays (default: not said). A page flow whose answer never reached the shopper
+   * (stored unknown, or nothing) has a page nobody was shown: pending there past `pendingAfterMs`, it
+   * expires as a redirect's does. A card charge still pending then is flagged for a person.
+   */
+  flow?: CheckoutFlow | undefined;
 }
 
 /** The parts of a stored outcome the reconciliation reads. */
@@ -289,8 +297,13 @@ export async function reconcileAttempt(
       reason: `the gateway recorded trade ${trade.tradeNo} as already paid (I0061): left open so it is not paid twice; look it up in the merchant portal`,
     };
   }
-  if (attempt.stored?.status === 'redirect' && !isFinalOutcome(outcome)) {
-    // The gateway lists its page as pending while the shopper is on it, and after they left it.
+  const pageNeverShown =
+    (attempt.flow === 'hosted' || attempt.flow === 'local') &&
+    (attempt.stored === undefined ||
+      (attempt.stored.status === 'unknown' && attempt.stored.code !== DUPLICATE_ORDER_CODE));
+  if ((attempt.stored?.status === 'redirect' || pageNeverShown) && !isFinalOutcome(outcome)) {
+    // The gateway lists its page as pending while the shopper is on it, and after they left it. A page
+    // whose answer was lost was never shown to anyone: nothing will be paid there either.
     if (ageMs <= pendingAfterMs) {
       return {
         orderNo,
@@ -309,8 +322,20 @@ export async function reconcileAttempt(
         code: 'PAGE_EXPIRED',
         tradeNo: trade.tradeNo,
       },
-      reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the shopper was sent to its page: ${PAGE_EXPIRED}`,
-      judgedOn: attempt.stored,
+      reason: pageNeverShown
+        ? `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after its page was asked for, and the answer naming the page never arrived: ${PAGE_EXPIRED}`
+        : `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the shopper was sent to its page: ${PAGE_EXPIRED}`,
+      judgedOn: attempt.stored ?? { status: 'unknown' },
+    };
+  }
+  if (attempt.flow === 'card' && !isFinalOutcome(outcome) && ageMs > pendingAfterMs) {
+    // A card charge settles within minutes; one still pending is recorded (it is the gateway's word)
+    // and said on every run until a person looks it up.
+    return {
+      orderNo,
+      outcome,
+      attention: true,
+      reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the card charge was sent: left open so it is not paid twice; look it up in the merchant portal`,
     };
   }
   // Only said: recordOutcome decides what a different amount means (docs/payment-states.md#amount-check).
@@ -339,9 +364,11 @@ export function stillAsJudged(found: AttemptReconciliation, current: StoredAnswe
   const { judgedOn, outcome } = found;
   if (!judgedOn) return true;
   if (outcome?.status === 'failed' && outcome.code === 'PAGE_EXPIRED') {
-    // Still the unanswered page it was judged on: a redirect naming no trade but the page's.
+    // Still the unanswered page it was judged on (a redirect, or a page whose answer was lost) naming
+    // no trade but the page's.
     return (
-      current.status === 'redirect' &&
+      current.status === judgedOn.status &&
+      (current.status === 'redirect' || current.status === 'unknown') &&
       (!current.tradeNo || current.tradeNo === judgedOn.tradeNo || current.tradeNo === outcome.tradeNo)
     );
   }

@@ -340,6 +340,97 @@ describe('reconcileAttempt', () => {
     });
   });
 
+  describe('a page whose answer never arrived (found by a crash-window review)', () => {
+    const pending = () => records(record({ tradeNo: 'T-page', tradeStatus: 'pending' }));
+
+    it('hosted or local, stored unknown or nothing: expires like a redirect, never left pending for ever', async () => {
+      pending();
+      for (const flow of ['hosted', 'local'] as const) {
+        for (const stored of [undefined, { status: 'unknown' as const }]) {
+          const young = await reconcileAttempt(
+            client,
+            { ...attempt, flow, stored, sentAt: new Date(now.getTime() - 10 * MINUTE) },
+            { now },
+          );
+          expect(young.outcome, flow).toBeUndefined();
+          const old = await reconcileAttempt(client, { ...attempt, flow, stored }, { now });
+          expect(old.outcome, flow).toEqual({
+            orderNo: attempt.orderNo,
+            status: 'failed',
+            reason: PAGE_EXPIRED,
+            code: 'PAGE_EXPIRED',
+            tradeNo: 'T-page',
+          });
+          expect(old.judgedOn).toEqual({ status: 'unknown' });
+          expect(old.reason).toContain('the answer naming the page never arrived');
+          // Before: the pending trade was recorded as pending, and the attempt stayed open for good.
+          const store = new MemoryStore(stored ? unknownOutcome : undefined);
+          const decision = await recordOutcome(
+            store,
+            old.outcome!,
+            reconciliationRecordOptions(old, (a: StoredAttempt) => storedAnswerOf(a.outcome)),
+          );
+          expect(decision.kind).toBe('changed');
+          expect(store.status()).toBe('failed');
+        }
+      }
+    });
+
+    it('attack: an answer recorded meanwhile (a pending callback naming the trade) holds the expiry back', () => {
+      const expired = {
+        orderNo: attempt.orderNo,
+        outcome: {
+          orderNo: attempt.orderNo,
+          status: 'failed' as const,
+          reason: PAGE_EXPIRED,
+          code: 'PAGE_EXPIRED',
+          tradeNo: 'T-page',
+        },
+        reason: 'expired',
+        judgedOn: { status: 'unknown' as const },
+      };
+      expect(stillAsJudged(expired, { status: 'unknown' })).toBe(true);
+      expect(stillAsJudged(expired, { status: 'pending', tradeNo: 'T-page' })).toBe(false);
+      expect(stillAsJudged(expired, { status: 'redirect', tradeNo: 'T-page' })).toBe(false);
+      expect(stillAsJudged(expired, { status: 'succeeded', tradeNo: 'T-page' })).toBe(false);
+    });
+
+    it('a page the shopper was told about by a pending answer, an "already paid" answer, or no flow given: recorded pending as before', async () => {
+      pending();
+      for (const input of [
+        { flow: 'local' as const, stored: { status: 'pending' as const, tradeNo: 'T-page' } },
+        { flow: 'hosted' as const, stored: { status: 'unknown' as const, code: 'I0061' } },
+        { stored: { status: 'unknown' as const } },
+      ]) {
+        const found = await reconcileAttempt(client, { ...attempt, ...input }, { now });
+        expect(found.outcome, JSON.stringify(input)).toMatchObject({ status: 'pending', tradeNo: 'T-page' });
+        expect(found.attention).toBeUndefined();
+      }
+    });
+
+    it('a card charge still pending long after it was sent: recorded, and flagged for a person on every run', async () => {
+      pending();
+      for (const stored of [
+        undefined,
+        { status: 'unknown' as const },
+        { status: 'pending' as const, tradeNo: 'T-page' },
+      ]) {
+        const found = await reconcileAttempt(client, { ...attempt, flow: 'card', stored }, { now });
+        expect(found.outcome).toMatchObject({ status: 'pending', tradeNo: 'T-page' });
+        expect(found.attention).toBe(true);
+        expect(found.reason).toMatch(
+          /still lists trade T-page as pending 45 minutes after the card charge was sent/,
+        );
+      }
+      const young = await reconcileAttempt(
+        client,
+        { ...attempt, flow: 'card', sentAt: new Date(now.getTime() - 10 * MINUTE) },
+        { now },
+      );
+      expect(young.attention).toBeUndefined();
+    });
+  });
+
   it('several trades of one orderNo: a success outweighs a failure, a pending one a failure', async () => {
     records(
       record({ tradeNo: 'T1', tradeStatus: 'fail' }),

@@ -1,5 +1,6 @@
 import {
   ANSWERED_WHILE_ASKED,
+  checkoutFlowOf,
   gatewayClientFor,
   reconcileAttempt,
   reconcileRefund,
@@ -178,6 +179,7 @@ async function reconcileAttempts(
           orderAmount: data.amount!,
           currency: data.currency!,
           stored: storedAnswerOf(data.outcome),
+          flow: checkoutFlowOf(data.mode),
         },
         { now, pendingAfterMs: failUnrecordedAfterMs },
       );

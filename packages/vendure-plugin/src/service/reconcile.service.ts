@@ -1,5 +1,6 @@
 import {
   ANSWERED_WHILE_ASKED,
+  checkoutFlowOf,
   DEFAULT_PENDING_AFTER_MS,
   reconcileAttempt,
   reconcileRefund,
@@ -181,6 +182,7 @@ export class ReconcileService {
         // What the gateway said so far: an attempt it acknowledged never fails for a missing record,
         // and a gateway page only takes a final outcome.
         stored: storedAnswerOfAttempt(row),
+        flow: checkoutFlowOf(row.mode),
       },
       { now, pendingAfterMs: this.settings.noRecordAfterMs },
     );
