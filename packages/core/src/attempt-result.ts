@@ -169,10 +169,11 @@ function orderStatusOf(data: unknown): string | undefined {
 
 /**
  * A charge or refund answered with a code the gateway does not document as a refusal before processing
- * (S0001, L0004, anything unpublished; I0061 of a refund): it may have moved money, so it is never a
- * failure. A charge's data is read when its orderStatus says `success` or `pending` (it is then parsed
- * like any answer); anything else (no data, `fail`, a status not read) is an unknown outcome carrying
- * the gateway's code (docs/gateway-protocol.md#error-codes).
+ * (S0001, L0004, anything unpublished; I0061 of a refund): it may have moved money. A charge's data is
+ * read when its orderStatus says `success` or `pending` (it is then parsed like any answer). A hosted or
+ * local payment whose data names no page is refused (nothing can be paid without it); anything else (no
+ * data, `fail`, a status not read, a page without a status) is an unknown outcome carrying the
+ * gateway's code (docs/gateway-protocol.md#error-codes).
  */
 function resultOfUnrefusedCode(
   ctx: AttemptContext,

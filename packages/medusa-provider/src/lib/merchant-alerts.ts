@@ -166,7 +166,8 @@ export async function reportRefundNotInMedusa(
     'Gateway refund not recorded in Medusa',
     `The gateway reports refund ${event.batchNo ?? '?'} (merTrackNo ${event.merTrackNo ?? '?'}) of ` +
       `${event.amount ?? '?'} ${event.currency ?? ''} on ${describePayment(payment)} as ${event.status}, ` +
-      `but Medusa holds no such refund; nothing was changed. Check it in the gateway's merchant portal.`,
+      `but Medusa holds no such refund. It is kept on the payment as refunded at the gateway: a cart still open never becomes an order for it, ` +
+      `and once the payment has a chargeback no more refunds go through Medusa. Do not record it again as a Medusa refund (that sends the money again); check it in the gateway's merchant portal.`,
   );
 }
 

@@ -273,7 +273,6 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     return result;
   }
 
-  /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */
   /** Medusa's refund rows its payment data lost, written back as unknown refunds (restoreMissingRefunds). */
   async restoreMissingRefunds(orderNo: string, now: Date): Promise<GatewayRefund[]> {
     return this.exclusive(orderNo, async () => {
@@ -282,6 +281,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     });
   }
 
+  /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */
   async markRefundAlerted(orderNo: string, merTrackNo: string, now: Date): Promise<void> {
     await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);
