@@ -1,6 +1,13 @@
 import type { PaymentOutcome } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
-import { paymentError, paymentPending, resultForOutcome } from '../src/service/checkout-result';
+import {
+  answerFromRecording,
+  MISMATCH_ANSWER,
+  paymentError,
+  paymentPending,
+  resultForOutcome,
+} from '../src/service/checkout-result';
+import { UNAPPLIED_ANSWER } from '../src/service/unapplied-charge';
 
 describe('resultForOutcome', () => {
   it('maps each outcome to its GraphQL type; only a success names the order', () => {
@@ -59,6 +66,77 @@ describe('constructors', () => {
       __typename: 'GatewaykitPaymentPending',
       orderNo: 'A-3',
       message: 'wait',
+    });
+  });
+});
+
+describe('answerFromRecording', () => {
+  const attempt = (status: string, openSlot: string | null = null) => ({
+    orderNo: 'ABC-1',
+    orderAmount: '10.00',
+    currency: 'USD',
+    outcome: undefined,
+    row: { status, openSlot } as never,
+  });
+  const success: PaymentOutcome = { status: 'succeeded', orderNo: 'ABC-1', amount: '10.00', currency: 'USD' };
+
+  it('a recorded success is a completed payment', () => {
+    const decision = {
+      kind: 'changed' as const,
+      attempt: attempt('succeeded'),
+      incoming: success,
+      next: success,
+    };
+    expect(answerFromRecording(decision, success, 'ABC-1', 7)).toEqual({
+      __typename: 'GatewaykitPaymentCompleted',
+      orderId: 7,
+    });
+  });
+
+  it('attack: a success about another amount is not recorded, so never answered as completed (found by review)', () => {
+    const other = { ...success, amount: '0.01' };
+    const decision = {
+      kind: 'mismatch' as const,
+      attempt: attempt('started', 'open'),
+      incoming: other,
+      message: 'x',
+    };
+    expect(answerFromRecording(decision, other, 'ABC-1', 7)).toEqual(
+      paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER),
+    );
+    const declined: PaymentOutcome = { status: 'failed', orderNo: 'ABC-1', reason: 'no', amount: '0.01' };
+    expect(
+      answerFromRecording(
+        { kind: 'mismatch', attempt: attempt('started', 'open'), incoming: declined, message: 'x' },
+        declined,
+        'ABC-1',
+        7,
+      ),
+    ).toEqual(paymentPending('ABC-1', MISMATCH_ANSWER));
+  });
+
+  it('a success Vendure could not add to the order is answered as such', () => {
+    const decision = {
+      kind: 'changed' as const,
+      attempt: attempt('succeeded', 'open'),
+      incoming: success,
+      next: success,
+    };
+    expect(answerFromRecording(decision, success, 'ABC-1', 7)).toEqual(
+      paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER),
+    );
+  });
+
+  it('a final outcome a callback recorded first is what the shopper is told, not a late pending answer', () => {
+    const pending: PaymentOutcome = { status: 'pending', orderNo: 'ABC-1' };
+    const stale = {
+      kind: 'stale' as const,
+      attempt: attempt('succeeded'),
+      incoming: pending,
+      current: success,
+    };
+    expect(answerFromRecording(stale, pending, 'ABC-1', 7)).toMatchObject({
+      __typename: 'GatewaykitPaymentCompleted',
     });
   });
 });

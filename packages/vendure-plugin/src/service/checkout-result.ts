@@ -1,5 +1,12 @@
-import type { PaymentOutcome } from '@gatewaykit/core';
+import {
+  type InboundDecision,
+  isFinalOutcome,
+  type PaymentOutcome,
+  type StoredAttempt,
+} from '@gatewaykit/core';
 import type { ID } from '@vendure/core';
+import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { isUnappliedCharge, UNAPPLIED_ANSWER } from './unapplied-charge';
 
 /** The `GatewaykitPaymentResult` union of the Shop API; `__typename` picks the GraphQL type. */
 export type ShopStartPaymentResult =
@@ -77,4 +84,35 @@ export function resultForOutcome(
         'The gateway has not confirmed the payment yet; it will be confirmed shortly',
       );
   }
+}
+
+/** Said to the shopper when the gateway's answer was about another amount or currency (not recorded). */
+export const MISMATCH_ANSWER =
+  "The gateway's answer did not match the order; the shop has been alerted and nothing more will be charged";
+
+/**
+ * What the shopper is answered for a charge's answer once it was recorded (payment-recorder.service.ts):
+ * from what was recorded, not from the answer alone. A success Vendure could not add to the order, or
+ * one about another amount (not recorded at all), is no completed payment; a final outcome a callback
+ * recorded first is what the order has, whatever the answer said.
+ */
+export function answerFromRecording(
+  decision: InboundDecision<StoredAttempt & { row: Pick<GatewaykitPaymentAttempt, 'status' | 'openSlot'> }>,
+  outcome: PaymentOutcome,
+  orderNo: string,
+  orderId: ID,
+): ShopStartPaymentResult {
+  if ('attempt' in decision && isUnappliedCharge(decision.attempt.row)) {
+    return paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER);
+  }
+  if (decision.kind === 'mismatch') {
+    return outcome.status === 'succeeded'
+      ? paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER)
+      : paymentPending(orderNo, MISMATCH_ANSWER);
+  }
+  const recorded =
+    (decision.kind === 'duplicate' || decision.kind === 'stale') && isFinalOutcome(decision.current)
+      ? decision.current
+      : outcome;
+  return resultForOutcome(recorded, orderNo, orderId);
 }

@@ -22,11 +22,11 @@ import { closeUnsent } from './attempt-claim';
 import { attemptMode, claimNextAttempt, sendClaimed } from './attempt-guard';
 import { type CardInput, chargeSourceFor, misplacedCardInput, withCardMask } from './charge-source';
 import {
+  answerFromRecording,
   isPaymentError,
   type PaymentErrorResult,
   paymentError,
   paymentPending,
-  resultForOutcome,
   type ShopStartPaymentResult,
 } from './checkout-result';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
@@ -45,7 +45,7 @@ import {
   webSiteOf,
 } from './payment-request';
 import { type SavedCard, SavedCardService } from './saved-card.service';
-import { isUnappliedCharge, UNAPPLIED_ANSWER } from './unapplied-charge';
+import { UNAPPLIED_ANSWER } from './unapplied-charge';
 
 /** The Shop API's `GatewaykitStartPaymentInput` once parsed (not core's PaymentRequest). */
 export interface ShopStartPaymentInput extends CardInput {
@@ -132,11 +132,8 @@ export class CheckoutService {
     const recorded = await onOneConnection(this.connection, adminCtx, (phase) =>
       this.recorder.record(phase, methodCode, orderNo, outcome),
     );
-    // Answered from what was recorded (by this answer or a callback first): a success Vendure could
-    // not add to the order is not a completed payment.
-    if ('attempt' in recorded && isUnappliedCharge(recorded.attempt.row)) {
-      return paymentError('PAID_NOT_APPLIED', UNAPPLIED_ANSWER);
-    }
+    const answer = answerFromRecording(recorded, outcome, orderNo, order.id);
+    if (isPaymentError(answer) && answer.errorCode === 'PAID_NOT_APPLIED') return answer;
     if (charge.elementCard) {
       // A saved element card is kept only after a success without redirect; the order is paid either way.
       const kept = await keepElementCard(resolved.client, charge.elementCard, outcome);
@@ -145,7 +142,7 @@ export class CheckoutService {
       }
     }
 
-    return resultForOutcome(outcome, orderNo, order.id);
+    return answer;
   }
 
   /**
