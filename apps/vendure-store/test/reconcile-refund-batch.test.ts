@@ -55,7 +55,7 @@ describe('the refunds a reconciliation run reads', () => {
     const numbered = asRefund(await refundOrder(stack.admin, payment.id, 100));
     expect(numbered.transactionId).not.toBe('');
     expect(numbered.state).toBe('Pending');
-    stack.sandbox.settleRefund(numbered.transactionId, { status: 'success' });
+    stack.sandbox.settleRefund(numbered.transactionId ?? '', { status: 'success' });
 
     const items = (await reconcile(stack.admin)).filter((item) => item.kind === 'refund');
     expect(items.find((item) => item.reference === numbered.transactionId)).toMatchObject({

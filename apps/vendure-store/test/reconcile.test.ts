@@ -388,7 +388,7 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     stack.sandbox.addRefundOutcome({ outcome: 'pending' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 300));
     stack.sandbox.setChaos({ drop: true });
-    stack.sandbox.settleRefund(refund.transactionId, { status: 'success' });
+    stack.sandbox.settleRefund(refund.transactionId ?? '', { status: 'success' });
     stack.sandbox.setChaos({});
     expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
     const run = await reconcile(stack.admin);

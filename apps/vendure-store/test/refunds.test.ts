@@ -195,7 +195,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 300));
     expect(refund.state).toBe('Pending');
     stack.sandbox.setChaos({ drop: true });
-    stack.sandbox.settleRefund(refund.transactionId, { status: 'success' });
+    stack.sandbox.settleRefund(refund.transactionId ?? '', { status: 'success' });
     const dropped = stack.sandbox.callbacks().filter((c) => c.batchNo === refund.transactionId);
     expect(dropped.map((c) => [c.type, c.state])).toEqual([['refund.success', 'dropped']]);
     expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
@@ -247,7 +247,10 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     stack.sandbox.addRefundOutcome({ outcome: 'pending' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 400));
     expect(refund.state).toBe('Pending');
-    stack.sandbox.settleRefund(refund.transactionId, { status: 'fail', reason: 'Issuer refused the credit' });
+    stack.sandbox.settleRefund(refund.transactionId ?? '', {
+      status: 'fail',
+      reason: 'Issuer refused the credit',
+    });
     const failed = await settled(order.id, refund.id, 'Failed');
     expect(failed.metadata).toMatchObject({ status: 'failed', message: 'Issuer refused the credit' });
     expect(await notes(order.id)).toContainEqual(

@@ -92,6 +92,7 @@ export {
   type ChargebackDetails,
   type ChargebackEvent,
   chargebackEventOf,
+  chargebackKey,
   type NoticeEvent,
   noticeEventOf,
   type RefundEvent,
@@ -148,6 +149,13 @@ export {
 } from './reconcile.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export { type RefundAsked, type RefundHistory, refundBlockedBy } from './refund-blocks.js';
+export {
+  findNoticedRefund,
+  judgeRefundNotice,
+  type KnownRefund,
+  type RefundNoticeVerdict,
+  withUncountedRefund,
+} from './refund-notice.js';
 export {
   type BillingDetail,
   billingDetail,

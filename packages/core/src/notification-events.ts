@@ -48,6 +48,17 @@ export interface ChargebackEvent {
 /** What a platform keeps of a chargeback on the charged payment. */
 export type ChargebackDetails = Omit<ChargebackEvent, 'kind' | 'orderNo'>;
 
+/**
+ * A chargeback's identity, for telling a repeated notice from a new one: its batchNo, else what the
+ * notice says about it (the same notice sent again says the same).
+ */
+export function chargebackKey(details: ChargebackDetails): string {
+  if (details.batchNo) return details.batchNo;
+  return [details.tradeNo, details.amount, details.currency, details.noticeDate, details.reason]
+    .map((value) => value ?? '')
+    .join('|');
+}
+
 export type NoticeEvent = RefundEvent | ChargebackEvent;
 
 function nonEmpty(value: CallbackValue | undefined): string | undefined {

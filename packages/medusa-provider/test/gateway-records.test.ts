@@ -85,6 +85,22 @@ describe('applyRefundEvent', () => {
     expect(applyRefundEvent([refund()], event({ currency: 'EUR' }), NOW).kind).toBe('mismatch');
     expect(applyRefundEvent([refund()], event({ amount: '5' }), NOW).kind).toBe('changed');
   });
+
+  it("attack: a success that does not say what it refunded, or is about another trade or refund, changes nothing (core's rule, as on Vendure)", () => {
+    expect(applyRefundEvent([refund()], event({ amount: undefined }), NOW)).toMatchObject({
+      kind: 'mismatch',
+      message:
+        'the gateway reported refund R1 succeeded, but it reports no amount USD, the refund is 5.00 USD',
+    });
+    expect(applyRefundEvent([refund()], event({ tradeNo: 'T2' }), NOW, 'T1').kind).toBe('mismatch');
+    expect(applyRefundEvent([refund()], event({ tradeNo: 'T1' }), NOW, 'T1').kind).toBe('changed');
+    // Found by its batchNo, but naming another refund's merTrackNo.
+    expect(applyRefundEvent([refund()], event({ merTrackNo: 'ref_2' }), NOW).kind).toBe('mismatch');
+    // A failure refunded nothing: taken without an amount.
+    expect(applyRefundEvent([refund()], event({ status: 'failed', amount: undefined }), NOW).kind).toBe(
+      'changed',
+    );
+  });
 });
 
 describe('withRefund and mergeRefunds', () => {

@@ -2,7 +2,7 @@ import { GatewayValidationError } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
 import { OPEN_SLOT } from '../src/entity/payment-attempt.entity';
 import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
-import { attemptMode, claimNextAttempt, sendClaimed } from '../src/service/attempt-guard';
+import { attemptMode, claimNextAttempt, flowOfAttemptMode, sendClaimed } from '../src/service/attempt-guard';
 import { useAttemptDatabase } from './support/attempt-database';
 import { cardAttemptDetails } from './support/attempt-details';
 
@@ -113,5 +113,18 @@ describe('attemptMode', () => {
     expect(attemptMode({ mode: 'local', localMethod: 'Alipay' })).toBe('local:Alipay');
     expect(attemptMode({ mode: 'card' })).toBe('card');
     expect(attemptMode({ mode: 'hosted' })).toBe('hosted');
+  });
+});
+
+describe('flowOfAttemptMode', () => {
+  it('reads the flow back from every mode attemptMode writes (a local attempt is local, found by review)', () => {
+    for (const config of [
+      { mode: 'local', localMethod: 'Alipay' },
+      { mode: 'card' },
+      { mode: 'hosted' },
+    ] as const) {
+      expect(flowOfAttemptMode(attemptMode(config))).toBe(config.mode);
+    }
+    expect(flowOfAttemptMode('something-else')).toBeUndefined();
   });
 });

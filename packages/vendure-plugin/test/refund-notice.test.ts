@@ -1,6 +1,6 @@
-import type { RefundEvent } from '@gatewaykit/core';
+import { findNoticedRefund, judgeRefundNotice, type RefundEvent } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
-import { decideRefundNotice, findNoticedRefund } from '../src/service/refund-notice';
+import { isGatewayRefund, knownRefundOf } from '../src/service/refund-notice';
 
 const pending = {
   id: 1,
@@ -14,6 +14,13 @@ const pending = {
     currency: 'USD',
   },
 };
+const lost = {
+  id: 2,
+  state: 'Pending',
+  transactionId: '',
+  metadata: { gatewaykit: 'gateway', merTrackNo: 'ABC-P7-R2' },
+};
+const manual = { id: 3, state: 'Pending', transactionId: 'R3', metadata: { gatewaykit: 'manual' } };
 const success: RefundEvent = {
   kind: 'refund',
   status: 'succeeded',
@@ -23,79 +30,36 @@ const success: RefundEvent = {
   amount: '5.00',
   currency: 'USD',
 };
-const context = { refundAmount: '5.00', currency: 'USD', tradeNo: 'T1' };
 
-describe('findNoticedRefund', () => {
-  const lost = {
-    id: 2,
-    state: 'Pending',
-    transactionId: '',
-    metadata: { gatewaykit: 'gateway', merTrackNo: 'ABC-P7-R2' },
-  };
-  const manual = { id: 3, state: 'Pending', transactionId: 'R3', metadata: { gatewaykit: 'manual' } };
+describe("a Vendure refund in core's terms", () => {
+  const find = (refunds: (typeof pending | typeof lost | typeof manual)[], event: Partial<RefundEvent>) =>
+    findNoticedRefund(refunds.filter(isGatewayRefund), event, (refund) => knownRefundOf(refund));
 
-  it("finds the plugin's gateway refund by batchNo, or by merTrackNo when its answer was lost", () => {
-    expect(findNoticedRefund([pending, lost], success)).toBe(pending);
-    expect(findNoticedRefund([pending, lost], { batchNo: 'R2', merTrackNo: 'ABC-P7-R2' })).toBe(lost);
+  it('Pending is open, Settled succeeded, Failed failed; the batchNo is the metadata or the transactionId', () => {
+    expect(knownRefundOf(pending)).toMatchObject({ state: 'open', batchNo: 'R1', merTrackNo: 'ABC-P7-R1' });
+    expect(knownRefundOf({ ...pending, state: 'Settled' }).state).toBe('succeeded');
+    expect(knownRefundOf({ ...pending, state: 'Failed' }).state).toBe('failed');
+    expect(knownRefundOf({ ...pending, metadata: { gatewaykit: 'gateway' } }).batchNo).toBe('R1');
+    expect(knownRefundOf(lost).batchNo).toBeUndefined();
   });
 
-  it('prefers the Pending refund when a Failed duplicate carries the same batchNo or merTrackNo', () => {
-    const duplicate = { ...pending, id: 9, state: 'Failed' };
-    expect(findNoticedRefund([duplicate, pending], success)).toBe(pending);
-    const lostDuplicate = { ...lost, id: 10, state: 'Failed' };
-    expect(findNoticedRefund([lostDuplicate, lost], { batchNo: 'R2', merTrackNo: 'ABC-P7-R2' })).toBe(lost);
-    // With nothing Pending left, the first match (its notice is then a duplicate or an alert).
-    expect(findNoticedRefund([duplicate], success)).toBe(duplicate);
+  it("finds the plugin's gateway refunds only, by batchNo or by merTrackNo when the answer was lost", () => {
+    expect(find([pending, lost, manual], success)).toBe(pending);
+    expect(find([pending, lost], { batchNo: 'R2', merTrackNo: 'ABC-P7-R2' })).toBe(lost);
+    expect(find([manual], { batchNo: 'R3' })).toBeUndefined();
   });
 
-  it('never matches manual refunds or refunds it does not know', () => {
-    expect(findNoticedRefund([manual], { batchNo: 'R3' })).toBeUndefined();
-    expect(findNoticedRefund([pending], { batchNo: 'R9', merTrackNo: 'other' })).toBeUndefined();
-    expect(findNoticedRefund([pending], {})).toBeUndefined();
-  });
-});
-
-describe('decideRefundNotice', () => {
-  it('settles or fails a pending refund; the same state again is a duplicate', () => {
-    expect(decideRefundNotice(pending, success, context)).toEqual({ kind: 'settle' });
-    expect(decideRefundNotice(pending, { ...success, status: 'failed' }, context)).toEqual({ kind: 'fail' });
-    expect(decideRefundNotice({ ...pending, state: 'Settled' }, success, context)).toEqual({
-      kind: 'duplicate',
+  it('judges with what was asked: the amount, currency and trade the checkout of the refund knows', () => {
+    const asked = { amount: '5.00', currency: 'USD', tradeNo: 'T1' };
+    expect(judgeRefundNotice(knownRefundOf(pending, asked), success)).toEqual({
+      kind: 'settle',
+      status: 'succeeded',
     });
-    expect(
-      decideRefundNotice({ ...pending, state: 'Failed' }, { ...success, status: 'failed' }, context),
-    ).toEqual({
-      kind: 'duplicate',
-    });
-  });
-
-  it('never moves a refund back: a contradicting notice is an alert', () => {
-    expect(
-      decideRefundNotice({ ...pending, state: 'Settled' }, { ...success, status: 'failed' }, context),
-    ).toEqual({
-      kind: 'alert',
-      message: 'the refund is already Settled',
-    });
-    expect(decideRefundNotice({ ...pending, state: 'Failed' }, success, context).kind).toBe('alert');
-  });
-
-  it('a success must name this refund: its amount, currency, trade and batch', () => {
-    expect(decideRefundNotice(pending, { ...success, amount: '5' }, context)).toEqual({ kind: 'settle' });
-    expect(decideRefundNotice(pending, { ...success, amount: '50.00' }, context)).toEqual({
-      kind: 'alert',
-      message: 'it reports 50.00 USD, the refund is 5.00 USD',
-    });
-    expect(decideRefundNotice(pending, { ...success, amount: undefined }, context).kind).toBe('alert');
-    expect(decideRefundNotice(pending, { ...success, currency: 'EUR' }, context).kind).toBe('alert');
-    expect(decideRefundNotice(pending, { ...success, tradeNo: 'T2' }, context).kind).toBe('alert');
-    expect(decideRefundNotice(pending, { ...success, batchNo: 'R2' }, context).kind).toBe('alert');
-  });
-
-  it('a failure without an amount refunded nothing and is taken', () => {
-    expect(decideRefundNotice(pending, { ...success, status: 'failed', amount: undefined }, context)).toEqual(
-      {
-        kind: 'fail',
-      },
+    expect(judgeRefundNotice(knownRefundOf(pending, { ...asked, tradeNo: 'T2' }), success).kind).toBe(
+      'contradicts',
     );
+    expect(judgeRefundNotice(knownRefundOf({ ...pending, state: 'Settled' }, asked), success)).toEqual({
+      kind: 'repeat',
+    });
   });
 });

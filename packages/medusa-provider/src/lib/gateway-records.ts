@@ -1,8 +1,11 @@
 import {
   type ChargebackDetails,
   type ChargebackEvent,
+  chargebackKey,
+  findNoticedRefund,
+  judgeRefundNotice,
+  type KnownRefund,
   type RefundEvent,
-  sameOrderAmount,
 } from '@gatewaykit/core';
 
 /**
@@ -88,57 +91,61 @@ export type RefundEventResult =
   | { kind: 'conflict'; entry: GatewayRefund }
   | { kind: 'changed'; entry: GatewayRefund; refunds: GatewayRefund[] };
 
-/** The refund of `refunds` an event is about: by merTrackNo (our id), else by the gateway's batchNo. */
+/** A payment data refund in the terms of core's refund-result rule. */
+function knownRefundOf(entry: GatewayRefund, tradeNo?: string): KnownRefund {
+  return {
+    state: entry.status === 'succeeded' || entry.status === 'failed' ? entry.status : 'open',
+    amount: entry.amount,
+    currency: entry.currency,
+    merTrackNo: entry.merTrackNo,
+    batchNo: entry.batchNo,
+    tradeNo,
+  };
+}
+
+/** The refund of `refunds` a result is about (core's findNoticedRefund: by batchNo, else merTrackNo). */
 export function refundOfEvent(
   refunds: readonly GatewayRefund[] | undefined,
   event: Pick<RefundEvent, 'merTrackNo' | 'batchNo'>,
 ): GatewayRefund | undefined {
-  const list = refunds ?? [];
-  return (
-    (event.merTrackNo ? list.find((refund) => refund.merTrackNo === event.merTrackNo) : undefined) ??
-    (event.batchNo ? list.find((refund) => refund.batchNo === event.batchNo) : undefined)
-  );
+  return findNoticedRefund(refunds ?? [], event, (entry) => knownRefundOf(entry));
 }
 
-/** What a refund's result (notification or query) does to the payment's refunds. */
+/**
+ * What a refund's result (notification or query) does to the payment's refunds, as core's
+ * judgeRefundNotice decides; `tradeNo` is the payment's trade, which the result must be about.
+ */
 export function applyRefundEvent(
   refunds: readonly GatewayRefund[] | undefined,
   event: RefundEvent,
   now: Date = new Date(),
+  tradeNo?: string,
 ): RefundEventResult {
   const entry = refundOfEvent(refunds, event);
   if (!entry) return { kind: 'no-entry' };
-  const currencyDiffers =
-    event.currency !== undefined && event.currency.toUpperCase() !== entry.currency.toUpperCase();
-  if (
-    currencyDiffers ||
-    (event.amount !== undefined && !sameOrderAmount(event.amount, entry.amount, entry.currency))
-  ) {
-    return {
-      kind: 'mismatch',
-      entry,
-      message: `the gateway reported refund ${event.batchNo ?? entry.merTrackNo} ${event.status} for ${event.amount ?? '?'} ${event.currency ?? '?'}, but ${entry.amount} ${entry.currency} was asked`,
-    };
+  const verdict = judgeRefundNotice(knownRefundOf(entry, tradeNo), event);
+  switch (verdict.kind) {
+    case 'contradicts':
+      return {
+        kind: 'mismatch',
+        entry,
+        message: `the gateway reported refund ${event.batchNo ?? entry.merTrackNo} ${event.status}, but ${verdict.message}`,
+      };
+    case 'repeat':
+      return { kind: 'duplicate', entry };
+    case 'conflict':
+      return { kind: 'conflict', entry };
+    case 'settle': {
+      const settled: GatewayRefund = {
+        ...entry,
+        batchNo: entry.batchNo ?? event.batchNo,
+        status: verdict.status,
+        reason: verdict.status === 'failed' ? (event.reason ?? 'no reason given') : entry.reason,
+        settledAt: now.toISOString(),
+      };
+      return { kind: 'changed', entry: settled, refunds: withRefund(refunds, settled) };
+    }
   }
-  if (isSettledRefund(entry)) {
-    return entry.status === event.status ? { kind: 'duplicate', entry } : { kind: 'conflict', entry };
-  }
-  const settled: GatewayRefund = {
-    ...entry,
-    batchNo: entry.batchNo ?? event.batchNo,
-    status: event.status,
-    reason: event.status === 'failed' ? (event.reason ?? 'no reason given') : entry.reason,
-    settledAt: now.toISOString(),
-  };
-  return { kind: 'changed', entry: settled, refunds: withRefund(refunds, settled) };
-}
-
-/** The key of a chargeback: its batchNo, else what the notice says about it. */
-function chargebackKey(chargeback: Omit<GatewayChargeback, 'receivedAt'>): string {
-  return (
-    chargeback.batchNo ??
-    `${chargeback.tradeNo ?? ''}|${chargeback.amount ?? ''}|${chargeback.noticeDate ?? ''}|${chargeback.reason ?? ''}`
-  );
 }
 
 /** The chargebacks with the event's added, or `added: false` when it is already there (a repeat). */

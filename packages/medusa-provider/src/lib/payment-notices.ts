@@ -1,4 +1,4 @@
-import { type ChargebackEvent, type RefundEvent, refundTypeOf } from '@gatewaykit/core';
+import { type ChargebackEvent, type RefundEvent, refundTypeOf, withUncountedRefund } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { Modules } from '@medusajs/framework/utils';
 import {
@@ -67,23 +67,21 @@ export async function settleRefund(
   if (!payment) return { kind: 'no-payment', payment: ref };
   const data = readSessionData(payment.data ?? undefined);
   let refunds = data.refunds;
-  let result = applyRefundEvent(refunds, event, now);
+  const tradeNo = data.outcome?.tradeNo;
+  let result = applyRefundEvent(refunds, event, now, tradeNo);
   if (result.kind === 'no-entry' && event.merTrackNo) {
     const entry = await entryOfRefundRow(scope, payment, event.merTrackNo, now);
     if (entry) {
       refunds = withRefund(refunds, entry);
-      result = applyRefundEvent(refunds, event, now);
+      result = applyRefundEvent(refunds, event, now, tradeNo);
     }
   }
   if (result.kind === 'no-entry') {
     // Made at the gateway, not through Medusa (the merchant portal, as the PAID BUT NOT APPLIED alert
     // asks): money given back all the same, so a cart still open never becomes an order for it
     // (lib/returned-payment.ts). Kept by batchNo, once.
-    const batchNo = event.batchNo ?? event.merTrackNo;
-    const known = data.refundedAtGateway ?? [];
-    if (event.status === 'succeeded' && batchNo && !known.includes(batchNo)) {
-      await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway: [...known, batchNo] });
-    }
+    const refundedAtGateway = withUncountedRefund(data.refundedAtGateway, event);
+    if (refundedAtGateway) await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway });
     return { kind: 'no-entry', payment: ref };
   }
   if (result.kind === 'mismatch') return { kind: 'mismatch', payment: ref, message: result.message };

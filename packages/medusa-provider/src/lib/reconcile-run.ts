@@ -38,6 +38,10 @@ const LOOKBACK_MS = 30 * DAY_MS;
 const OPEN_STATUSES = ['pending', 'pending_authorization'];
 /** Session status of a shopper sent to a gateway page (hosted, local method, 3-D Secure). */
 const REDIRECT_STATUS = 'requires_more';
+/** Session status of a failed payment; only its stored successes (paid late) are looked at. */
+const FAILED_STATUS = 'error';
+/** How long a stored success is left to its own recording even when an admin names its session. */
+const STORED_SUCCESS_MIN_AGE_MS = 60_000;
 /**
  * How far back gateway pages are looked at. A page still listed pending once it has expired ends
  * failed (core's reconcileAttempt), so a page is asked about for `failUnrecordedAfterSeconds` after the
@@ -151,6 +155,8 @@ async function reconcileAttempts(
     await Promise.all([
       listed(OPEN_STATUSES, 'created_at', LOOKBACK_MS),
       listed([REDIRECT_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
+      // A late success stored over a failure keeps the session's `error` status until it is applied.
+      listed([FAILED_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
     ])
   ).flat();
   const client = gatewayClientFor(account.options);
@@ -159,12 +165,14 @@ async function reconcileAttempts(
     const data = readSessionData(session.data);
     if (data.outcome?.status === 'succeeded') {
       // Listed sessions are not authorized: a success stored but never applied. Its own callback's
-      // path (or a repeated callback) is given reconcileAfterMs from the success's write to finish it.
-      const storedAt = new Date(session.updated_at ?? 0).getTime();
-      if (!options.orderNos && now.getTime() - storedAt < reconcileAfterMs) continue;
+      // path (or a repeated callback) is given reconcileAfterMs from the success's write to finish it,
+      // and a minute even when an admin names the session (its recording may still be running).
+      const age = now.getTime() - new Date(session.updated_at ?? 0).getTime();
+      if (age < (options.orderNos ? STORED_SUCCESS_MIN_AGE_MS : reconcileAfterMs)) continue;
       lines.push(await appliedLine(scope, account, session.id));
       continue;
     }
+    if (session.status === FAILED_STATUS) continue;
     if (!awaitsGatewayOutcome(data)) continue;
     const sentAt = new Date(data.attemptedAt!);
     // The job leaves young charges to their callback; an orderNo named by the admin is read now.

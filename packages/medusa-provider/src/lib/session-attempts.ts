@@ -157,7 +157,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     // Medusa's payment workflow authorizes, captures and completes without looking at either.
     const refused = await this.whyNotToApply(attempt.session, next);
     if (refused) {
-      await reportUnappliedCharge(this.scope, next, refused);
+      await this.reportUnapplied(attempt.orderNo, next, refused);
       return;
     }
     await processPaymentWorkflow(this.scope).run({
@@ -177,7 +177,30 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
       await recordOutcome(this, next);
       return;
     }
-    await reportUnappliedCharge(this.scope, next, `payment session ${after.id} could not be authorized`);
+    await this.reportUnapplied(attempt.orderNo, next, `payment session ${after.id} could not be authorized`);
+  }
+
+  /**
+   * Reports a stored success that did not become its cart's payment, and marks the session so the
+   * reconciliation's pass over such successes (lib/unapplied-success.ts) does not report it again.
+   */
+  private async reportUnapplied(orderNo: string, paid: PaymentOutcome, reason: string): Promise<void> {
+    await reportUnappliedCharge(this.scope, paid, reason);
+    await this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      if (session && !session.authorized_at) await this.markUnappliedReported(session);
+    });
+  }
+
+  /** Writes `unappliedReportedAt` into the session's data; the caller holds the cart's lock. */
+  async markUnappliedReported(session: PaymentSessionDTO): Promise<void> {
+    await this.scope.resolve(Modules.PAYMENT).updatePaymentSession({
+      id: session.id,
+      amount: session.amount,
+      currency_code: session.currency_code,
+      status: session.status,
+      data: { ...session.data, unappliedReportedAt: new Date().toISOString() },
+    });
   }
 
   /**

@@ -1,5 +1,4 @@
 import type { MedusaContainer } from '@medusajs/framework/types';
-import { Modules } from '@medusajs/framework/utils';
 import { reportUnappliedCharge } from './merchant-alerts';
 import type { GatewaykitAccount } from './resolve-options';
 import { SessionAttempts } from './session-attempts';
@@ -31,38 +30,35 @@ export async function applyStoredSuccess(
   if (!attempt || outcome?.status !== 'succeeded') return { result: 'none', reason: 'no stored success' };
   if (attempt.session.authorized_at) return { result: 'none', reason: 'already authorized into its cart' };
   const reportedAt = readSessionData(attempt.session.data).unappliedReportedAt;
-  if (reportedAt) {
-    return {
-      result: 'none',
-      reason: `reported as PAID BUT NOT APPLIED at ${reportedAt}; a person settles it`,
-    };
-  }
+  if (reportedAt) return { result: 'none', reason: reportedReason(reportedAt) };
   let failure: string | undefined;
   try {
-    // The first success's own path: it authorizes, completes the cart, and reports what it cannot.
+    // The first success's own path: it authorizes, completes the cart, and reports (and marks) what
+    // it cannot.
     await store.afterChange(attempt, outcome);
   } catch (error) {
     failure = error instanceof Error ? error.message : String(error);
   }
-  const after = await store.find(orderNo);
-  if (after?.inPlacedOrder) return { result: 'applied', reason: 'the stored success is now its order' };
-  if (failure !== undefined) {
-    await reportUnappliedCharge(scope, outcome, `recording it into its cart failed (${failure})`);
-  }
-  await store.exclusive(orderNo, async () => {
-    const current = await store.find(orderNo);
-    if (current?.outcome?.status !== 'succeeded' || current.session.authorized_at) return;
-    const { session } = current;
-    await scope.resolve(Modules.PAYMENT).updatePaymentSession({
-      id: session.id,
-      amount: session.amount,
-      currency_code: session.currency_code,
-      status: session.status,
-      data: { ...session.data, unappliedReportedAt: new Date().toISOString() },
-    });
+  // Judged under the cart's lock: another instance still applying the same success holds it, and its
+  // order is seen here instead of being reported as missing.
+  return store.exclusive(orderNo, async () => {
+    const after = await store.find(orderNo);
+    if (after?.inPlacedOrder) return { result: 'applied', reason: 'the stored success is now its order' };
+    if (after?.outcome?.status !== 'succeeded')
+      return { result: 'none', reason: 'the session changed meanwhile' };
+    const marked = readSessionData(after.session.data).unappliedReportedAt;
+    if (marked) return { result: 'reported', reason: reportedReason(marked) };
+    if (after.session.authorized_at) {
+      // Authorized, cart still open: completePaidCart reported it (its first try, as for a callback).
+      return { result: 'reported', reason: 'authorized, but its cart could not be completed' };
+    }
+    const why = failure ? `recording it into its cart failed (${failure})` : 'no order could be made of it';
+    await reportUnappliedCharge(scope, outcome, why);
+    await store.markUnappliedReported(after.session);
+    return { result: 'reported', reason: `paid, but ${why}: reported as PAID BUT NOT APPLIED` };
   });
-  return {
-    result: 'reported',
-    reason: `paid, but no order could be made of it${failure ? ` (${failure})` : ''}: reported as PAID BUT NOT APPLIED`,
-  };
+}
+
+function reportedReason(at: string): string {
+  return `reported as PAID BUT NOT APPLIED at ${at}; a person settles it`;
 }

@@ -1,4 +1,4 @@
-import { attemptOrderNo, GatewayValidationError } from '@gatewaykit/core';
+import { attemptOrderNo, type CheckoutFlow, checkoutFlowOf, GatewayValidationError } from '@gatewaykit/core';
 import { Not, type Repository } from 'typeorm';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { claimOpenSlot, closeUnsent, releaseDeadClaims } from './attempt-claim';
@@ -37,6 +37,11 @@ export type NextAttempt =
 /** The attempt's `mode` column: the flow, and the local method for local payments. */
 export function attemptMode(config: FlowConfig): string {
   return config.mode === 'local' ? `local:${config.localMethod}` : config.mode;
+}
+
+/** The flow of an attempt's `mode` column (attemptMode); undefined for a value it never wrote. */
+export function flowOfAttemptMode(mode: string): CheckoutFlow | undefined {
+  return checkoutFlowOf(mode.split(':')[0]);
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { ChargebackDetails, ChargebackEvent } from '@gatewaykit/core';
+import { type ChargebackDetails, type ChargebackEvent, chargebackKey } from '@gatewaykit/core';
 
 /**
  * Chargebacks as the plugin keeps them: a list in the charged Payment's metadata (admin only; the
@@ -6,11 +6,6 @@ import type { ChargebackDetails, ChargebackEvent } from '@gatewaykit/core';
  * (docs/callbacks-and-returns.md#refund-and-chargeback-events).
  */
 export type ChargebackEntry = ChargebackDetails;
-
-/** The chargeback's identity: its batchNo, or its fields when the gateway sent none. */
-function keyOf(entry: ChargebackEntry): string {
-  return entry.batchNo ?? `${entry.tradeNo}|${entry.amount}|${entry.currency}|${entry.noticeDate}`;
-}
 
 function entryOf(event: ChargebackEvent): ChargebackEntry {
   const { kind: _kind, orderNo: _orderNo, ...entry } = event;
@@ -28,7 +23,8 @@ export function withChargeback(
   const current = metadata ?? {};
   const list = Array.isArray(current.chargebacks) ? (current.chargebacks as ChargebackEntry[]) : [];
   const entry = entryOf(event);
-  if (list.some((known) => keyOf(known) === keyOf(entry))) return { metadata: current, added: false };
+  if (list.some((known) => chargebackKey(known) === chargebackKey(entry)))
+    return { metadata: current, added: false };
   return { metadata: { ...current, chargebacks: [...list, entry] }, added: true };
 }
 

@@ -2,9 +2,12 @@ import {
   type CallbackEvent,
   type ChargebackEvent,
   chargebackEventOf,
+  findNoticedRefund,
+  judgeRefundNotice,
   type RefundEvent,
   redactText,
   refundEventOf,
+  withUncountedRefund,
 } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
@@ -22,7 +25,7 @@ import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { chargebackNote, withChargeback } from './chargebacks';
 import { RefundFlights } from './refund-flights';
-import { decideRefundNotice, findNoticedRefund } from './refund-notice';
+import { isGatewayRefund, knownRefundOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 import { vendureAmountToOrderAmount } from './vendure-money';
 
@@ -75,8 +78,9 @@ export class GatewayNoticeService {
       const payments = await this.paymentsOf(tx, row);
       const refunds = payments.flatMap((payment) => payment.refunds.map((refund) => ({ refund, payment })));
       const found = findNoticedRefund(
-        refunds.map((entry) => entry.refund),
+        refunds.map((entry) => entry.refund).filter(isGatewayRefund),
         event,
+        (refund) => knownRefundOf(refund),
       );
       const what = `${event.amount ?? '?'} ${event.currency ?? ''}`.trim();
       if (!found) {
@@ -93,27 +97,31 @@ export class GatewayNoticeService {
       }
       const payment = refunds.find((entry) => entry.refund === found)?.payment;
       const meta = (found.metadata ?? {}) as RefundMetadata;
-      const decision = decideRefundNotice(found, event, {
-        refundAmount: meta.refundAmount ?? this.gatewayAmount(found.total, row.currency),
-        currency: meta.currency ?? row.currency,
-        tradeNo: payment?.transactionId,
-      });
-      switch (decision.kind) {
-        case 'duplicate':
+      const verdict = judgeRefundNotice(
+        knownRefundOf(found, {
+          amount: meta.refundAmount ?? this.gatewayAmount(found.total, row.currency),
+          currency: meta.currency ?? row.currency,
+          tradeNo: payment?.transactionId,
+        }),
+        event,
+      );
+      switch (verdict.kind) {
+        case 'repeat':
           Logger.info(
             `Order ${row.orderCode}: ${source} for refund ${found.id} again, nothing changed`,
             loggerCtx,
           );
           return 'duplicate';
-        case 'alert': {
-          const text = `Gateway ${source} (batchNo ${event.batchNo ?? '?'}) for refund ${found.id} ignored: ${decision.message}. Check the merchant portal.`;
+        case 'contradicts':
+        case 'conflict': {
+          const why = verdict.kind === 'conflict' ? `the refund is already ${found.state}` : verdict.message;
+          const text = `Gateway ${source} (batchNo ${event.batchNo ?? '?'}) for refund ${found.id} ignored: ${why}. Check the merchant portal.`;
           Logger.error(`Order ${row.orderCode}: ${text}`, loggerCtx);
           await this.noteOnce(tx, row.orderId, text);
           return 'alert';
         }
-        case 'settle':
-        case 'fail': {
-          const settled = decision.kind === 'settle';
+        case 'settle': {
+          const settled = verdict.status === 'succeeded';
           const metadata: RefundMetadata = {
             ...meta,
             gatewaykit: 'gateway',
@@ -186,15 +194,15 @@ export class GatewayNoticeService {
     payments: Payment[],
     event: RefundEvent,
   ): Promise<void> {
-    const batchNo = event.batchNo ?? event.merTrackNo;
     const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
-    if (!payment || !batchNo) return;
+    if (!payment) return;
     const metadata = payment.metadata ?? {};
     const known = Array.isArray(metadata.portalRefunds) ? (metadata.portalRefunds as string[]) : [];
-    if (known.includes(batchNo)) return;
+    const portalRefunds = withUncountedRefund(known, event);
+    if (!portalRefunds) return;
     await this.connection
       .getRepository(tx, Payment)
-      .update({ id: payment.id }, { metadata: { ...metadata, portalRefunds: [...known, batchNo] } });
+      .update({ id: payment.id }, { metadata: { ...metadata, portalRefunds } });
   }
 
   /** The order's payments made through the method whose key verified the notice, with their refunds. */

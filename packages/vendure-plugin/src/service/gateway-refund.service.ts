@@ -31,9 +31,10 @@ type RawArgs = Record<string, string | undefined | null>;
  * The handler's createRefund: a Vendure refund becomes one gateway refund
  * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks), only of a charge the plugin
  * recorded for this order, channel and method (paid-attempt.ts), numbered inside the payment's refund
- * section (refund-lock.ts). It stays `Pending` until the
- * gateway's refund notice (or the reconciliation) settles or fails it; a refusal is `Failed` at once
- * with the gateway's message; a lost answer stays `Pending` and is never sent again
+ * section (refund-lock.ts), and sent through core's sendRefund. Its state
+ * is the answer's: `Settled` or `Failed` when the answer says so, else `Pending` until the gateway's
+ * refund notice (or the reconciliation) settles or fails it; a refusal is `Failed` at once with the
+ * gateway's message; a lost answer stays `Pending` and is never sent again
  * (docs/safety-rules.md#unknown-outcome).
  */
 @Injectable()

@@ -1,6 +1,5 @@
 import {
   ANSWERED_WHILE_ASKED,
-  checkoutFlowOf,
   DEFAULT_PENDING_AFTER_MS,
   reconcileAttempt,
   reconcileRefund,
@@ -23,6 +22,7 @@ import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
 import type { GatewaykitPluginOptions } from '../types';
 import { attemptClockNow } from './attempt-clock';
+import { flowOfAttemptMode } from './attempt-guard';
 import { storedAnswerOfAttempt } from './attempt-outcome';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
@@ -182,7 +182,7 @@ export class ReconcileService {
         // What the gateway said so far: an attempt it acknowledged never fails for a missing record,
         // and a gateway page only takes a final outcome.
         stored: storedAnswerOfAttempt(row),
-        flow: checkoutFlowOf(row.mode),
+        flow: flowOfAttemptMode(row.mode),
       },
       { now, pendingAfterMs: this.settings.noRecordAfterMs },
     );

@@ -2,6 +2,7 @@ import {
   billingDetail,
   type CardMethodDecision,
   type CheckoutFlow,
+  checkoutFlowOf,
   customerRequest,
   decideInbound,
   type GatewayClient,
@@ -388,6 +389,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         orderAmount: amount,
         currency,
         stored: storedAnswerOf(outcome),
+        flow: checkoutFlowOf(data.mode),
       },
       {
         pendingAfterMs:
