@@ -147,6 +147,7 @@ export {
   stillAsJudged,
   storedAnswerOf,
 } from './reconcile.js';
+export { type ReconciledAttempt, reconcileAndRecord } from './reconcile-record.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export { type RefundAsked, type RefundHistory, refundBlockedBy } from './refund-blocks.js';
 export {

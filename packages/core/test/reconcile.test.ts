@@ -6,11 +6,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ALREADY_PAID_REASON,
+  ANSWERED_WHILE_ASKED,
   GatewayClient,
   gatewayAcknowledged,
   NO_GATEWAY_RECORD,
   PAGE_EXPIRED,
   type PaymentOutcome,
+  reconcileAndRecord,
   reconcileAttempt,
   reconcileRefund,
   reconciliationRecordOptions,
@@ -543,6 +545,36 @@ describe('a failure judged on what the attempt had stored, recorded after the at
       expect(next.attention).toBe(true);
     },
   );
+
+  it('reconcileAndRecord: the same judgement in one call, the held-back failure named in its reason', async () => {
+    const store = new MemoryStore(unknownOutcome);
+    gatewayAnsweringAfter(() => recordOutcome(store, lateAnswers[0]!));
+    const { found, decision, reason } = await reconcileAndRecord(
+      client,
+      store,
+      { ...attempt, stored: storedAnswerOf(store.outcome()) },
+      { now },
+      (current: StoredAttempt) => storedAnswerOf(current.outcome),
+    );
+    expect(found.outcome).toMatchObject({ code: 'NO_GATEWAY_RECORD' });
+    expect(decision?.kind).toBe('held-back');
+    expect(reason).toBe(`${found.reason}; ${ANSWERED_WHILE_ASKED}`);
+    expect(store.outcome()).toEqual(lateAnswers[0]);
+
+    // A record giving nothing to record: no decision, the record's reason.
+    gateway.handle((_req, res) =>
+      envelope(res, '00000', { page: { total: 0, pageSize: 100, pageIndex: 1 }, list: [] }),
+    );
+    const young = await reconcileAndRecord(
+      client,
+      store,
+      { ...attempt, sentAt: new Date(now.getTime() - MINUTE) },
+      { now },
+      (current: StoredAttempt) => storedAnswerOf(current.outcome),
+    );
+    expect(young.decision).toBeUndefined();
+    expect(young.reason).toBe(young.found.reason);
+  });
 
   it('PAGE_EXPIRED read as an unpaid page, answered pending with a trade meanwhile: held back', async () => {
     const store = new MemoryStore({

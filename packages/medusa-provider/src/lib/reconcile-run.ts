@@ -1,11 +1,8 @@
 import {
-  ANSWERED_WHILE_ASKED,
   checkoutFlowOf,
   gatewayClientFor,
-  reconcileAttempt,
+  reconcileAndRecord,
   reconcileRefund,
-  reconciliationRecordOptions,
-  recordOutcome,
   storedAnswerOf,
 } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
@@ -179,8 +176,10 @@ async function reconcileAttempts(
     if (!options.orderNos && now.getTime() - sentAt.getTime() < reconcileAfterMs) continue;
     const line = { orderNo: session.id, account: account.id };
     try {
-      const found = await reconcileAttempt(
+      // The same decision as a callback: amount check, monotonic merge, the cart completed on success.
+      const { found, decision, reason } = await reconcileAndRecord(
         client,
+        new SessionAttempts(scope, account),
         {
           orderNo: session.id,
           sentAt,
@@ -190,24 +189,17 @@ async function reconcileAttempts(
           flow: checkoutFlowOf(data.mode),
         },
         { now, pendingAfterMs: failUnrecordedAfterMs },
+        (attempt: SessionAttempt) => storedAnswerOf(attempt.outcome),
       );
       if (found.attention) {
         scope
           .resolve(ContainerRegistrationKeys.LOGGER)
           .warn(`gatewaykit: ${session.id} needs a person: ${found.reason}`);
       }
-      if (!found.outcome) {
-        lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason: found.reason });
+      if (!decision) {
+        lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason });
         continue;
       }
-      // The same decision as a callback: amount check, monotonic merge, the cart completed on success.
-      // A failure judged on the session as listed (maybe minutes ago) holds only while the session,
-      // read again under the cart's lock, is still as judged.
-      const decision = await recordOutcome(
-        new SessionAttempts(scope, account),
-        found.outcome,
-        reconciliationRecordOptions(found, (attempt: SessionAttempt) => storedAnswerOf(attempt.outcome)),
-      );
       const status =
         decision.kind === 'changed'
           ? decision.next.status
@@ -216,8 +208,6 @@ async function reconcileAttempts(
             : decision.kind === 'held-back'
               ? (decision.attempt.outcome?.status ?? 'sent')
               : (data.outcome?.status ?? 'sent');
-      const reason =
-        decision.kind === 'held-back' ? `${found.reason}; ${ANSWERED_WHILE_ASKED}` : found.reason;
       lines.push({ ...line, result: decision.kind, status, reason });
     } catch (error) {
       lines.push({

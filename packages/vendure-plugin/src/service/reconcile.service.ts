@@ -1,12 +1,4 @@
-import {
-  ANSWERED_WHILE_ASKED,
-  DEFAULT_PENDING_AFTER_MS,
-  reconcileAttempt,
-  reconcileRefund,
-  reconciliationRecordOptions,
-  recordOutcome,
-  redactText,
-} from '@gatewaykit/core';
+import { DEFAULT_PENDING_AFTER_MS, reconcileAndRecord, reconcileRefund, redactText } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   type ID,
@@ -172,8 +164,11 @@ export class ReconcileService {
       return { changed: false, after: row.status, reason: resolved.reason };
     }
     const { ctx, method } = resolved;
-    const result = await reconcileAttempt(
+    // A failure judged on the row as the batch read it holds only while the row, read again under the
+    // attempt's lock, is still as judged (the gateway may have answered it meanwhile).
+    const { found, decision, reason } = await reconcileAndRecord(
       method.client,
+      this.recorder.attemptsOf(ctx, row.paymentMethodCode),
       {
         orderNo: row.orderNo,
         sentAt: row.createdAt,
@@ -185,41 +180,30 @@ export class ReconcileService {
         flow: flowOfAttemptMode(row.mode),
       },
       { now, pendingAfterMs: this.settings.noRecordAfterMs },
+      (attempt: OrderAttempt) => storedAnswerOfAttempt(attempt.row),
     );
-    if (result.attention) {
+    if (found.attention) {
       // Left open for a person, said on every run (no order note each time: the history would fill).
       Logger.warn(
-        `Order ${row.orderCode}: payment attempt ${row.orderNo}: ${redactText(result.reason)}`,
+        `Order ${row.orderCode}: payment attempt ${row.orderNo}: ${redactText(found.reason)}`,
         loggerCtx,
       );
     }
-    const { outcome } = result;
-    if (!outcome) return { changed: false, after: row.status, reason: result.reason };
-    // A failure judged on the row as the batch read it holds only while the row, read again under the
-    // attempt's lock, is still as judged (the gateway may have answered it meanwhile).
-    const decision = await recordOutcome(
-      this.recorder.attemptsOf(ctx, row.paymentMethodCode),
-      outcome,
-      reconciliationRecordOptions(result, (attempt: OrderAttempt) => storedAnswerOfAttempt(attempt.row)),
-    );
+    if (!decision) return { changed: false, after: row.status, reason };
     if (decision.kind === 'held-back') {
-      return {
-        changed: false,
-        after: decision.attempt.row.status,
-        reason: `${result.reason}; ${ANSWERED_WHILE_ASKED}`,
-      };
+      return { changed: false, after: decision.attempt.row.status, reason };
     }
     if (decision.kind !== 'changed') {
       return {
         changed: false,
         after: row.status,
-        reason: `${result.reason}; ${decision.kind}, nothing changed`,
+        reason: `${reason}; ${decision.kind}, nothing changed`,
       };
     }
-    const text = `Gateway reconciliation: payment attempt ${row.orderNo} ${row.status} -> ${decision.next.status}: ${result.reason}.`;
+    const text = `Gateway reconciliation: payment attempt ${row.orderNo} ${row.status} -> ${decision.next.status}: ${reason}.`;
     Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
     await this.orderService.addNoteToOrder(ctx, { id: row.orderId, note: redactText(text), isPublic: false });
-    return { changed: true, after: decision.next.status, reason: result.reason };
+    return { changed: true, after: decision.next.status, reason };
   }
 
   /**

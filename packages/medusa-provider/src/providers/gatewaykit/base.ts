@@ -6,7 +6,6 @@ import {
   customerRequest,
   decideInbound,
   type GatewayClient,
-  type GatewayError,
   GatewayValidationError,
   gatewayClientFor,
   isFinalOutcome,
@@ -18,11 +17,8 @@ import {
   type RetiredCards,
   reconcileAttempt,
   redact,
-  refundBlockedBy,
-  refundRequest,
   removeSavedCard,
   saveCardData,
-  sendRefund,
   startPayment,
   storedAnswerOf,
 } from '@gatewaykit/core';
@@ -74,7 +70,7 @@ import {
   type SqlDatabase,
 } from '../../lib/charge-claim';
 import { retiredCardsIn } from '../../lib/element-card-bindings';
-import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from '../../lib/gateway-records';
+import { GatewayRefunds, type PaymentRows, type RefundRows } from '../../lib/gateway-refunds';
 import { toMedusaError } from '../../lib/medusa-errors';
 import { chargeStateOf, type StoredSessions } from '../../lib/open-charges';
 import {
@@ -95,33 +91,14 @@ import {
 import { parseInitiateInput } from '../../lib/session-input';
 import { sessionStatusFor } from '../../lib/session-status';
 
-/** The payment module's own services, for reading a payment's latest data. */
-interface StoredRows<T> {
-  retrieve(id: string, config: { select: string[] }): Promise<T>;
-}
-
 type Cradle = {
   logger: Logger;
   /** Medusa's Postgres connection (knex), given to every module and its providers. */
   __pg_connection__?: SqlDatabase;
   paymentSessionService?: StoredSessions;
-  paymentService?: StoredRows<{ id: string; data?: Record<string, unknown> | null }>;
-  refundService?: StoredRows<{ id: string; payment_id?: string | null }> & {
-    list(
-      filters: { payment_id: string },
-      config: { select: string[] },
-    ): Promise<{ id: string; amount?: unknown; raw_amount?: unknown }[]>;
-  };
+  paymentService?: PaymentRows;
+  refundService?: RefundRows;
 };
-
-/** A refund the gateway refused (or that never reached it): Medusa deletes its refund row. */
-function refundRefused(error: GatewayError, amount: string, currency: string): MedusaError {
-  const message = String(redact(error.message)).replace(/^Gateway refused the request:\s*/, '');
-  return new MedusaError(
-    MedusaError.Types.NOT_ALLOWED,
-    `The gateway refused the refund of ${amount} ${currency}: ${message}. No refund was recorded.`,
-  );
-}
 
 /** What a charge sends, decided right before it is sent (card: the gateway's record of the method). */
 export interface ChargePlan {
@@ -152,9 +129,8 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   protected readonly options_: GatewaykitOptions;
   protected readonly logger_: Logger;
   private readonly sessions_: StoredSessions | undefined;
-  private readonly payments_: Cradle['paymentService'];
-  private readonly refunds_: Cradle['refundService'];
   private readonly claims_: ChargeClaims | undefined;
+  private readonly gatewayRefunds: GatewayRefunds;
 
   static override validateOptions(options: Record<string, unknown>): void {
     parseOptions(options);
@@ -165,10 +141,17 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
     this.options_ = parseOptions(options);
     this.logger_ = cradle.logger;
     this.sessions_ = cradle.paymentSessionService;
-    this.payments_ = cradle.paymentService;
-    this.refunds_ = cradle.refundService;
     this.database = databaseOf(cradle);
     this.claims_ = this.chargeClaims(cradle);
+    this.gatewayRefunds = new GatewayRefunds({
+      logger: cradle.logger,
+      options: this.options_,
+      client: () => this.client,
+      amountOf: (amount) => this.amountOf(amount),
+      sessions: cradle.paymentSessionService,
+      payments: cradle.paymentService,
+      refunds: cradle.refundService,
+    });
   }
 
   /** The store's database (Medusa's `__pg_connection__`); undefined only in unit tests without one. */
@@ -449,179 +432,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
   }
 
   async refundPayment(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
-    const data = readSessionData(input.data);
-    const { outcome } = data;
-    if ((this.options_.refunds ?? 'gateway') === 'manual') {
-      const trade = outcome?.tradeNo ? ` (gateway tradeNo ${outcome.tradeNo})` : '';
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `Refund this payment${trade} in the gateway's merchant portal: this store's refunds are manual (provider option refunds: 'manual'). No refund was recorded in Medusa.`,
-      );
-    }
-    const refundId = input.context?.idempotency_key;
-    if (!refundId) {
-      throw new MedusaError(
-        MedusaError.Types.INVALID_DATA,
-        'gatewaykit refund: Medusa gave no refund id (idempotency_key); nothing was sent to the gateway',
-      );
-    }
-    if (outcome?.status !== 'succeeded' || !outcome.tradeNo) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `gatewaykit refund: payment ${data.orderNo ?? ''} has no successful gateway trade to refund (status ${outcome?.status ?? 'not sent'}); no refund was recorded`,
-      );
-    }
-    // Medusa calls once per refund row; the same id again must never send a second refund.
-    if (refundOfEvent(data.refunds, { merTrackNo: refundId })) return { data: { ...data } };
-    const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
-    const amount = this.amountOf({ amount: input.amount, currency_code: currency });
-    const paymentId = await this.paymentOfRefund(refundId);
-    // A chargeback stored since Medusa read this payment counts too.
-    const stored = (await this.latestPaymentData(paymentId)) ?? data;
-    const chargebacks = stored.chargebacks ?? data.chargebacks;
-    const blocked = chargebacks?.length
-      ? refundBlockedBy(
-          { chargebacks, uncountedRefunds: stored.refundedAtGateway ?? data.refundedAtGateway },
-          {
-            amount,
-            paid: outcome.amount ?? data.amount ?? amount,
-            refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
-            currency,
-          },
-        )
-      : undefined;
-    if (blocked) {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `gatewaykit refund: ${blocked}. Nothing was sent to the gateway; no refund was recorded`,
-      );
-    }
-    const request = refundRequest({
-      merTrackNo: refundId,
-      tradeNo: outcome.tradeNo,
-      amount,
-      paidAmount: outcome.amount ?? data.amount ?? '',
-      currency,
-      reason: `Medusa refund ${refundId}`,
-      remark: data.orderNo ? `orderNo ${data.orderNo}` : undefined,
-    });
-    let entry: GatewayRefund = {
-      merTrackNo: refundId,
-      amount,
-      currency,
-      refundType: request.refundType,
-      status: 'pending',
-      requestedAt: new Date().toISOString(),
-    };
-    const sent = await sendRefund(this.client, request);
-    if (sent.kind === 'refused') throw refundRefused(sent.error, amount, currency);
-    if (sent.kind === 'answered') {
-      entry = { ...entry, batchNo: sent.batchNo, status: sent.status };
-    } else {
-      // The refund may exist at the gateway: Medusa keeps its refund and nothing is sent again; the
-      // refund notification (matched by merTrackNo) decides (docs/safety-rules.md#unknown-outcome).
-      entry = { ...entry, status: 'unknown' };
-      this.logger_.warn(
-        `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo}: the gateway's answer was lost (${sent.error instanceof Error ? sent.error.name : 'no answer'}); kept as unknown until its notification arrives (never sent again)`,
-      );
-    }
-    if (entry.status === 'failed') {
-      throw new MedusaError(
-        MedusaError.Types.NOT_ALLOWED,
-        `The gateway declined the refund of ${amount} ${currency} (batchNo ${entry.batchNo ?? '?'}); no refund was recorded`,
-      );
-    }
-    this.logger_.info(
-      `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo} -> ${entry.status} (batchNo ${entry.batchNo ?? '?'})`,
-    );
-    await this.retireRefundedSession(data.orderNo);
-    // Medusa saves what is returned over the payment data: start from its latest copy, so a notice
-    // stored meanwhile (another refund's result, a chargeback) is kept.
-    const latest = (await this.latestPaymentData(paymentId)) ?? data;
-    return {
-      data: {
-        ...latest,
-        refunds: withRefund(mergeRefunds(data.refunds, latest.refunds), entry),
-      } as Record<string, unknown>,
-    };
-  }
-
-  /**
-   * Money given back never becomes an order (docs/SECURITY.md §6). The store's completion guard judges
-   * before Medusa's cart lock; this is the same judgement under it: Medusa's completion re-reads the
-   * cart after taking the lock and completes only with a session in a payable status, so a completion
-   * queued behind the one whose compensation refunds here finds none. After an order nothing changes:
-   * its payment status comes from the captured and refunded amounts, not from the session.
-   */
-  private async retireRefundedSession(orderNo: string | undefined): Promise<void> {
-    if (!this.sessions_ || !orderNo) return;
-    try {
-      await this.sessions_.update({ id: orderNo, status: 'canceled' });
-    } catch (error) {
-      this.logger_.error(
-        `gatewaykit: session ${orderNo} was refunded but could not be marked canceled (${String(error)}); the completion guard still refuses its cart`,
-      );
-    }
-  }
-
-  /**
-   * The amounts of the payment's other Medusa refunds (gateway form), but those the gateway failed.
-   * Medusa's rows, not the payment data's entries: a refund gets its entry only once the gateway
-   * answered, so two refunds at once, or one whose process died, would not count each other. A row that
-   * cannot be read refuses the refund (it would be checked against too little).
-   */
-  private async otherRefundAmounts(
-    paymentId: string | undefined,
-    refundId: string,
-    currency: string,
-    data: Partial<GatewaykitSessionData>,
-  ): Promise<string[]> {
-    const failed = new Set(
-      (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
-    );
-    try {
-      if (!paymentId) throw new Error(`the payment of refund ${refundId} is not known`);
-      const rows = await this.refunds_!.list(
-        { payment_id: paymentId },
-        { select: ['id', 'amount', 'raw_amount'] },
-      );
-      return rows
-        .filter((row) => row.id !== refundId && !failed.has(row.id))
-        .map((row) =>
-          this.amountOf({ amount: (row.raw_amount ?? row.amount) as never, currency_code: currency }),
-        );
-    } catch (error) {
-      throw new MedusaError(
-        MedusaError.Types.UNEXPECTED_STATE,
-        `gatewaykit refund: the payment's other refunds could not be read (${String(error)}); nothing was sent to the gateway`,
-      );
-    }
-  }
-
-  /** The id of the payment a Medusa refund row belongs to; undefined when unreadable. */
-  private async paymentOfRefund(refundId: string): Promise<string | undefined> {
-    if (!this.refunds_) return undefined;
-    try {
-      const refund = await this.refunds_.retrieve(refundId, { select: ['id', 'payment_id'] });
-      return refund.payment_id ?? undefined;
-    } catch (error) {
-      this.logger_.warn(`gatewaykit: reading the payment of refund ${refundId} failed: ${String(error)}`);
-      return undefined;
-    }
-  }
-
-  /** The stored data of a payment, read now; undefined when unreadable. */
-  private async latestPaymentData(
-    paymentId: string | undefined,
-  ): Promise<Partial<GatewaykitSessionData> | undefined> {
-    if (!this.payments_ || !paymentId) return undefined;
-    try {
-      const payment = await this.payments_.retrieve(paymentId, { select: ['id', 'data'] });
-      return readSessionData(payment.data ?? undefined);
-    } catch (error) {
-      this.logger_.warn(`gatewaykit: reading the data of payment ${paymentId} failed: ${String(error)}`);
-      return undefined;
-    }
+    return this.gatewayRefunds.refund(input);
   }
 
   /**

@@ -1,0 +1,239 @@
+import {
+  type GatewayClient,
+  type GatewayError,
+  redact,
+  refundBlockedBy,
+  refundRequest,
+  sendRefund,
+} from '@gatewaykit/core';
+import type {
+  BigNumberInput,
+  Logger,
+  RefundPaymentInput,
+  RefundPaymentOutput,
+} from '@medusajs/framework/types';
+import { MedusaError } from '@medusajs/framework/utils';
+import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from './gateway-records';
+import type { StoredSessions } from './open-charges';
+import type { GatewaykitOptions } from './options';
+import { type GatewaykitSessionData, readSessionData } from './session-data';
+
+/**
+ * A Medusa refund sent to the gateway (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks):
+ * once per Medusa refund row (its id is the merTrackNo), only of a successful trade, never more than the
+ * chargebacks left (core's refundBlockedBy), through core's sendRefund; what the payment data keeps of
+ * it is merged with what a notice stored meanwhile.
+ */
+
+/** The payment module's own services, for reading a payment's and a refund's latest rows. */
+interface StoredRows<T> {
+  retrieve(id: string, config: { select: string[] }): Promise<T>;
+}
+export type PaymentRows = StoredRows<{ id: string; data?: Record<string, unknown> | null }>;
+export type RefundRows = StoredRows<{ id: string; payment_id?: string | null }> & {
+  list(
+    filters: { payment_id: string },
+    config: { select: string[] },
+  ): Promise<{ id: string; amount?: unknown; raw_amount?: unknown }[]>;
+};
+
+export interface GatewayRefundsDeps {
+  logger: Logger;
+  options: GatewaykitOptions;
+  /** Asked at each refund (unit tests put a fake client in the provider). */
+  client: () => GatewayClient;
+  /** The provider's amount conversion (its errors are the request's fault). */
+  amountOf: (input: { amount: BigNumberInput; currency_code: string }) => string;
+  sessions?: StoredSessions | undefined;
+  payments?: PaymentRows | undefined;
+  refunds?: RefundRows | undefined;
+}
+
+/** A refund the gateway refused (or that never reached it): Medusa deletes its refund row. */
+function refundRefused(error: GatewayError, amount: string, currency: string): MedusaError {
+  const message = String(redact(error.message)).replace(/^Gateway refused the request:\s*/, '');
+  return new MedusaError(
+    MedusaError.Types.NOT_ALLOWED,
+    `The gateway refused the refund of ${amount} ${currency}: ${message}. No refund was recorded.`,
+  );
+}
+
+export class GatewayRefunds {
+  constructor(private readonly deps: GatewayRefundsDeps) {}
+
+  async refund(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
+    const data = readSessionData(input.data);
+    const { outcome } = data;
+    if ((this.deps.options.refunds ?? 'gateway') === 'manual') {
+      const trade = outcome?.tradeNo ? ` (gateway tradeNo ${outcome.tradeNo})` : '';
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `Refund this payment${trade} in the gateway's merchant portal: this store's refunds are manual (provider option refunds: 'manual'). No refund was recorded in Medusa.`,
+      );
+    }
+    const refundId = input.context?.idempotency_key;
+    if (!refundId) {
+      throw new MedusaError(
+        MedusaError.Types.INVALID_DATA,
+        'gatewaykit refund: Medusa gave no refund id (idempotency_key); nothing was sent to the gateway',
+      );
+    }
+    if (outcome?.status !== 'succeeded' || !outcome.tradeNo) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `gatewaykit refund: payment ${data.orderNo ?? ''} has no successful gateway trade to refund (status ${outcome?.status ?? 'not sent'}); no refund was recorded`,
+      );
+    }
+    // Medusa calls once per refund row; the same id again must never send a second refund.
+    if (refundOfEvent(data.refunds, { merTrackNo: refundId })) return { data: { ...data } };
+    const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
+    const amount = this.deps.amountOf({ amount: input.amount, currency_code: currency });
+    const paymentId = await this.paymentOfRefund(refundId);
+    // A chargeback stored since Medusa read this payment counts too.
+    const stored = (await this.latestPaymentData(paymentId)) ?? data;
+    const chargebacks = stored.chargebacks ?? data.chargebacks;
+    const blocked = chargebacks?.length
+      ? refundBlockedBy(
+          { chargebacks, uncountedRefunds: stored.refundedAtGateway ?? data.refundedAtGateway },
+          {
+            amount,
+            paid: outcome.amount ?? data.amount ?? amount,
+            refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
+            currency,
+          },
+        )
+      : undefined;
+    if (blocked) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `gatewaykit refund: ${blocked}. Nothing was sent to the gateway; no refund was recorded`,
+      );
+    }
+    const request = refundRequest({
+      merTrackNo: refundId,
+      tradeNo: outcome.tradeNo,
+      amount,
+      paidAmount: outcome.amount ?? data.amount ?? '',
+      currency,
+      reason: `Medusa refund ${refundId}`,
+      remark: data.orderNo ? `orderNo ${data.orderNo}` : undefined,
+    });
+    let entry: GatewayRefund = {
+      merTrackNo: refundId,
+      amount,
+      currency,
+      refundType: request.refundType,
+      status: 'pending',
+      requestedAt: new Date().toISOString(),
+    };
+    const sent = await sendRefund(this.deps.client(), request);
+    if (sent.kind === 'refused') throw refundRefused(sent.error, amount, currency);
+    if (sent.kind === 'answered') {
+      entry = { ...entry, batchNo: sent.batchNo, status: sent.status };
+    } else {
+      // The refund may exist at the gateway: Medusa keeps its refund and nothing is sent again; the
+      // refund notification (matched by merTrackNo) decides (docs/safety-rules.md#unknown-outcome).
+      entry = { ...entry, status: 'unknown' };
+      this.deps.logger.warn(
+        `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo}: the gateway's answer was lost (${sent.error instanceof Error ? sent.error.name : 'no answer'}); kept as unknown until its notification arrives (never sent again)`,
+      );
+    }
+    if (entry.status === 'failed') {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `The gateway declined the refund of ${amount} ${currency} (batchNo ${entry.batchNo ?? '?'}); no refund was recorded`,
+      );
+    }
+    this.deps.logger.info(
+      `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo} -> ${entry.status} (batchNo ${entry.batchNo ?? '?'})`,
+    );
+    await this.retireRefundedSession(data.orderNo);
+    // Medusa saves what is returned over the payment data: start from its latest copy, so a notice
+    // stored meanwhile (another refund's result, a chargeback) is kept.
+    const latest = (await this.latestPaymentData(paymentId)) ?? data;
+    return {
+      data: {
+        ...latest,
+        refunds: withRefund(mergeRefunds(data.refunds, latest.refunds), entry),
+      } as Record<string, unknown>,
+    };
+  }
+
+  /**
+   * Money given back never becomes an order (docs/SECURITY.md §6). The store's completion guard judges
+   * before Medusa's cart lock; this is the same judgement under it: Medusa's completion re-reads the
+   * cart after taking the lock and completes only with a session in a payable status, so a completion
+   * queued behind the one whose compensation refunds here finds none. After an order nothing changes:
+   * its payment status comes from the captured and refunded amounts, not from the session.
+   */
+  private async retireRefundedSession(orderNo: string | undefined): Promise<void> {
+    if (!this.deps.sessions || !orderNo) return;
+    try {
+      await this.deps.sessions.update({ id: orderNo, status: 'canceled' });
+    } catch (error) {
+      this.deps.logger.error(
+        `gatewaykit: session ${orderNo} was refunded but could not be marked canceled (${String(error)}); the completion guard still refuses its cart`,
+      );
+    }
+  }
+
+  /**
+   * The amounts of the payment's other Medusa refunds (gateway form), but those the gateway failed.
+   * Medusa's rows, not the payment data's entries: a refund gets its entry only once the gateway
+   * answered, so two refunds at once, or one whose process died, would not count each other. A row that
+   * cannot be read refuses the refund (it would be checked against too little).
+   */
+  private async otherRefundAmounts(
+    paymentId: string | undefined,
+    refundId: string,
+    currency: string,
+    data: Partial<GatewaykitSessionData>,
+  ): Promise<string[]> {
+    const failed = new Set(
+      (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
+    );
+    try {
+      if (!paymentId) throw new Error(`the payment of refund ${refundId} is not known`);
+      const rows = await this.deps.refunds!.list(
+        { payment_id: paymentId },
+        { select: ['id', 'amount', 'raw_amount'] },
+      );
+      return rows
+        .filter((row) => row.id !== refundId && !failed.has(row.id))
+        .map((row) =>
+          this.deps.amountOf({ amount: (row.raw_amount ?? row.amount) as never, currency_code: currency }),
+        );
+    } catch (error) {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        `gatewaykit refund: the payment's other refunds could not be read (${String(error)}); nothing was sent to the gateway`,
+      );
+    }
+  }
+
+  /** The id of the payment a Medusa refund row belongs to; undefined when unreadable. */
+  private async paymentOfRefund(refundId: string): Promise<string | undefined> {
+    if (!this.deps.refunds) return undefined;
+    try {
+      const refund = await this.deps.refunds.retrieve(refundId, { select: ['id', 'payment_id'] });
+      return refund.payment_id ?? undefined;
+    } catch (error) {
+      this.deps.logger.warn(`gatewaykit: reading the payment of refund ${refundId} failed: ${String(error)}`);
+      return undefined;
+    }
+  }
+
+  /** The stored data of a payment, read now; undefined when unreadable. */
+  private async latestPaymentData(
+    paymentId: string | undefined,
+  ): Promise<Partial<GatewaykitSessionData> | undefined> {
+    if (!this.deps.payments || !paymentId) return undefined;
+    try {
+      const payment = await this.deps.payments.retrieve(paymentId, { select: ['id', 'data'] });
+      return readSessionData(payment.data ?? undefined);
+    } catch (error) {
+      this.deps.logger.warn(`gatewaykit: reading the data of payment ${paymentId} failed: ${String(error)}`);
+      return undefined;
+    }
+  }
+}
