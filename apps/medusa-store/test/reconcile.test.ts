@@ -121,6 +121,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     });
     expect(await ordersOf(email)).toEqual([]);
 
+    expect(log()).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
     // Nothing was charged, so the shopper pays with a new session: one order, one successful charge.
     const retry = await startSession(
       await collectionOf(cartId, token),
@@ -132,6 +133,27 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(placed.body.type).toBe('order');
     expect(await chargesOf(retry.id)).toHaveLength(1);
     expect(await ordersOf(email)).toHaveLength(1);
+  });
+
+  it('attack: a charge cut off after Medusa placed its order (the process was killed while charging): the failure the run records is reported ORDER NOT PAID (found by a crash-window review)', async () => {
+    const { token, cartId, session } = await cardCart();
+    await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
+    expect((await complete(cartId, token)).status).toBe(400);
+    const sent = await currentSession(cartId, token);
+    expect(sent.data.outcome.status).toBe('unknown');
+    // What a killed completion leaves: Medusa marks the cart completed (and places the order) before it
+    // authorizes the payment, and nothing compensated it.
+    await sql('update cart set completed_at = now() where id = $1', [cartId]);
+
+    await pastNoRecordThreshold(sent.data.attemptedAt);
+    const old = await reconcileNow({ orderNos: [session.id] });
+    expect(old.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
+    ]);
+    await waitFor(
+      async () => log().includes(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`),
+      'the order-not-paid alert',
+    );
   });
 
   it('a charge the gateway answered pending, missing from its records later: left open for a person, never failed; settled once the records show it', async () => {

@@ -177,9 +177,10 @@ async function reconcileAttempts(
     const line = { orderNo: session.id, account: account.id };
     try {
       // The same decision as a callback: amount check, monotonic merge, the cart completed on success.
+      const store = new SessionAttempts(scope, account);
       const { found, decision, reason } = await reconcileAndRecord(
         client,
-        new SessionAttempts(scope, account),
+        store,
         {
           orderNo: session.id,
           sentAt,
@@ -199,6 +200,9 @@ async function reconcileAttempts(
       if (!decision) {
         lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason });
         continue;
+      }
+      if (decision.kind === 'changed' && decision.next.status === 'failed') {
+        await store.reportUnansweredFailureAfterOrder(decision.attempt, decision.next);
       }
       const status =
         decision.kind === 'changed'

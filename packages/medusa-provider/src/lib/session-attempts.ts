@@ -304,6 +304,20 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     });
   }
 
+  /**
+   * A failure the reconciliation recorded for a charge sent without an answer (nothing heard, or a lost
+   * one), whose cart is an order by now: Medusa places the order before it authorizes the payment, so a
+   * process killed during the charge leaves the order with no money behind it. The failure is recorded
+   * long after any checkout that could still compensate it (docs/payment-states.md).
+   */
+  async reportUnansweredFailureAfterOrder(attempt: SessionAttempt, failure: PaymentOutcome): Promise<void> {
+    const before = attempt.outcome?.status;
+    if (before !== undefined && before !== 'unknown') return;
+    if (failure.status === 'failed' && (await this.cartCompleted(attempt.session))) {
+      await reportFailedAfterOrder(this.scope, failure, failure.reason);
+    }
+  }
+
   /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */
   async markRefundAlerted(orderNo: string, merTrackNo: string, now: Date): Promise<void> {
     await this.exclusive(orderNo, async () => {
