@@ -17,6 +17,7 @@ import {
   sandboxRefunds,
 } from './support/payments';
 import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
+import { postTransactionCallback } from './support/signed-callback';
 import { api, expectOk, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -150,6 +151,26 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(old.body.attempts).toEqual([
       expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
     ]);
+    await waitFor(
+      async () => log().includes(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`),
+      'the order-not-paid alert',
+    );
+  });
+
+  it("attack: the same cut-off charge declined by the gateway's callback instead: ORDER NOT PAID too (found by review)", async () => {
+    const { token, cartId, session } = await cardCart();
+    await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
+    expect((await complete(cartId, token)).status).toBe(400);
+    const sent = await currentSession(cartId, token);
+    expect(sent.data.outcome.status).toBe('unknown');
+    await sql('update cart set completed_at = now() where id = $1', [cartId]);
+
+    const answer = await postTransactionCallback(
+      { id: session.id, data: sent.data },
+      { status: 'fail', tradeNo: `T${session.id.slice(-12)}`, orderInfo: 'Declined by the issuer' },
+    );
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+    expect((await currentSession(cartId, token)).data.outcome.status).toBe('failed');
     await waitFor(
       async () => log().includes(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`),
       'the order-not-paid alert',

@@ -31,8 +31,11 @@ export async function reconcileAndRecord<A extends StoredAttempt>(
   input: ReconcileAttemptInput,
   options: ReconcileAttemptOptions,
   storedAnswerOfAttempt: (attempt: A) => StoredAnswer,
+  /** Told what the gateway's record says before anything is recorded (an attention warning is said even if recording then fails). */
+  beforeRecord?: (found: AttemptReconciliation) => void,
 ): Promise<ReconciledAttempt<A>> {
   const found = await reconcileAttempt(client, input, options);
+  beforeRecord?.(found);
   if (!found.outcome) return { found, reason: found.reason };
   const decision = await recordOutcome(
     store,

@@ -177,10 +177,9 @@ async function reconcileAttempts(
     const line = { orderNo: session.id, account: account.id };
     try {
       // The same decision as a callback: amount check, monotonic merge, the cart completed on success.
-      const store = new SessionAttempts(scope, account);
-      const { found, decision, reason } = await reconcileAndRecord(
+      const { decision, reason } = await reconcileAndRecord(
         client,
-        store,
+        new SessionAttempts(scope, account),
         {
           orderNo: session.id,
           sentAt,
@@ -191,18 +190,16 @@ async function reconcileAttempts(
         },
         { now, pendingAfterMs: failUnrecordedAfterMs },
         (attempt: SessionAttempt) => storedAnswerOf(attempt.outcome),
+        (found) => {
+          if (!found.attention) return;
+          scope
+            .resolve(ContainerRegistrationKeys.LOGGER)
+            .warn(`gatewaykit: ${session.id} needs a person: ${found.reason}`);
+        },
       );
-      if (found.attention) {
-        scope
-          .resolve(ContainerRegistrationKeys.LOGGER)
-          .warn(`gatewaykit: ${session.id} needs a person: ${found.reason}`);
-      }
       if (!decision) {
         lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason });
         continue;
-      }
-      if (decision.kind === 'changed' && decision.next.status === 'failed') {
-        await store.reportUnansweredFailureAfterOrder(decision.attempt, decision.next);
       }
       const status =
         decision.kind === 'changed'

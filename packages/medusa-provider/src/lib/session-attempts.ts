@@ -142,11 +142,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    */
   async afterChange(attempt: SessionAttempt, next: PaymentOutcome): Promise<void> {
     if (next.status === 'failed') {
-      // A pending payment lets Medusa place the order at once, unpaid (docs/payment-states.md); while it
-      // is pending no other session of the cart may start, so a completed cart is this payment's order.
-      if (attempt.outcome?.status === 'pending' && (await this.cartCompleted(attempt.session))) {
-        await reportFailedAfterOrder(this.scope, next, next.reason);
-      }
+      await this.reportFailureAfterOrder(attempt, next);
       return;
     }
     if (next.status !== 'succeeded') return;
@@ -305,17 +301,24 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   }
 
   /**
-   * A failure the reconciliation recorded for a charge sent without an answer (nothing heard, or a lost
-   * one), whose cart is an order by now: Medusa places the order before it authorizes the payment, so a
-   * process killed during the charge leaves the order with no money behind it. The failure is recorded
-   * long after any checkout that could still compensate it (docs/payment-states.md).
+   * A failure recorded for a session whose cart is an order already: the order has no money behind it
+   * (docs/payment-states.md). A pending payment lets Medusa place the order at once, unpaid; and Medusa
+   * places the order before it charges, so a completion killed during the charge (no answer, or a lost
+   * one) leaves one too. The failure is recorded under the cart's lock, after any completion still
+   * holding it has ended or compensated its order, and while such a session is open no other session
+   * of the cart may start, so a completed cart is this payment's order.
    */
-  async reportUnansweredFailureAfterOrder(attempt: SessionAttempt, failure: PaymentOutcome): Promise<void> {
+  private async reportFailureAfterOrder(attempt: SessionAttempt, failure: PaymentOutcome): Promise<void> {
     const before = attempt.outcome?.status;
-    if (before !== undefined && before !== 'unknown') return;
-    if (failure.status === 'failed' && (await this.cartCompleted(attempt.session))) {
-      await reportFailedAfterOrder(this.scope, failure, failure.reason);
-    }
+    if (before !== undefined && before !== 'unknown' && before !== 'pending') return;
+    if (failure.status !== 'failed' || !(await this.cartCompleted(attempt.session))) return;
+    // A failure with no gateway record names no amount: the attempt's.
+    const said = {
+      ...failure,
+      amount: failure.amount ?? attempt.orderAmount,
+      currency: failure.currency ?? attempt.currency,
+    };
+    await reportFailedAfterOrder(this.scope, said, failure.reason);
   }
 
   /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */

@@ -166,7 +166,7 @@ export class ReconcileService {
     const { ctx, method } = resolved;
     // A failure judged on the row as the batch read it holds only while the row, read again under the
     // attempt's lock, is still as judged (the gateway may have answered it meanwhile).
-    const { found, decision, reason } = await reconcileAndRecord(
+    const { decision, reason } = await reconcileAndRecord(
       method.client,
       this.recorder.attemptsOf(ctx, row.paymentMethodCode),
       {
@@ -181,14 +181,15 @@ export class ReconcileService {
       },
       { now, pendingAfterMs: this.settings.noRecordAfterMs },
       (attempt: OrderAttempt) => storedAnswerOfAttempt(attempt.row),
+      (found) => {
+        // Left open for a person, said on every run (no order note each time: the history would fill).
+        if (!found.attention) return;
+        Logger.warn(
+          `Order ${row.orderCode}: payment attempt ${row.orderNo}: ${redactText(found.reason)}`,
+          loggerCtx,
+        );
+      },
     );
-    if (found.attention) {
-      // Left open for a person, said on every run (no order note each time: the history would fill).
-      Logger.warn(
-        `Order ${row.orderCode}: payment attempt ${row.orderNo}: ${redactText(found.reason)}`,
-        loggerCtx,
-      );
-    }
     if (!decision) return { changed: false, after: row.status, reason };
     if (decision.kind === 'held-back') {
       return { changed: false, after: decision.attempt.row.status, reason };
