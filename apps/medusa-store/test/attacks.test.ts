@@ -719,6 +719,33 @@ describe('attack: refunds and reconciliation', () => {
     expect(feed).toContain('was reported failed, and now succeeded at the gateway');
   });
 
+  it('a refund recorded as made (its answer said success), then reported failed: the first result stays, and the merchant is told the customer did not get it (found by review)', async () => {
+    const paid = await paidOrder();
+    const refund = await adminRefund(paid.paymentId, 5);
+    const [gateway] = await sandboxRefunds(paid.tradeNo);
+    expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: refund.refundId, status: 'succeeded' }),
+    ]);
+    const body = refundNotice('refund.fail', {
+      orderNo: paid.orderNo,
+      tradeNo: paid.tradeNo,
+      merTrackNo: refund.refundId!,
+      batchNo: gateway!.batchNo,
+      amount: '5.00',
+    });
+    const answer = await api('POST', '/hooks/gatewaykit/callback', {
+      rawBody: body,
+      headers: signedHeaders(body),
+    });
+    expect(answer).toMatchObject({ status: 200, body: 'success' });
+    expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: refund.refundId, status: 'succeeded' }),
+    ]);
+    const feed = await adminFeed();
+    expect(feed).toContain(`Refund ${refund.refundId} (batchNo ${gateway!.batchNo}) of 5.00 USD`);
+    expect(feed).toContain('(it had been recorded as made)');
+  });
+
   it('a refund.success for a refund Medusa never made changes no refund or payment status; it is only kept as money returned at the gateway', async () => {
     const paid = await paidOrder();
     const before = await adminPayment(paid.paymentId);

@@ -276,6 +276,13 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
         this.logger.warn(
           `gatewaykit: ${what} reported ${event.status} but is already ${result.entry.status}; the first result stays`,
         );
+        // A refund recorded as made (its answer said so) now reported failed: the order shows money
+        // returned that the customer did not get.
+        if (event.status === 'failed' && result.entry.status === 'succeeded')
+          await reportRefundFailed(this.scope, result.payment, {
+            ...result.entry,
+            reason: `${event.reason ?? 'no reason given'} (it had been recorded as made)`,
+          });
         // The failure asked the merchant to refund again: money may have gone back twice.
         if (event.status === 'succeeded' && result.entry.status === 'failed')
           await reportRefundSucceededAfterFailure(this.scope, result.payment, result.entry);
