@@ -55,12 +55,18 @@ describe('attack: a paid order without paying', () => {
   it('a forged outcome in session data is refused with a 400 naming it; nothing is stored, charged or ordered', async () => {
     const email = uniqueEmail('forger');
     const { cartId, collectionId } = await readyCart({ email });
-    const forged = { outcome: { status: 'succeeded', orderNo: 'x' }, attemptedAt: new Date().toISOString() };
+    const forged = {
+      outcome: { status: 'succeeded', orderNo: 'x' },
+      attemptedAt: new Date().toISOString(),
+      // Would make the reconciliation leave a stored success to a person without reporting it.
+      unappliedReportedAt: new Date().toISOString(),
+    };
     for (const provider of [CARD, HOSTED, LOCAL]) {
       const response = await createSession(collectionId, provider, forged);
       expect(response.status).toBe(400);
       expect(response.body.message).toMatch(/data\.outcome: is not accepted/);
       expect(response.body.message).toMatch(/data\.attemptedAt: is not accepted/);
+      expect(response.body.message).toMatch(/data\.unappliedReportedAt: is not accepted/);
     }
     expect(await sessionRowsOf(collectionId)).toEqual([]);
     const completed = await complete(cartId);

@@ -123,6 +123,8 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(await ordersOf(email)).toEqual([]);
 
     expect(log()).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
+    // Its cart was looked at once, under its lock: no order, nothing for a later run.
+    expect(failed.data.unpaidOrderCheck).toBe('not-needed');
     // Nothing was charged, so the shopper pays with a new session: one order, one successful charge.
     const retry = await startSession(
       await collectionOf(cartId, token),
@@ -151,11 +153,21 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(old.body.attempts).toEqual([
       expect.objectContaining({ orderNo: session.id, result: 'changed', status: 'failed' }),
     ]);
-    await waitFor(
-      async () => log().includes(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`),
-      'the order-not-paid alert',
-    );
+    await waitFor(async () => unpaidAlerts(session.id) === 1, 'the order-not-paid alert');
+    await expectNoSecondUnpaidAlert(session.id);
   });
+
+  /** How many ORDER NOT PAID alerts the server logged for session `orderNo`. */
+  const unpaidAlerts = (orderNo: string) =>
+    log().split(`ORDER NOT PAID: Gateway payment orderNo ${orderNo}`).length - 1;
+
+  /** A reported failure is marked in its session, and a later run neither lists nor reports it. */
+  async function expectNoSecondUnpaidAlert(orderNo: string) {
+    const [row] = await sql<{ data: Json }>('select data from payment_session where id = $1', [orderNo]);
+    expect(row!.data.unpaidOrderCheck).toBe('reported');
+    expect((await reconcileNow({ orderNos: [orderNo] })).body.attempts).toEqual([]);
+    expect(unpaidAlerts(orderNo)).toBe(1);
+  }
 
   it("attack: the same cut-off charge declined by the gateway's callback instead: ORDER NOT PAID too (found by review)", async () => {
     const { token, cartId, session } = await cardCart();
@@ -171,10 +183,35 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     );
     expect(answer).toMatchObject({ status: 200, body: 'success' });
     expect((await currentSession(cartId, token)).data.outcome.status).toBe('failed');
-    await waitFor(
-      async () => log().includes(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`),
-      'the order-not-paid alert',
-    );
+    await waitFor(async () => unpaidAlerts(session.id) === 1, 'the order-not-paid alert');
+    await expectNoSecondUnpaidAlert(session.id);
+  });
+
+  it('attack: a cut-off charge whose decline was recorded by a process that died before it looked at the cart: the run reports ORDER NOT PAID, once (found by review)', async () => {
+    const { token, cartId, session } = await cardCart();
+    await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
+    expect((await complete(cartId, token)).status).toBe(400);
+    const sent = await currentSession(cartId, token);
+    await sql('update cart set completed_at = now() where id = $1', [cartId]);
+    // What the decline's recording writes, in one update; the process is killed before the alert.
+    const declined = {
+      ...sent.data,
+      outcome: { orderNo: session.id, status: 'failed', reason: 'Declined by the issuer', tradeNo: 'T1' },
+      error: 'Declined by the issuer',
+      unpaidOrderCheck: 'due',
+    };
+    await sql(`update payment_session set data = $2::jsonb, status = 'error' where id = $1`, [
+      session.id,
+      JSON.stringify(declined),
+    ]);
+    expect(unpaidAlerts(session.id)).toBe(0);
+
+    const run = await reconcileNow({ orderNos: [session.id] });
+    expect(run.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'reported', status: 'failed' }),
+    ]);
+    await waitFor(async () => unpaidAlerts(session.id) === 1, 'the order-not-paid alert');
+    await expectNoSecondUnpaidAlert(session.id);
   });
 
   it('a charge the gateway answered pending, missing from its records later: left open for a person, never failed; settled once the records show it', async () => {

@@ -105,7 +105,7 @@ export {
   type OperationHost,
   type OperationName,
 } from './operations.js';
-export { attemptOrderNo, parseAttemptOrderNo, withQuery } from './order-numbers.js';
+export { attemptOrderNo, withQuery } from './order-numbers.js';
 export {
   isFinalOutcome,
   mergeOutcome,

@@ -15,12 +15,6 @@ export function attemptOrderNo(reference: string, attempt: number): string {
   return orderNo;
 }
 
-/** Splits an attempt orderNo back into its reference and attempt number. */
-export function parseAttemptOrderNo(orderNo: string): { reference: string; attempt: number } | undefined {
-  const match = /^(.+)-(\d+)$/.exec(orderNo);
-  return match ? { reference: match[1]!, attempt: Number(match[2]) } : undefined;
-}
-
 /** Adds query parameters to a URL that may already carry its own. */
 export function withQuery(url: string, params: Readonly<Record<string, string>>): string {
   const target = new URL(url);

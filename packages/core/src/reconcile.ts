@@ -276,6 +276,7 @@ export async function reconcileAttempt(
     };
   }
   const ageMs = now - sentAt;
+  const minutes = Math.round(ageMs / 60_000);
   const trade = decisiveTrade(records);
   if (!trade) return withoutRecord(attempt, ageMs, pendingAfterMs);
   if (trade.tradeStatusText !== undefined) {
@@ -322,9 +323,11 @@ export async function reconcileAttempt(
         code: 'PAGE_EXPIRED',
         tradeNo: trade.tradeNo,
       },
-      reason: pageNeverShown
-        ? `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after its page was asked for, and the answer naming the page never arrived: ${PAGE_EXPIRED}`
-        : `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the shopper was sent to its page: ${PAGE_EXPIRED}`,
+      reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${minutes} minutes after ${
+        pageNeverShown
+          ? 'its page was asked for, and the answer naming the page never arrived'
+          : 'the shopper was sent to its page'
+      }: ${PAGE_EXPIRED}`,
       judgedOn: attempt.stored ?? { status: 'unknown' },
     };
   }
@@ -335,7 +338,7 @@ export async function reconcileAttempt(
       orderNo,
       outcome,
       attention: true,
-      reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${Math.round(ageMs / 60_000)} minutes after the card charge was sent: left open so it is not paid twice; look it up in the merchant portal`,
+      reason: `the gateway still lists trade ${trade.tradeNo} as ${trade.tradeStatus} ${minutes} minutes after the card charge was sent: left open so it is not paid twice; look it up in the merchant portal`,
     };
   }
   // Only said: recordOutcome decides what a different amount means (docs/payment-states.md#amount-check).

@@ -86,7 +86,7 @@ export function moveClock(context: SandboxContext, input: ClockInput): void {
 const CHAOS_TIMINGS = ['concurrent', 'before-return', 'after-return'];
 
 /** Validates chaos settings from JSON or a dashboard form (where every value is a string). */
-export function parseChaos(input: Record<string, unknown>): CallbackChaos {
+function parseChaos(input: Record<string, unknown>): CallbackChaos {
   const bool = (value: unknown) => value === true || value === 'true' || value === 'on' || value === '1';
   const num = (value: unknown) => (value === undefined || value === '' ? undefined : Number(value));
   const chaos: CallbackChaos = {};
@@ -118,7 +118,7 @@ export function parseChaos(input: Record<string, unknown>): CallbackChaos {
   return chaos;
 }
 
-export function parseFault(input: Record<string, unknown>): FaultInput {
+function parseFault(input: Record<string, unknown>): FaultInput {
   const times = input['times'];
   const parsedTimes =
     times === undefined || times === ''
@@ -142,7 +142,7 @@ const optionalText = (value: unknown): string | undefined =>
   value === undefined || value === null || value === '' ? undefined : String(value);
 
 /** `{ outcome, reason?, times?, tradeNo? }` from JSON or a dashboard form. */
-export function parseRefundOutcome(input: Record<string, unknown>): RefundOutcomeInput {
+function parseRefundOutcome(input: Record<string, unknown>): RefundOutcomeInput {
   const times = input['times'];
   return {
     outcome: String(input['outcome'] ?? '') as RefundOutcomeInput['outcome'],
@@ -157,14 +157,14 @@ export function parseRefundOutcome(input: Record<string, unknown>): RefundOutcom
   };
 }
 
-export function parseSettleRefund(input: Record<string, unknown>): SettleRefundInput {
+function parseSettleRefund(input: Record<string, unknown>): SettleRefundInput {
   return {
     status: String(input['status'] ?? '') as SettleRefundInput['status'],
     reason: optionalText(input['reason']),
   };
 }
 
-export function parseChargeback(input: Record<string, unknown>): ChargebackInput {
+function parseChargeback(input: Record<string, unknown>): ChargebackInput {
   return {
     tradeNo: String(input['tradeNo'] ?? ''),
     amount: optionalText(input['amount']),

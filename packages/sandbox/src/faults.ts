@@ -21,7 +21,7 @@ export const FAULT_KINDS = [
  * gateway's read side behind its writes), so a client's "no record" rule can be tried on a trade the
  * gateway did acknowledge.
  */
-export const RECORD_READS = ['listTransactions', 'retrieveTransaction', 'listChargebacks'] as const;
+const RECORD_READS = ['listTransactions', 'retrieveTransaction', 'listChargebacks'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultInput {

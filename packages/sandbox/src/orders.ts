@@ -64,7 +64,7 @@ export function createOrder(context: SandboxContext, gatewayNo: string, fields: 
   return order;
 }
 
-export function pageUrl(context: SandboxContext, page: OrderPage, tradeNo: string): string {
+function pageUrl(context: SandboxContext, page: OrderPage, tradeNo: string): string {
   return `${context.publicUrl()}/pay/${page}/${encodeURIComponent(tradeNo)}`;
 }
 

@@ -14,7 +14,7 @@ import type { OrderRecord, RefundOutcomeRule, RefundRecord, RefundStatus } from 
 /** `reason` of a `refund.fail` when the control that failed it gave none. */
 export const REFUND_FAIL_REASON = 'Refund declined by the acquirer';
 
-export const REFUND_STATUSES: readonly RefundStatus[] = ['pending', 'success', 'fail'];
+const REFUND_STATUSES: readonly RefundStatus[] = ['pending', 'success', 'fail'];
 
 /** The body of `POST /refund` once validated. */
 export interface RefundRequest {
@@ -46,7 +46,7 @@ export function amountInMinor(value: string, currency: string, field: string): n
 const money = (minor: number, currency: string) => `${minorToOrderAmount(minor, currency)} ${currency}`;
 
 /** What the trade's refunds take from the paid amount: succeeded and pending ones (a failed refund gives nothing back). */
-export function refundedMinor(context: SandboxContext, order: OrderRecord): number {
+function refundedMinor(context: SandboxContext, order: OrderRecord): number {
   let total = 0;
   for (const refund of context.store.refundsOf(order.tradeNo)) {
     if (refund.refundStatus !== 'fail')

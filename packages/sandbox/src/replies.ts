@@ -4,7 +4,7 @@ import { DUPLICATE_ORDER_CODE, ERROR_CODES, redactText } from './core.js';
 /** Business code for a second charge of an orderNo that already succeeded (the gateway's "Duplicate Order", I0061). */
 export { DUPLICATE_ORDER_CODE };
 
-export const CODE_MESSAGES: Readonly<Record<string, string>> = {
+const CODE_MESSAGES: Readonly<Record<string, string>> = {
   [ERROR_CODES.SUCCESS]: 'success',
   [ERROR_CODES.GENERIC]: 'api request error',
   [ERROR_CODES.MERCHANT]: 'limited request',

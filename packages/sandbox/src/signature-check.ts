@@ -13,10 +13,10 @@ export interface Merchant {
   signKey: string;
 }
 
-export const REQUEST_TIME_TOLERANCE_MS = 10 * 60_000;
-export const REQUEST_ID_WINDOW_MS = 30 * 60_000;
+const REQUEST_TIME_TOLERANCE_MS = 10 * 60_000;
+const REQUEST_ID_WINDOW_MS = 30 * 60_000;
 /** At most this many remembered request-ids (about 100 MB); beyond it the L0004 check covers the newest ones. */
-export const REQUEST_ID_LIMIT = 1_000_000;
+const REQUEST_ID_LIMIT = 1_000_000;
 
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];

@@ -38,7 +38,7 @@ export interface CardElementAnswer {
 export class CardElementUnavailableError extends Error {}
 
 /** Parses the route's body; a 400 names each refused field, never its value. */
-export function parseCardElementInput(body: unknown): CardElementInput {
+function parseCardElementInput(body: unknown): CardElementInput {
   try {
     return parseStorefrontInput(CARD_ELEMENT_INPUT, body ?? {}, 'card element request', 'body');
   } catch (error) {
@@ -47,7 +47,7 @@ export function parseCardElementInput(body: unknown): CardElementInput {
 }
 
 /** The gatewaykit entry whose card provider is `providerId` (`pp_gatewaykit_<entry id>`), if any. */
-export function cardAccountOf(
+function cardAccountOf(
   accounts: readonly GatewaykitAccount[],
   providerId: string,
 ): GatewaykitAccount | undefined {

@@ -31,10 +31,7 @@ export function sameMoney(a: GatewayMoney, b: GatewayMoney): boolean {
 }
 
 /** The total of cart `cartId` while it is open; undefined once it is an order (or when there is none). */
-export async function openCartTotal(
-  scope: MedusaContainer,
-  cartId: string,
-): Promise<GatewayMoney | undefined> {
+async function openCartTotal(scope: MedusaContainer, cartId: string): Promise<GatewayMoney | undefined> {
   return (await openCart(scope, cartId, false))?.total;
 }
 

@@ -46,7 +46,7 @@ export interface GatewayChargeback extends ChargebackDetails {
 
 const SETTLED: ReadonlySet<GatewayRefundStatus> = new Set(['succeeded', 'failed']);
 
-export function isSettledRefund(refund: GatewayRefund): boolean {
+function isSettledRefund(refund: GatewayRefund): boolean {
   return SETTLED.has(refund.status);
 }
 

@@ -81,7 +81,7 @@ export async function holdUntilAnswered(
  * after the lock was given up. Not on `finish` alone: that waits for the client to read the answer, so
  * a client that stops reading would hold the cart's lock for as long as it liked.
  */
-export function handlerAnswered(res: MedusaResponse): Promise<void> {
+function handlerAnswered(res: MedusaResponse): Promise<void> {
   return new Promise<void>((resolve) => {
     const timer = setTimeout(resolve, MAX_HOLD_MS);
     timer.unref?.();

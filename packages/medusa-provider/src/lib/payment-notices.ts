@@ -16,10 +16,10 @@ import { readSessionData } from './session-data';
  * How long after Medusa created a refund row its payment data may still lack the refund: the provider
  * is still waiting for the gateway's answer, and Medusa writes the data once it returns.
  */
-export const REFUND_IN_FLIGHT_MS = 60_000;
+const REFUND_IN_FLIGHT_MS = 60_000;
 
 /** A notice about a refund row whose payment data is not written yet: answered 500, delivered again. */
-export class RefundStillRecordingError extends Error {}
+class RefundStillRecordingError extends Error {}
 
 export type RefundSettlement =
   | { kind: 'no-payment' | 'no-entry'; payment: PaymentRef }
@@ -29,10 +29,7 @@ export type RefundSettlement =
 type PaymentRow = { id: string; data?: Record<string, unknown> | null };
 
 /** The Medusa payment of a payment session (created when the session was authorized). */
-export async function paymentOfSession(
-  scope: MedusaContainer,
-  sessionId: string,
-): Promise<PaymentRow | undefined> {
+async function paymentOfSession(scope: MedusaContainer, sessionId: string): Promise<PaymentRow | undefined> {
   const [payment] = await scope
     .resolve(Modules.PAYMENT)
     .listPayments({ payment_session_id: sessionId }, { select: ['id', 'data'] });

@@ -4,8 +4,8 @@ import { MathBN, MedusaError } from '@medusajs/framework/utils';
 import type { GatewaykitOptions } from './options';
 import type { GatewaykitSessionData } from './session-data';
 
-export const CALLBACK_PATH = '/hooks/gatewaykit/callback';
-export const RETURN_PATH = '/hooks/gatewaykit/return';
+const CALLBACK_PATH = '/hooks/gatewaykit/callback';
+const RETURN_PATH = '/hooks/gatewaykit/return';
 
 /** Medusa amounts are major units (number, string, BigNumber or {value, precision}). */
 export function gatewayAmount(amount: BigNumberInput, currencyCode: string): string {

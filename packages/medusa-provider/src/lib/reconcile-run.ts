@@ -27,7 +27,7 @@ import { applyStoredSuccess } from './unapplied-success';
  */
 
 /** The lock every run holds: one run at a time, across instances with a shared locking provider. */
-export const RECONCILE_RUN_LOCK = 'gatewaykit:reconcile:run';
+const RECONCILE_RUN_LOCK = 'gatewaykit:reconcile:run';
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** How far back sessions and refunds are looked at. */
 const LOOKBACK_MS = 30 * DAY_MS;
@@ -35,7 +35,10 @@ const LOOKBACK_MS = 30 * DAY_MS;
 const OPEN_STATUSES = ['pending', 'pending_authorization'];
 /** Session status of a shopper sent to a gateway page (hosted, local method, 3-D Secure). */
 const REDIRECT_STATUS = 'requires_more';
-/** Session status of a failed payment; only its stored successes (paid late) are looked at. */
+/**
+ * Session status of a failed payment: only its stored successes (paid late) and its failures whose
+ * cart was not looked at yet are.
+ */
 const FAILED_STATUS = 'error';
 /** How long a stored success is left to its own recording even when an admin names its session. */
 const STORED_SUCCESS_MIN_AGE_MS = 60_000;
@@ -169,7 +172,11 @@ async function reconcileAttempts(
       lines.push(await appliedLine(scope, account, session.id));
       continue;
     }
-    if (session.status === FAILED_STATUS) continue;
+    if (session.status === FAILED_STATUS) {
+      // A failure whose cart nobody looked at (the process died right after recording it).
+      if (data.unpaidOrderCheck === 'due') lines.push(await unpaidOrderLine(scope, account, session.id));
+      continue;
+    }
     if (!awaitsGatewayOutcome(data)) continue;
     const sentAt = new Date(data.attemptedAt!);
     // The job leaves young charges to their callback; an orderNo named by the admin is read now.
@@ -222,14 +229,34 @@ async function reconcileAttempts(
   return lines;
 }
 
-async function appliedLine(
-  scope: MedusaContainer,
-  account: GatewaykitAccount,
+function appliedLine(scope: MedusaContainer, account: GatewaykitAccount, orderNo: string) {
+  return lineOf(orderNo, account, 'succeeded', () => applyStoredSuccess(scope, account, orderNo));
+}
+
+const UNPAID_ORDER_REASONS = {
+  reported: 'failed after its order was placed: reported as ORDER NOT PAID',
+  'not-needed': 'failed, and its cart is no order: nothing to report',
+} as const;
+
+function unpaidOrderLine(scope: MedusaContainer, account: GatewaykitAccount, orderNo: string) {
+  return lineOf(orderNo, account, 'failed', async () => {
+    const check = await new SessionAttempts(scope, account).checkUnpaidOrder(orderNo);
+    return check
+      ? { result: check === 'reported' ? 'reported' : 'none', reason: UNPAID_ORDER_REASONS[check] }
+      : { result: 'none', reason: 'already looked at' };
+  });
+}
+
+/** One session's line of the report from `work`; what it throws is the line's error. */
+async function lineOf(
   orderNo: string,
+  account: GatewaykitAccount,
+  status: string,
+  work: () => Promise<{ result: string; reason: string }>,
 ): Promise<AttemptLine> {
-  const line = { orderNo, account: account.id, status: 'succeeded' };
+  const line = { orderNo, account: account.id, status };
   try {
-    return { ...line, ...(await applyStoredSuccess(scope, account, orderNo)) };
+    return { ...line, ...(await work()) };
   } catch (error) {
     return { ...line, result: 'error', reason: describe(error) };
   }

@@ -35,7 +35,12 @@ import {
 } from './payment-notices';
 import { gatewayAmount } from './payment-request';
 import type { GatewaykitAccount } from './resolve-options';
-import { readSessionData, withOutcome } from './session-data';
+import {
+  type GatewaykitSessionData,
+  readSessionData,
+  type UnpaidOrderCheck,
+  withOutcome,
+} from './session-data';
 
 /** A gateway payment attempt as Medusa stores it: one payment session (orderNo = session id). */
 export interface SessionAttempt extends StoredAttempt {
@@ -122,11 +127,15 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   async save(attempt: SessionAttempt, next: PaymentOutcome): Promise<boolean> {
     const { session } = attempt;
+    const data = withOutcome(readSessionData(session.data), next);
+    // Written with the failure, so a process that dies before looking at the cart leaves it for the
+    // reconciliation (checkUnpaidOrder).
+    if (next.status === 'failed' && hadNoFinalAnswer(attempt.outcome)) data.unpaidOrderCheck = 'due';
     attempt.session = await this.scope.resolve(Modules.PAYMENT).updatePaymentSession({
       id: session.id,
       amount: session.amount,
       currency_code: session.currency_code,
-      data: withOutcome(readSessionData(session.data), next) as Record<string, unknown>,
+      data: data as Record<string, unknown>,
       // A failure closes the session (the storefront starts a new one); a success becomes `captured`
       // through the authorization in afterChange; others take the provider's mapping (pending ->
       // pending_authorization), so the cart stays processable.
@@ -142,7 +151,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    */
   async afterChange(attempt: SessionAttempt, next: PaymentOutcome): Promise<void> {
     if (next.status === 'failed') {
-      await this.reportFailureAfterOrder(attempt, next);
+      await this.checkUnpaidOrder(attempt.orderNo);
       return;
     }
     if (next.status !== 'succeeded') return;
@@ -190,12 +199,17 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   /** Writes `unappliedReportedAt` into the session's data; the caller holds the cart's lock. */
   async markUnappliedReported(session: PaymentSessionDTO): Promise<void> {
+    await this.writeData(session, { unappliedReportedAt: new Date().toISOString() });
+  }
+
+  /** Adds to the session's data, keeping its status; the caller holds the cart's lock. */
+  private async writeData(session: PaymentSessionDTO, added: Partial<GatewaykitSessionData>): Promise<void> {
     await this.scope.resolve(Modules.PAYMENT).updatePaymentSession({
       id: session.id,
       amount: session.amount,
       currency_code: session.currency_code,
       status: session.status,
-      data: { ...session.data, unappliedReportedAt: new Date().toISOString() },
+      data: { ...session.data, ...added },
     });
   }
 
@@ -309,23 +323,35 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   /**
    * A failure recorded for a session whose cart is an order already: the order has no money behind it
-   * (docs/payment-states.md). A pending payment lets Medusa place the order at once, unpaid; and Medusa
-   * places the order before it charges, so a completion killed during the charge (no answer, or a lost
-   * one) leaves one too. The failure is recorded under the cart's lock, after any completion still
-   * holding it has ended or compensated its order, and while such a session is open no other session
-   * of the cart may start, so a completed cart is this payment's order.
+   * (docs/payment-states.md#a-charge-cut-off-after-medusa-placed-its-order). A pending payment lets
+   * Medusa place the order at once, unpaid; and Medusa places the order before it charges, so a
+   * completion killed during the charge (no answer, or a lost one) leaves one too. The failure was
+   * recorded under the cart's lock, after any completion still holding it had ended or compensated its
+   * order, and while such a session is open no other session of the cart may start, so a completed
+   * cart is this payment's order. Reported once, under the cart's lock, by whichever path comes first:
+   * the failure's own recording, or the reconciliation when the process died before it looked.
    */
-  private async reportFailureAfterOrder(attempt: SessionAttempt, failure: PaymentOutcome): Promise<void> {
-    const before = attempt.outcome?.status;
-    if (before !== undefined && before !== 'unknown' && before !== 'pending') return;
-    if (failure.status !== 'failed' || !(await this.cartCompleted(attempt.session))) return;
-    // A failure with no gateway record names no amount: the attempt's.
-    const said = {
-      ...failure,
-      amount: failure.amount ?? attempt.orderAmount,
-      currency: failure.currency ?? attempt.currency,
-    };
-    await reportFailedAfterOrder(this.scope, said, failure.reason);
+  async checkUnpaidOrder(orderNo: string): Promise<Exclude<UnpaidOrderCheck, 'due'> | undefined> {
+    return this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      const data = readSessionData(session?.data);
+      if (!session || data.unpaidOrderCheck !== 'due') return undefined;
+      const failure = data.outcome;
+      const unpaid = failure?.status === 'failed' && (await this.cartCompleted(session));
+      if (unpaid) {
+        // A failure with no gateway record names no amount: the attempt's.
+        const said = {
+          ...failure,
+          amount: failure.amount ?? data.amount,
+          currency: failure.currency ?? data.currency,
+        };
+        // Reported before it is marked: a process that dies in between repeats the alert, never loses it.
+        await reportFailedAfterOrder(this.scope, said, failure.reason);
+      }
+      const check = unpaid ? 'reported' : 'not-needed';
+      await this.writeData(session, { unpaidOrderCheck: check });
+      return check;
+    });
   }
 
   /** Notes that an unsettled refund of session `orderNo`'s payment was reported to the merchant. */
@@ -377,4 +403,9 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     this.collectionOfSession.set(orderNo, session.payment_collection_id);
     return session;
   }
+}
+
+/** No final answer before this one: the charge was sent (or answered unknown or pending) only. */
+function hadNoFinalAnswer(before: PaymentOutcome | undefined): boolean {
+  return before === undefined || before.status === 'unknown' || before.status === 'pending';
 }

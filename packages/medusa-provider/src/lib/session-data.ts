@@ -72,7 +72,16 @@ export interface GatewaykitSessionData {
    * lib/unapplied-success.ts): later runs leave it to a person.
    */
   unappliedReportedAt?: string | undefined;
+  /**
+   * A failure recorded over a charge that had no final answer (sent, unknown, pending) may belong to an
+   * order Medusa placed before charging (docs/payment-states.md#order-not-paid): `due` is written with
+   * the failure, in the same update, and becomes `reported` (ORDER NOT PAID raised) or `not-needed`
+   * once its cart is looked at under the cart's lock, by the callback's path or by the reconciliation.
+   */
+  unpaidOrderCheck?: UnpaidOrderCheck | undefined;
 }
+
+export type UnpaidOrderCheck = 'due' | 'reported' | 'not-needed';
 
 const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'orderNo',
@@ -94,6 +103,7 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'chargebacks',
   'heldAlertedAt',
   'unappliedReportedAt',
+  'unpaidOrderCheck',
 ];
 
 /**

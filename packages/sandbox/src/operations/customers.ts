@@ -6,7 +6,7 @@ import { newCustomerId } from '../ids.js';
 import { notFound } from '../replies.js';
 import type { CustomerRecord } from '../store.js';
 
-export function customerView(customer: CustomerRecord) {
+function customerView(customer: CustomerRecord) {
   const { gatewayNo: _, ...view } = customer;
   return view;
 }

@@ -13,7 +13,7 @@ import { findCustomer } from './customers.js';
  * API document gives it, it names no owner (docs/card-element.md#who-owns-a-card): a plugin must not
  * learn one from it, so the sandbox keeps the owner to itself.
  */
-export function paymentMethodView(method: PaymentMethodRecord) {
+function paymentMethodView(method: PaymentMethodRecord) {
   return {
     customerPaymentMethodId: method.customerPaymentMethodId,
     card: { ...method.card },

@@ -25,8 +25,8 @@ export interface RecordQuery {
   pageSize?: number | undefined;
 }
 
-export const DEFAULT_PAGE_SIZE = 10;
-export const MAX_PAGE_SIZE = 1000;
+const DEFAULT_PAGE_SIZE = 10;
+const MAX_PAGE_SIZE = 1000;
 
 const QUERY_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})$/;
 
@@ -79,7 +79,7 @@ function pageOf<T>(
 }
 
 /** A trade as the record queries show it; `tradeDate` is when the payment was made (virtual clock). */
-export function transactionView(order: OrderRecord) {
+function transactionView(order: OrderRecord) {
   return {
     orderNo: order.orderNo,
     tradeNo: order.tradeNo,

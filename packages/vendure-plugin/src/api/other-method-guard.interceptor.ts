@@ -24,11 +24,11 @@ interface ResolvedField {
 }
 
 /** What the shopper is told; the storefront shows IneligiblePaymentMethodError's message. */
-export const OPEN_CHARGE_MESSAGE =
+const OPEN_CHARGE_MESSAGE =
   'A card payment through the gateway is still open for this order and may yet be charged: another payment method cannot be used until its outcome is known';
 
 /** Said when two other-method payments for one order race (two tabs): the first one decides. */
-export const OTHER_PAYMENT_MESSAGE = 'Another payment for this order is in progress: wait for its result';
+const OTHER_PAYMENT_MESSAGE = 'Another payment for this order is in progress: wait for its result';
 
 type Refusal = Record<string, string>;
 

@@ -25,7 +25,7 @@ export function withoutEchoedValues(message: string): string {
  * nor test, and its first line is the unredacted message, a mistyped card number or security code
  * included; the server's own log keeps the stack), and every other text cleaned as the message is.
  */
-export function withoutEchoedExtensions(
+function withoutEchoedExtensions(
   extensions: Readonly<Record<string, unknown>> | undefined,
 ): Record<string, unknown> | undefined {
   if (!extensions) return undefined;

@@ -12,7 +12,7 @@ interface ConfigArg {
  * a success for an unpaid order. Admin answers carry HIDDEN_SIGN_KEY instead; a save that sends it back
  * unchanged keeps the stored key.
  */
-export const HIDDEN_SIGN_KEY = '(hidden: type a new sign key to replace it)';
+const HIDDEN_SIGN_KEY = '(hidden: type a new sign key to replace it)';
 
 /** The parts of a PaymentMethod this reads. */
 interface MethodWithHandler {

@@ -114,7 +114,7 @@ export async function conditionalUpdate(
 }
 
 /** Unique-constraint violations of SQLite/sql.js, PostgreSQL and MySQL/MariaDB. */
-export function isUniqueViolation(error: unknown): boolean {
+function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;
   const driverError = error.driverError as { code?: unknown } | undefined;
   const code = driverError?.code;

@@ -25,13 +25,13 @@ const LOCAL_NOW_SQL: Record<string, string> = {
 export const CLOCK_TOLERANCE_MS = 60_000;
 
 /** How often the database's clock is read again while the server runs. */
-export const CLOCK_CHECK_INTERVAL_MS = 10 * 60_000;
+const CLOCK_CHECK_INTERVAL_MS = 10 * 60_000;
 
 /**
  * How far the database's local time `databaseNow` reads from this process's `now`: 0 within
  * CLOCK_TOLERANCE_MS, undefined when it cannot be read.
  */
-export function databaseOffset(databaseNow: unknown, now: number = Date.now()): number | undefined {
+function databaseOffset(databaseNow: unknown, now: number = Date.now()): number | undefined {
   const read = databaseNow instanceof Date ? databaseNow : new Date(String(databaseNow));
   if (Number.isNaN(read.getTime())) return undefined; // a driver answering something else: nothing to judge
   const off = read.getTime() - now;

@@ -25,7 +25,7 @@ import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { chargebackNote, withChargeback } from './chargebacks';
 import { RefundFlights } from './refund-flights';
-import { isGatewayRefund, knownRefundOf } from './refund-notice';
+import { isGatewayRefund, knownRefundOf, portalRefundsOf, refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 import { vendureAmountToOrderAmount } from './vendure-money';
 
@@ -96,11 +96,11 @@ export class GatewayNoticeService {
         return 'unmatched';
       }
       const payment = refunds.find((entry) => entry.refund === found)?.payment;
-      const meta = (found.metadata ?? {}) as RefundMetadata;
+      const meta = refundMetadataOf(found);
       const verdict = judgeRefundNotice(
         knownRefundOf(found, {
-          amount: meta.refundAmount ?? this.gatewayAmount(found.total, row.currency),
-          currency: meta.currency ?? row.currency,
+          amount: this.gatewayAmount(found.total, row.currency),
+          currency: row.currency,
           tradeNo: payment?.transactionId,
         }),
         event,
@@ -197,8 +197,7 @@ export class GatewayNoticeService {
     const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
     if (!payment) return;
     const metadata = payment.metadata ?? {};
-    const known = Array.isArray(metadata.portalRefunds) ? (metadata.portalRefunds as string[]) : [];
-    const portalRefunds = withUncountedRefund(known, event);
+    const portalRefunds = withUncountedRefund(portalRefundsOf(metadata), event);
     if (!portalRefunds) return;
     await this.connection
       .getRepository(tx, Payment)

@@ -17,6 +17,7 @@ import { MethodConfigService } from './method-config.service';
 import { paidAttemptOf } from './paid-attempt';
 import { RefundFlights } from './refund-flights';
 import { RefundLock } from './refund-lock';
+import { portalRefundsOf } from './refund-notice';
 import {
   buildRefundRequest,
   type RefundMetadata,
@@ -209,9 +210,7 @@ export class GatewayRefundService {
     return refundBlockedBy(
       {
         chargebacks: metadata.chargebacks,
-        uncountedRefunds: Array.isArray(metadata.portalRefunds)
-          ? (metadata.portalRefunds as string[])
-          : undefined,
+        uncountedRefunds: portalRefundsOf(metadata),
       },
       counted,
     );

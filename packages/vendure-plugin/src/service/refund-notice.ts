@@ -18,6 +18,12 @@ export function refundMetadataOf(refund: NoticedRefund): Partial<RefundMetadata>
   return (refund.metadata ?? {}) as Partial<RefundMetadata>;
 }
 
+/** Refunds the gateway noticed that no Vendure refund asked for (made in the merchant portal), by batchNo. */
+export function portalRefundsOf(paymentMetadata: Record<string, unknown> | null | undefined): string[] {
+  const kept = paymentMetadata?.portalRefunds;
+  return Array.isArray(kept) ? kept.filter((batchNo): batchNo is string => typeof batchNo === 'string') : [];
+}
+
 export function isGatewayRefund(refund: NoticedRefund): boolean {
   return refundMetadataOf(refund).gatewaykit === 'gateway';
 }
@@ -33,8 +39,10 @@ export function knownRefundOf(refund: NoticedRefund, asked?: RefundAskedFor): Kn
   const meta = refundMetadataOf(refund);
   return {
     state: refund.state === 'Settled' ? 'succeeded' : refund.state === 'Failed' ? 'failed' : 'open',
-    amount: asked?.amount ?? meta.refundAmount ?? '',
-    currency: asked?.currency ?? meta.currency ?? '',
+    // What the refund asked for is what the plugin stored when sending it; `asked` fills what a refund
+    // recorded before that was stored lacks.
+    amount: meta.refundAmount ?? asked?.amount ?? '',
+    currency: meta.currency ?? asked?.currency ?? '',
     merTrackNo: meta.merTrackNo,
     batchNo: meta.batchNo || refund.transactionId || undefined,
     tradeNo: asked?.tradeNo,
