@@ -5,7 +5,7 @@ import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from 
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
-import { FAIL_UNRECORDED_AFTER_SECONDS } from './support/global-setup';
+import { FAIL_UNRECORDED_AFTER_SECONDS, SECOND_GATEWAY_NO, SECOND_SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import {
   adminFeed,
@@ -530,6 +530,88 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     }, 'the order paid on the new page');
     expect(more).toEqual([]);
     expect(order!.payment_status).toBe('captured');
+  });
+
+  /** A guest's hosted page, then a cart change: Medusa deletes the page's session (and the provider keeps it). */
+  async function pageDeletedByCartChange(tag: string) {
+    const email = uniqueEmail(tag);
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    const { cart } = await expectOk(api('GET', `/store/carts/${cartId}`));
+    await expectOk(
+      api('POST', `/store/carts/${cartId}/line-items`, {
+        body: { variant_id: cart.items[0].variant_id, quantity: 1 },
+      }),
+    );
+    expect(await sql('select id from payment_session where id = $1', [session.id])).toEqual([]);
+    return { email, session };
+  }
+
+  const unappliedAlerts = (orderNo: string) =>
+    log().split(`PAID BUT NOT APPLIED: Gateway payment orderNo ${orderNo}`).length - 1;
+
+  const keptPage = async (orderNo: string) =>
+    (await sql<Json>('select * from gatewaykit_deleted_page where order_no = $1', [orderNo]))[0];
+
+  it('attack: a page paid after a cart change deleted its session, with every callback lost: the run reports PAID BUT NOT APPLIED, once (found by review)', async () => {
+    const { email, session } = await pageDeletedByCartChange('deleted-page-paid');
+    expect(await keptPage(session.id)).toMatchObject({ ended_as: null, amount: session.data.amount });
+    // A success signed by another account's key (a test account's may be public) ends nothing here.
+    const forged = await postTransactionCallback(
+      session,
+      { status: 'success', tradeNo: 'T-FORGED', orderInfo: 'Success' },
+      { gatewayNo: SECOND_GATEWAY_NO, signKey: SECOND_SIGN_KEY },
+    );
+    expect(forged.status).toBe(200);
+    expect(await keptPage(session.id)).toMatchObject({ ended_as: null });
+    const forgedAlerts = unappliedAlerts(session.id);
+    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+
+    const run = await reconcileNow({ orderNos: [session.id] });
+    expect(run.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'reported', status: 'succeeded' }),
+    ]);
+    await waitFor(
+      async () => unappliedAlerts(session.id) === forgedAlerts + 1,
+      'the paid-but-not-applied alert',
+    );
+    expect(await keptPage(session.id)).toMatchObject({ ended_as: 'reported' });
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+    expect(unappliedAlerts(session.id)).toBe(forgedAlerts + 1);
+    expect(await ordersOf(email)).toEqual([]);
+  });
+
+  it('a page paid after a cart change deleted its session, with its callback delivered: the callback reports it, and the run not again', async () => {
+    const { email, session } = await pageDeletedByCartChange('deleted-page-callback');
+    await sandboxControl('chaos', { noReturn: 'always' });
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    await waitFor(async () => unappliedAlerts(session.id) === 1, "the callback's paid-but-not-applied alert");
+    expect(log()).toContain('its payment session was deleted (the cart changed)');
+    expect(await keptPage(session.id)).toMatchObject({ ended_as: 'reported' });
+
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+    expect(unappliedAlerts(session.id)).toBe(1);
+    expect(await ordersOf(email)).toEqual([]);
+  });
+
+  it('a page whose session a cart change deleted, never paid: asked about while young, ended once expired, nothing reported', async () => {
+    const { session } = await pageDeletedByCartChange('deleted-page-unpaid');
+    const young = await reconcileNow({ orderNos: [session.id] });
+    const ageMs = Date.now() - Date.parse(session.data.attemptedAt);
+    if (ageMs < FAIL_UNRECORDED_AFTER_SECONDS * 1000 - 500) {
+      expect(young.body.attempts).toEqual([
+        expect.objectContaining({ orderNo: session.id, result: 'none', status: 'redirect' }),
+      ]);
+    }
+    await pastNoRecordThreshold(session.data.attemptedAt);
+    const old = await reconcileNow({ orderNos: [session.id] });
+    expect(old.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'ended', status: 'failed' }),
+    ]);
+    expect(await keptPage(session.id)).toMatchObject({ ended_as: 'expired' });
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+    expect(unappliedAlerts(session.id)).toBe(0);
   });
 
   it("a refund whose notification was lost is settled from the gateway's record", async () => {

@@ -71,6 +71,8 @@ function scopeWith(outcome: PaymentOutcome, status: string) {
         return { graph: async () => ({ data: [{ cart_id: 'cart_1' }] }) };
       if (key === Modules.LOCKING) return { execute: (_key: string, work: () => Promise<unknown>) => work() };
       if (key === ContainerRegistrationKeys.LOGGER) return { info() {}, warn() {}, error() {} };
+      // No page kept for a deleted session (lib/deleted-pages.ts).
+      if (key === ContainerRegistrationKeys.PG_CONNECTION) return { raw: async () => ({ rows: [] }) };
       throw new Error(`unexpected ${key}`);
     },
   } as unknown as MedusaContainer;

@@ -7,6 +7,7 @@ import {
 } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import { reconcileDeletedPages } from './deleted-pages';
 import type { GatewayRefund } from './gateway-records';
 import { reportUnsettledRefund } from './merchant-alerts';
 import {
@@ -226,6 +227,13 @@ async function reconcileAttempts(
       });
     }
   }
+  const pages = await reconcileDeletedPages(scope, account, {
+    now,
+    since: new Date(now.getTime() - REDIRECT_LOOKBACK_MS),
+    orderNos: options.orderNos,
+    pendingAfterMs: failUnrecordedAfterMs,
+  });
+  for (const page of pages) lines.push({ ...page, account: account.id });
   return lines;
 }
 

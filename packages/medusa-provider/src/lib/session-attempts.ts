@@ -14,6 +14,7 @@ import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { cartIdOfCollection, isCartCompleted } from './cart-of-collection';
 import { totalDiffersFromPaid } from './cart-total';
+import { reportPaidWithoutSession } from './deleted-pages';
 import type { GatewayRefund } from './gateway-records';
 import {
   reportAmountMismatch,
@@ -239,11 +240,16 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   async alert(alert: MerchantAlert): Promise<void> {
     if (alert.kind === 'paid-not-applied') {
-      await reportUnappliedCharge(
+      // Once per page whose session Medusa deleted (lib/deleted-pages.ts); the run may have reported it.
+      const said = await reportPaidWithoutSession(
         this.scope,
-        alert.outcome,
+        this.account.providerIds,
+        alert.outcome.orderNo,
         `${alert.reason} (provider account "${this.account.id}")`,
+        (reason) => reportUnappliedCharge(this.scope, alert.outcome, reason),
       );
+      if (said === 'already-reported')
+        this.logger.info(`gatewaykit: ${alert.outcome.orderNo} paid without a session, already reported`);
     } else {
       await reportAmountMismatch(this.scope, alert.outcome, alert.message);
     }

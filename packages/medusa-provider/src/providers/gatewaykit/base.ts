@@ -69,6 +69,7 @@ import {
   SessionServiceChargeClaims,
   type SqlDatabase,
 } from '../../lib/charge-claim';
+import { DeletedPages, mayStillBePaid } from '../../lib/deleted-pages';
 import { retiredCardsIn } from '../../lib/element-card-bindings';
 import { GatewayRefunds, type PaymentRows, type RefundRows } from '../../lib/gateway-refunds';
 import { toMedusaError } from '../../lib/medusa-errors';
@@ -423,7 +424,10 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
         `gatewaykit: session ${data.orderNo ?? ''} is kept: its payment is ${data.outcome?.status ?? 'sent'} at the gateway and its result must reach this cart`,
       );
     }
-    if (state === 'redirect') {
+    if (mayStillBePaid(data)) {
+      // Kept before the row goes, so the reconciliation can ask the gateway about the page when every
+      // callback is lost; if it cannot be kept, the deletion (and the cart change) is refused.
+      if (this.database) await new DeletedPages(this.database).keep(data);
       this.logger_.warn(
         `gatewaykit: session ${data.orderNo ?? ''} deleted while its gateway page was open; a payment made there later is reported as unapplied`,
       );
