@@ -163,6 +163,7 @@ export async function reportPaidWithoutSession(
 
 /** What the run did with one kept page: its line in the reconciliation's report. */
 export interface DeletedPageResult {
+  /** The kept page's orderNo; `*` when the kept pages could not be read at all. */
   orderNo: string;
   /** `reported` (paid), `ended` (not paid, expired), `none` (asked again next run). */
   result: 'reported' | 'ended' | 'none' | 'error';
@@ -184,7 +185,15 @@ export async function reconcileDeletedPages(
   options: { now: Date; since: Date; orderNos?: readonly string[] | undefined; pendingAfterMs: number },
 ): Promise<DeletedPageResult[]> {
   const pages = new DeletedPages(scope.resolve(ContainerRegistrationKeys.PG_CONNECTION));
-  const open = await pages.open(account.providerIds, options);
+  let open: DeletedPage[];
+  try {
+    open = await pages.open(account.providerIds, options);
+  } catch (error) {
+    // The rest of the run (open charges, refunds) must not depend on this table (a migration not run).
+    const reason = `the pages kept for deleted sessions could not be read (${describe(error)}); run \`npx medusa db:migrate\``;
+    scope.resolve(ContainerRegistrationKeys.LOGGER).error(`gatewaykit: ${reason}`);
+    return [{ orderNo: '*', result: 'error', status: 'redirect', reason }];
+  }
   const results: DeletedPageResult[] = [];
   for (const page of open) {
     try {

@@ -1,0 +1,104 @@
+import type { MedusaContainer } from '@medusajs/framework/types';
+import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
+import { describe, expect, it } from 'vitest';
+import type { SqlDatabase } from '../src/lib/charge-claim';
+import { DeletedPages, mayStillBePaid, reconcileDeletedPages } from '../src/lib/deleted-pages';
+
+const ACCOUNT = {
+  id: 'gatewaykit',
+  gatewayNo: '12345678',
+  signKey: 'k',
+  options: {
+    gatewayNo: '12345678',
+    signKey: 'k',
+    baseUrl: 'http://127.0.0.1:1',
+    backendUrl: 'http://127.0.0.1:9000',
+    storefrontReturnUrl: 'http://127.0.0.1:8000/return',
+  },
+  providerIds: ['pp_gatewaykit_gatewaykit', 'pp_gatewaykit-hosted_gatewaykit'],
+};
+
+/** A database that records each statement and answers with `rows`, or throws `failure`. */
+function recordingDatabase(rows: Record<string, unknown>[] = [], failure?: Error) {
+  const statements: { sql: string; bindings: readonly unknown[] }[] = [];
+  const db = {
+    async raw(sql: string, bindings: readonly unknown[]) {
+      statements.push({ sql, bindings });
+      if (failure) throw failure;
+      return { rows };
+    },
+    transaction: async () => {
+      throw new Error('not used');
+    },
+  } as SqlDatabase;
+  return { db, statements };
+}
+
+const sentAt = '2026-11-28T10:00:00.000Z';
+const page = {
+  orderNo: 'payses_1',
+  mode: 'hosted' as const,
+  amount: '10.00',
+  currency: 'USD',
+  attemptedAt: sentAt,
+};
+
+describe('pages kept when Medusa deletes their session', () => {
+  it('keeps a page the shopper was sent to, and one a failure was recorded for; not a session that never had one', () => {
+    const redirect = { orderNo: 'payses_1', status: 'redirect' as const, redirectUrl: 'https://gw/pay' };
+    expect(mayStillBePaid({ ...page, outcome: redirect, redirectUrl: redirect.redirectUrl })).toBe(true);
+    const declined = { orderNo: 'payses_1', status: 'failed' as const, reason: 'declined' };
+    expect(mayStillBePaid({ ...page, outcome: declined, redirectUrl: 'https://gw/pay' })).toBe(true);
+    // A card declined at once never had a page; a session never sent has nothing to ask about.
+    expect(mayStillBePaid({ ...page, mode: 'card', outcome: declined })).toBe(false);
+    expect(mayStillBePaid({ orderNo: 'payses_1', mode: 'hosted', amount: '10.00', currency: 'USD' })).toBe(
+      false,
+    );
+  });
+
+  it('keep reads the provider from the session row and writes nothing when what the run needs is missing', async () => {
+    const { db, statements } = recordingDatabase();
+    await new DeletedPages(db).keep(page);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]!.sql).toMatch(/FROM payment_session WHERE id = \?/);
+    expect(statements[0]!.bindings).toEqual(['10.00', 'USD', 'hosted', sentAt, 'payses_1']);
+
+    const { db: other, statements: none } = recordingDatabase();
+    await expect(new DeletedPages(other).keep({ ...page, attemptedAt: undefined })).rejects.toThrow(
+      /lacks what its open page needs kept; not deleted/,
+    );
+    expect(none).toEqual([]);
+  });
+
+  it("lists only the account's own providers, one binding per value, and nothing for an empty list of orderNos", async () => {
+    const { db, statements } = recordingDatabase();
+    const pages = new DeletedPages(db);
+    const since = new Date(sentAt);
+    await pages.open(ACCOUNT.providerIds, { since });
+    expect(statements[0]!.sql).toMatch(/provider_id IN \(\?, \?\)/);
+    expect(statements[0]!.bindings).toEqual([...ACCOUNT.providerIds, since]);
+    await pages.open(ACCOUNT.providerIds, { since, orderNos: ['payses_1', 'payses_2', 'payses_3'] });
+    expect(statements[1]!.sql).toMatch(/order_no IN \(\?, \?, \?\)/);
+    expect(statements[1]!.bindings).toEqual([...ACCOUNT.providerIds, 'payses_1', 'payses_2', 'payses_3']);
+    expect(await pages.open(ACCOUNT.providerIds, { since, orderNos: [] })).toEqual([]);
+    expect(statements).toHaveLength(2);
+  });
+
+  it('a run whose kept pages cannot be read (the migration not run) says so in one error line, and does not throw', async () => {
+    const { db } = recordingDatabase([], new Error('relation "gatewaykit_deleted_page" does not exist'));
+    const errors: string[] = [];
+    const scope = {
+      resolve(key: string) {
+        if (key === ContainerRegistrationKeys.PG_CONNECTION) return db;
+        if (key === ContainerRegistrationKeys.LOGGER) return { error: (line: string) => errors.push(line) };
+        throw new Error(`unexpected ${key}`);
+      },
+    } as unknown as MedusaContainer;
+    const now = new Date();
+    const lines = await reconcileDeletedPages(scope, ACCOUNT, { now, since: now, pendingAfterMs: 1000 });
+    expect(lines).toEqual([
+      expect.objectContaining({ orderNo: '*', result: 'error', reason: expect.stringMatching(/db:migrate/) }),
+    ]);
+    expect(errors).toHaveLength(1);
+  });
+});
