@@ -137,17 +137,15 @@ export {
   PAGE_EXPIRED,
   type ReconcileAttemptInput,
   type ReconcileAttemptOptions,
-  type RefundReconciliation,
   reconcileAttempt,
-  reconcileRefund,
   reconciliationRecordOptions,
   recordQueryTime,
-  refundEventFromRecord,
   type StoredAnswer,
   stillAsJudged,
   storedAnswerOf,
 } from './reconcile.js';
 export { type ReconciledAttempt, reconcileAndRecord } from './reconcile-record.js';
+export { type RefundReconciliation, reconcileRefund, refundEventFromRecord } from './reconcile-refund.js';
 export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
 export { type RefundAsked, type RefundHistory, refundBlockedBy } from './refund-blocks.js';
 export {

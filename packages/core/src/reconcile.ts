@@ -1,9 +1,9 @@
 /**
- * Reconciliation (docs/gateway-protocol.md#reconciliation): settles a payment attempt whose answer and
- * notifications were lost by reading the gateway's own record of it, and a refund whose notification
- * was lost by querying it. Nothing is sent that moves money; the outcome produced is the one a callback
- * would have given, and adapters record it with `recordOutcome` (same decision, amount check and
- * monotonic merge as callbacks).
+ * Reconciliation of payment attempts (docs/gateway-protocol.md#reconciliation): settles an attempt whose
+ * answer and notifications were lost by reading the gateway's own record of it. Nothing is sent that
+ * moves money; the outcome produced is the one a callback would have given, and adapters record it with
+ * `recordOutcome` (same decision, amount check and monotonic merge as callbacks). Refunds:
+ * reconcile-refund.ts.
  */
 
 import type { CheckoutFlow } from './checkout-flow.js';
@@ -12,7 +12,6 @@ import { GatewayBadRequestError } from './errors.js';
 import type { RecordOptions } from './inbound/attempt-store.js';
 import type { StoredAttempt } from './inbound/decision.js';
 import { sameOrderAmount } from './money.js';
-import type { RefundEvent } from './notification-events.js';
 import {
   isFinalOutcome,
   outcomeFromOrderFields,
@@ -20,8 +19,7 @@ import {
   type PaymentOutcomeStatus,
 } from './outcome.js';
 import { ALREADY_PAID_REASON, DUPLICATE_ORDER_CODE } from './payment-flow.js';
-import { redactText } from './redact.js';
-import type { RefundRecord } from './schemas/refunds.js';
+import { redactedErrorText, redactText } from './redact.js';
 import type { TransactionRecord } from './schemas/transactions.js';
 
 /** What the adapter stored when it sent the attempt. */
@@ -106,10 +104,6 @@ const PAGE_SIZE = 100;
 /** `YYYY-MM-DDTHH:mm:ss` in UTC, the form the record queries take. */
 export function recordQueryTime(at: Date | number): string {
   return new Date(at).toISOString().slice(0, 19);
-}
-
-function describe(error: unknown): string {
-  return redactText(error instanceof Error ? error.message : String(error));
 }
 
 /** How far along a trade is: a success outweighs anything (money was taken), then a pending one. */
@@ -272,7 +266,7 @@ export async function reconcileAttempt(
     return {
       orderNo,
       outcome: undefined,
-      reason: `the gateway's records could not be read (${describe(error)}); try again later`,
+      reason: `the gateway's records could not be read (${redactedErrorText(error)}); try again later`,
     };
   }
   const ageMs = now - sentAt;
@@ -390,76 +384,4 @@ export function reconciliationRecordOptions<A extends StoredAttempt>(
 ): RecordOptions<A> {
   if (!found.judgedOn) return {};
   return { onlyWhile: (attempt) => stillAsJudged(found, storedAnswerOfAttempt(attempt)) };
-}
-
-export interface RefundReconciliation {
-  batchNo: string;
-  /** The settled refund, as its notification would have said it; undefined while pending or unread. */
-  event: RefundEvent | undefined;
-  /** The gateway's record as read, when the query answered. */
-  record?: RefundRecord | undefined;
-  reason: string;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
-}
-
-/** The refund event of the gateway's record of a settled refund; undefined while it is pending. */
-export function refundEventFromRecord(record: RefundRecord): RefundEvent | undefined {
-  if (record.refundStatus === 'pending') return undefined;
-  const reason = nonEmpty(record.refundReason);
-  return {
-    kind: 'refund',
-    status: record.refundStatus === 'success' ? 'succeeded' : 'failed',
-    batchNo: record.batchNo,
-    merTrackNo: nonEmpty(record.merTrackNo),
-    tradeNo: nonEmpty(record.tradeNo),
-    orderNo: nonEmpty(record.orderNo),
-    amount: nonEmpty(record.refundAmount),
-    currency: nonEmpty(record.refundCurrency),
-    reason: reason === undefined ? undefined : redactText(reason),
-    noticeDate: nonEmpty(record.refundDate),
-  };
-}
-
-/**
- * Reads one refund (`retrieveRefund`) and gives the event its `refund.*` notification would have given:
- * the adapter settles it the same way. Pending, an unrecognised status or a failed query: no event, and
- * the reason says which.
- */
-export async function reconcileRefund(
-  client: Pick<GatewayClient, 'refunds'>,
-  batchNo: string,
-  options: { signal?: AbortSignal } = {},
-): Promise<RefundReconciliation> {
-  let record: RefundRecord;
-  try {
-    record = await client.refunds.retrieve(batchNo, options.signal ? { signal: options.signal } : undefined);
-  } catch (error) {
-    return {
-      batchNo,
-      event: undefined,
-      reason: `the gateway's record of refund ${batchNo} could not be read (${describe(error)}); try again later`,
-    };
-  }
-  if (record.refundStatusText !== undefined) {
-    return {
-      batchNo,
-      event: undefined,
-      record,
-      reason: redactText(
-        `refund ${batchNo} has the unrecognised status ${record.refundStatusText}; still open`,
-      ),
-    };
-  }
-  const event = refundEventFromRecord(record);
-  return {
-    batchNo,
-    event,
-    record,
-    reason: event
-      ? `the gateway recorded refund ${batchNo} as ${record.refundStatus}`
-      : `refund ${batchNo} is still pending at the gateway`,
-  };
 }

@@ -311,6 +311,11 @@ export function redactText(text: string): string {
   return rescanned === decoded ? scanned : rescanned;
 }
 
+/** An error's message (or the thrown value) for a log line or a report, redacted. */
+export function redactedErrorText(error: unknown): string {
+  return redactText(error instanceof Error ? error.message : String(error));
+}
+
 /** Kept for existing callers: same as redactText (card numbers, and card fields as well). */
 export function redactCardNumber(text: string): string {
   return redactText(text);

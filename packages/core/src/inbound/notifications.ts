@@ -12,7 +12,7 @@ import {
   type PaymentOutcome,
   type PaymentOutcomeStatus,
 } from '../outcome.js';
-import { redactText } from '../redact.js';
+import { redactedErrorText, redactText } from '../redact.js';
 import { type CallbackEvent, isKnownCallbackEventType } from '../schemas/callbacks.js';
 import type { TransactionRecord } from '../schemas/transactions.js';
 import { verifyCallback } from '../verify-callback.js';
@@ -94,10 +94,6 @@ export const CALLBACK_ACCEPTED = text(200, 'success');
 const INVALID_SIGNATURE = text(401, 'invalid signature');
 const UNKNOWN_ORDER = text(404, 'unknown order');
 const FAILED = text(500, 'error');
-
-function describe(error: unknown): string {
-  return redactText(error instanceof Error ? error.message : String(error));
-}
 
 /** The status an attempt stands at (sent, nothing heard yet: pending), for the storefront. */
 function standingStatus(attempt: StoredAttempt): PaymentOutcomeStatus {
@@ -208,7 +204,9 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
     logDecision(logger, 'callback', decision);
     return { answer: CALLBACK_ACCEPTED, result: decision, account };
   } catch (error) {
-    logger.error(`gatewaykit: callback ${event.data.orderNo ?? '?'} could not be stored: ${describe(error)}`);
+    logger.error(
+      `gatewaykit: callback ${event.data.orderNo ?? '?'} could not be stored: ${redactedErrorText(error)}`,
+    );
     return { answer: FAILED, result: { kind: 'failed', error }, account };
   }
 }
@@ -273,7 +271,7 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
     const location = await input.storefrontUrl(decision.attempt, statusAfter(decision), account);
     return { answer: { status: 303, body: '', location }, result: decision, account };
   } catch (error) {
-    logger.error(`gatewaykit: return ${outcome.orderNo} could not be stored: ${describe(error)}`);
+    logger.error(`gatewaykit: return ${outcome.orderNo} could not be stored: ${redactedErrorText(error)}`);
     return { answer: FAILED, result: { kind: 'failed', error }, account };
   }
 }
