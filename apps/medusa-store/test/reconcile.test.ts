@@ -205,6 +205,15 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
       JSON.stringify(declined),
     ]);
     expect(unpaidAlerts(session.id)).toBe(0);
+    // Until its cart is looked at, the session stays: a new one would make Medusa delete it, and the
+    // report with it.
+    const collectionId = await collectionOf(cartId, token);
+    const replaced = await api('POST', `/store/payment-collections/${collectionId}/payment-sessions`, {
+      token,
+      body: { provider_id: HOSTED },
+    });
+    expect(replaced.status).toBe(400);
+    expect(await sql('select id from payment_session where id = $1', [session.id])).toHaveLength(1);
 
     const run = await reconcileNow({ orderNos: [session.id] });
     expect(run.body.attempts).toEqual([
@@ -612,6 +621,28 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(await keptPage(session.id)).toMatchObject({ ended_as: 'expired' });
     expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
     expect(unappliedAlerts(session.id)).toBe(0);
+  });
+
+  it("a page whose session a cart change deleted, which the gateway's records do not settle while the run asks: reported PAGE NOT SETTLED once, for a person", async () => {
+    const { session } = await pageDeletedByCartChange('deleted-page-unsettled');
+    await sandboxControl('faults', { route: 'listTransactions', kind: '5xx', times: 'always' });
+    const alerts = () => log().split(`PAGE NOT SETTLED: Gateway payment orderNo ${session.id}`).length - 1;
+    const asked = await reconcileNow({ orderNos: [session.id] });
+    expect(asked.body.attempts).toEqual([expect.objectContaining({ orderNo: session.id, result: 'none' })]);
+    // Two days of runs later.
+    await sql(
+      `update gatewaykit_deleted_page set deleted_at = now() - interval '3 days' where order_no = $1`,
+      [session.id],
+    );
+    const last = await reconcileNow({ orderNos: [session.id] });
+    expect(last.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'reported' }),
+    ]);
+    expect(last.body.attempts[0].reason).toMatch(/could not be read/);
+    await waitFor(async () => alerts() === 1, 'the page-not-settled alert');
+    expect(await keptPage(session.id)).toMatchObject({ ended_as: 'unsettled' });
+    expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
+    expect(alerts()).toBe(1);
   });
 
   it("a refund whose notification was lost is settled from the gateway's record", async () => {

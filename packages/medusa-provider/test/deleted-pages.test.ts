@@ -56,31 +56,41 @@ describe('pages kept when Medusa deletes their session', () => {
     );
   });
 
-  it('keep reads the provider from the session row and writes nothing when what the run needs is missing', async () => {
+  it('keep reads the provider from the session row, and what older sessions lack from the row too', async () => {
     const { db, statements } = recordingDatabase();
-    await new DeletedPages(db).keep(page);
-    expect(statements).toHaveLength(1);
+    const pages = new DeletedPages(db);
+    await pages.keep(page);
     expect(statements[0]!.sql).toMatch(/FROM payment_session WHERE id = \?/);
     expect(statements[0]!.bindings).toEqual(['10.00', 'USD', 'hosted', sentAt, 'payses_1']);
+    // Never an undefined binding (knex refuses them): the row's amount, currency and last update instead.
+    await pages.keep({
+      orderNo: 'payses_2',
+      outcome: { orderNo: 'payses_2', status: 'redirect', redirectUrl: 'x' },
+    });
+    expect(statements[1]!.bindings).toEqual([null, null, '', null, 'payses_2']);
+    expect(statements[1]!.sql).toMatch(/COALESCE\(\?, amount::text\)/);
+    await pages.keep({});
+    expect(statements).toHaveLength(2);
+  });
 
-    const { db: other, statements: none } = recordingDatabase();
-    await expect(new DeletedPages(other).keep({ ...page, attemptedAt: undefined })).rejects.toThrow(
-      /lacks what its open page needs kept; not deleted/,
-    );
-    expect(none).toEqual([]);
+  it('an end never replaces a report, and a report replaces any other end', async () => {
+    const { db, statements } = recordingDatabase();
+    await new DeletedPages(db).end('payses_1', 'expired');
+    expect(statements[0]!.sql).toMatch(/ended_as IS NULL OR \(ended_as <> 'reported' AND \? = 'reported'\)/);
+    expect(statements[0]!.bindings).toEqual(['expired', 'payses_1', 'expired']);
   });
 
   it("lists only the account's own providers, one binding per value, and nothing for an empty list of orderNos", async () => {
     const { db, statements } = recordingDatabase();
     const pages = new DeletedPages(db);
-    const since = new Date(sentAt);
-    await pages.open(ACCOUNT.providerIds, { since });
+    await pages.open(ACCOUNT.providerIds);
     expect(statements[0]!.sql).toMatch(/provider_id IN \(\?, \?\)/);
-    expect(statements[0]!.bindings).toEqual([...ACCOUNT.providerIds, since]);
-    await pages.open(ACCOUNT.providerIds, { since, orderNos: ['payses_1', 'payses_2', 'payses_3'] });
+    expect(statements[0]!.sql).not.toMatch(/order_no IN/);
+    expect(statements[0]!.bindings).toEqual(ACCOUNT.providerIds);
+    await pages.open(ACCOUNT.providerIds, ['payses_1', 'payses_2', 'payses_3']);
     expect(statements[1]!.sql).toMatch(/order_no IN \(\?, \?, \?\)/);
     expect(statements[1]!.bindings).toEqual([...ACCOUNT.providerIds, 'payses_1', 'payses_2', 'payses_3']);
-    expect(await pages.open(ACCOUNT.providerIds, { since, orderNos: [] })).toEqual([]);
+    expect(await pages.open(ACCOUNT.providerIds, [])).toEqual([]);
     expect(statements).toHaveLength(2);
   });
 
@@ -95,7 +105,7 @@ describe('pages kept when Medusa deletes their session', () => {
       },
     } as unknown as MedusaContainer;
     const now = new Date();
-    const lines = await reconcileDeletedPages(scope, ACCOUNT, { now, since: now, pendingAfterMs: 1000 });
+    const lines = await reconcileDeletedPages(scope, ACCOUNT, { now, pendingAfterMs: 1000, askForMs: 2000 });
     expect(lines).toEqual([
       expect.objectContaining({ orderNo: '*', result: 'error', reason: expect.stringMatching(/db:migrate/) }),
     ]);

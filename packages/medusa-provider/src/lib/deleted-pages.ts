@@ -2,7 +2,7 @@ import { checkoutFlowOf, gatewayClientFor, reconcileAttempt } from '@gatewaykit/
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
-import { reportUnappliedCharge } from './merchant-alerts';
+import { reportUnappliedCharge, reportUnsettledPage } from './merchant-alerts';
 import { chargeStateOf } from './open-charges';
 import type { GatewaykitAccount } from './resolve-options';
 import type { GatewaykitSessionData } from './session-data';
@@ -25,10 +25,15 @@ export interface DeletedPage {
   currency: string;
   mode: string;
   attemptedAt: Date;
+  deletedAt: Date;
 }
 
-/** How a kept page ended: paid and reported, or not paid before it expired. */
-export type DeletedPageEnd = 'reported' | 'expired';
+/**
+ * How a kept page ended: paid and reported; not paid before it expired; or not settled by the gateway's
+ * records while the run asked (reported for a person to look up). Only `reported` is final: a payment
+ * reported later still overrides the others.
+ */
+export type DeletedPageEnd = 'reported' | 'expired' | 'unsettled';
 
 /**
  * Whether a session being deleted had a gateway page that may still take a payment: one the shopper was
@@ -48,38 +53,36 @@ export class DeletedPages {
    * provider). Kept once: a second deletion of the same session changes nothing.
    */
   async keep(data: Partial<GatewaykitSessionData>): Promise<void> {
-    const { orderNo, amount, currency, mode, attemptedAt } = data;
-    if (!orderNo || !amount || !currency || !mode || !attemptedAt) {
-      throw new Error(
-        `gatewaykit: session ${orderNo ?? '?'} lacks what its open page needs kept; not deleted`,
-      );
-    }
+    if (!data.orderNo) return;
+    // What older sessions lack comes from the row: the amount only names the payment in an alert (the
+    // gateway's record gives the real one), and the row's last update is no earlier than the page.
     await this.db.raw(
       `INSERT INTO gatewaykit_deleted_page (order_no, provider_id, amount, currency, mode, attempted_at)
-       SELECT id, provider_id, ?, ?, ?, ? FROM payment_session WHERE id = ?
-       ON CONFLICT (order_no) DO NOTHING`,
-      [amount, currency, mode, attemptedAt, orderNo],
+       SELECT id, provider_id, COALESCE(?, amount::text), COALESCE(?, upper(currency_code)), ?,
+              COALESCE(CAST(? AS timestamptz), updated_at)
+         FROM payment_session WHERE id = ?
+       ON CONFLICT (order_no) DO UPDATE SET deleted_at = now()
+        WHERE gatewaykit_deleted_page.ended_as IS NULL`,
+      [data.amount ?? null, data.currency ?? null, data.mode ?? '', data.attemptedAt ?? null, data.orderNo],
     );
   }
 
   /**
-   * The kept pages of `providerIds` not ended yet, whose session is really gone (a deletion whose
-   * transaction rolled back leaves the session, which the run reads as any other): those named, or
-   * those deleted since `since`.
+   * The kept pages of `providerIds` not ended yet (those named, or all), whose session is really gone (a
+   * deletion whose transaction rolled back leaves the session, which the run reads as any other) and
+   * never became a payment (a success applied while the deletion was under way).
    */
-  async open(
-    providerIds: readonly string[],
-    scope: { orderNos?: readonly string[] | undefined; since: Date },
-  ): Promise<DeletedPage[]> {
-    if (scope.orderNos?.length === 0) return [];
+  async open(providerIds: readonly string[], orderNos?: readonly string[]): Promise<DeletedPage[]> {
+    if (orderNos?.length === 0) return [];
     const { rows } = await this.db.raw(
-      `SELECT d.order_no, d.provider_id, d.amount, d.currency, d.mode, d.attempted_at
+      `SELECT d.order_no, d.provider_id, d.amount, d.currency, d.mode, d.attempted_at, d.deleted_at
          FROM gatewaykit_deleted_page d
         WHERE d.ended_as IS NULL AND d.provider_id IN (${placeholders(providerIds)})
-          AND ${scope.orderNos ? `d.order_no IN (${placeholders(scope.orderNos)})` : 'd.deleted_at >= ?'}
+          ${orderNos ? `AND d.order_no IN (${placeholders(orderNos)})` : ''}
           AND NOT EXISTS (SELECT 1 FROM payment_session s WHERE s.id = d.order_no AND s.deleted_at IS NULL)
+          AND NOT EXISTS (SELECT 1 FROM payment p WHERE p.payment_session_id = d.order_no)
         ORDER BY d.deleted_at`,
-      [...providerIds, ...(scope.orderNos ?? [scope.since])],
+      [...providerIds, ...(orderNos ?? [])],
     );
     return rows.map(
       (row): DeletedPage => ({
@@ -89,6 +92,7 @@ export class DeletedPages {
         currency: String(row.currency),
         mode: String(row.mode),
         attemptedAt: new Date(row.attempted_at as string | Date),
+        deletedAt: new Date(row.deleted_at as string | Date),
       }),
     );
   }
@@ -112,10 +116,12 @@ export class DeletedPages {
       : { kept: false };
   }
 
+  /** Ends the page; a report is final, and only a report replaces another end. */
   async end(orderNo: string, as: DeletedPageEnd): Promise<void> {
     await this.db.raw(
-      'UPDATE gatewaykit_deleted_page SET ended_as = ?, ended_at = now() WHERE order_no = ?',
-      [as, orderNo],
+      `UPDATE gatewaykit_deleted_page SET ended_as = ?, ended_at = now()
+        WHERE order_no = ? AND (ended_as IS NULL OR (ended_as <> 'reported' AND ? = 'reported'))`,
+      [as, orderNo, as],
     );
   }
 }
@@ -134,40 +140,55 @@ export async function reportPaidWithoutSession(
   reason: string,
   report: (reason: string) => Promise<void>,
 ): Promise<'reported' | 'already-reported'> {
-  const pages = new DeletedPages(scope.resolve(ContainerRegistrationKeys.PG_CONNECTION));
-  return scope.resolve(Modules.LOCKING).execute(
-    `gatewaykit:deleted-page:${orderNo}`,
-    async () => {
-      let kept: Awaited<ReturnType<DeletedPages['endOf']>> = { kept: false };
-      try {
-        kept = await pages.endOf(orderNo, providerIds);
-      } catch (error) {
-        scope
-          .resolve(ContainerRegistrationKeys.LOGGER)
-          .warn(
-            `gatewaykit: deleted pages could not be read for ${orderNo} (${describe(error)}); reporting anyway`,
-          );
-      }
-      if (kept.end === 'reported') return 'already-reported';
-      await report(
-        kept.kept
-          ? `${reason}: its payment session was deleted (the cart changed) while the shopper had its gateway page open`
-          : reason,
-      );
-      if (kept.kept) await pages.end(orderNo, 'reported');
-      return 'reported';
-    },
-    { timeout: 60 },
-  );
+  const pages = pagesOf(scope);
+  return underPageLock(scope, orderNo, async () => {
+    let kept: Awaited<ReturnType<DeletedPages['endOf']>> = { kept: false };
+    try {
+      kept = await pages.endOf(orderNo, providerIds);
+    } catch (error) {
+      scope
+        .resolve(ContainerRegistrationKeys.LOGGER)
+        .warn(
+          `gatewaykit: deleted pages could not be read for ${orderNo} (${describe(error)}); reporting anyway`,
+        );
+    }
+    if (kept.end === 'reported') return 'already-reported';
+    await report(
+      kept.kept
+        ? `${reason}: its payment session was deleted (the cart changed) while the shopper had its gateway page open`
+        : reason,
+    );
+    if (kept.kept) await pages.end(orderNo, 'reported');
+    return 'reported';
+  });
+}
+
+/** Under a lock of the orderNo: the run and a callback, on any instance, decide one after the other. */
+function underPageLock<T>(scope: MedusaContainer, orderNo: string, work: () => Promise<T>): Promise<T> {
+  return scope.resolve(Modules.LOCKING).execute(`gatewaykit:deleted-page:${orderNo}`, work, { timeout: 60 });
+}
+
+function pagesOf(scope: MedusaContainer): DeletedPages {
+  return new DeletedPages(scope.resolve(ContainerRegistrationKeys.PG_CONNECTION));
+}
+
+export interface DeletedPageRunOptions {
+  now: Date;
+  /** Only these orderNos (an admin's run). */
+  orderNos?: readonly string[] | undefined;
+  /** From when its page was asked for, after which a page not paid has expired (failUnrecordedAfterSeconds). */
+  pendingAfterMs: number;
+  /** From its deletion, how long a page the gateway's records do not settle is asked about. */
+  askForMs: number;
 }
 
 /** What the run did with one kept page: its line in the reconciliation's report. */
 export interface DeletedPageResult {
   /** The kept page's orderNo; `*` when the kept pages could not be read at all. */
   orderNo: string;
-  /** `reported` (paid), `ended` (not paid, expired), `none` (asked again next run). */
+  /** `reported` (paid, or not settled in time), `ended` (not paid, expired), `none` (asked again). */
   result: 'reported' | 'ended' | 'none' | 'error';
-  /** What the gateway's record shows: `succeeded`, `failed`, or `redirect` (nothing final yet). */
+  /** What the gateway's record shows: `succeeded`, `failed`, `unknown`, `pending`, or `redirect` (nothing yet). */
   status: string;
   reason: string;
 }
@@ -182,12 +203,12 @@ export interface DeletedPageResult {
 export async function reconcileDeletedPages(
   scope: MedusaContainer,
   account: GatewaykitAccount,
-  options: { now: Date; since: Date; orderNos?: readonly string[] | undefined; pendingAfterMs: number },
+  options: DeletedPageRunOptions,
 ): Promise<DeletedPageResult[]> {
-  const pages = new DeletedPages(scope.resolve(ContainerRegistrationKeys.PG_CONNECTION));
+  const pages = pagesOf(scope);
   let open: DeletedPage[];
   try {
-    open = await pages.open(account.providerIds, options);
+    open = await pages.open(account.providerIds, options.orderNos);
   } catch (error) {
     // The rest of the run (open charges, refunds) must not depend on this table (a migration not run).
     const reason = `the pages kept for deleted sessions could not be read (${describe(error)}); run \`npx medusa db:migrate\``;
@@ -210,7 +231,7 @@ async function reconcileDeletedPage(
   account: GatewaykitAccount,
   pages: DeletedPages,
   page: DeletedPage,
-  options: { now: Date; pendingAfterMs: number },
+  options: DeletedPageRunOptions,
 ): Promise<DeletedPageResult> {
   const { orderNo } = page;
   const found = await reconcileAttempt(
@@ -246,21 +267,44 @@ async function reconcileDeletedPage(
       reason: `paid on a page whose session was deleted: ${said === 'reported' ? 'reported as PAID BUT NOT APPLIED' : 'already reported'}`,
     };
   }
-  const expired = options.now.getTime() - page.attemptedAt.getTime() > options.pendingAfterMs;
-  if (outcome?.status === 'failed' && expired) {
-    await pages.end(orderNo, 'expired');
+  const now = options.now.getTime();
+  const status = outcome?.status ?? 'redirect';
+  if (outcome?.status === 'failed' && now - page.attemptedAt.getTime() > options.pendingAfterMs) {
+    await underPageLock(scope, orderNo, () => pages.end(orderNo, 'expired'));
     return {
       orderNo,
       result: 'ended',
-      status: 'failed',
+      status,
       reason: `not paid on a page whose session was deleted (${found.reason}); no longer asked about`,
     };
   }
+  if (found.attention) {
+    scope
+      .resolve(ContainerRegistrationKeys.LOGGER)
+      .warn(`gatewaykit: ${orderNo} (a page whose session was deleted) needs a person: ${found.reason}`);
+  }
+  if (now - page.deletedAt.getTime() <= options.askForMs) {
+    return { orderNo, result: 'none', status, reason: `a page whose session was deleted: ${found.reason}` };
+  }
+  // Asked about for long enough: a person looks it up, once.
+  const reported = await underPageLock(scope, orderNo, async () => {
+    if ((await pages.endOf(orderNo, account.providerIds)).end) return false;
+    const asked = {
+      orderNo,
+      status: 'unknown' as const,
+      reason: found.reason,
+      amount: page.amount,
+      currency: page.currency,
+    };
+    await reportUnsettledPage(scope, asked, found.reason);
+    await pages.end(orderNo, 'unsettled');
+    return true;
+  });
   return {
     orderNo,
-    result: 'none',
-    status: outcome?.status ?? 'redirect',
-    reason: `a page whose session was deleted: ${found.reason}`,
+    result: reported ? 'reported' : 'none',
+    status,
+    reason: `a page whose session was deleted, not settled by the gateway's records: ${found.reason}${reported ? '; reported as PAGE NOT SETTLED' : ''}`,
   };
 }
 

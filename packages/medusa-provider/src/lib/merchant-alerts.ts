@@ -24,6 +24,13 @@ const PAYMENT_ALERTS = {
     text: (reason: string) =>
       `${reason}; no order is placed for it. Check that the refund reached the shopper in the gateway's merchant portal.`,
   },
+  unsettledPage: {
+    tag: 'PAGE NOT SETTLED',
+    title: 'Gateway page of a deleted session not settled',
+    text: (reason: string) =>
+      `was asked for on a gateway page whose payment session was deleted (the cart changed), and the gateway's records did not settle it: ${reason}. ` +
+      "Look it up in the gateway's merchant portal; if it was paid, refund it (no order holds it).",
+  },
 } as const;
 
 function reportPayment(
@@ -49,6 +56,14 @@ function reportPayment(
  */
 export function reportUnappliedCharge(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
   return reportPayment(scope, 'unapplied', outcome, reason);
+}
+
+/**
+ * A gateway page whose session Medusa deleted, still not settled by the gateway's records when the
+ * reconciliation stops asking about it (lib/deleted-pages.ts): it may have been paid.
+ */
+export function reportUnsettledPage(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
+  return reportPayment(scope, 'unsettledPage', outcome, reason);
 }
 
 /**

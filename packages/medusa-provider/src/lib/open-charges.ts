@@ -32,29 +32,37 @@ export interface StoredSessions {
 
 type SessionRow = { id: string; provider_id: string; data?: Record<string, unknown> | null };
 
-/** The first gatewaykit session among `sessions` (other than `exceptId`) whose charge is open. */
+/**
+ * Whether a session must stay and hold its cart: its charge is open, or a failure recorded for it has
+ * not been checked against the cart's order yet (`unpaidOrderCheck: due`, lib/session-attempts.ts):
+ * deleting it would lose the ORDER NOT PAID report the check owes.
+ */
+export function holdsCart(data: Partial<GatewaykitSessionData>): boolean {
+  return chargeStateOf(data) === 'open' || data.unpaidOrderCheck === 'due';
+}
+
+/** The first gatewaykit session among `sessions` (other than `exceptId`) that holds its cart. */
 export function firstOpenCharge(
   sessions: readonly (SessionRow | null)[],
   exceptId?: string,
 ): string | undefined {
-  return firstInState(sessions, 'open', exceptId);
+  return sessions.find(
+    (session): session is SessionRow =>
+      isGatewaykitSession(session) &&
+      session.id !== exceptId &&
+      holdsCart((session.data ?? {}) as Partial<GatewaykitSessionData>),
+  )?.id;
 }
 
 /** The first gatewaykit session among `sessions` whose shopper was sent to a gateway page. */
 export function firstOpenPage(sessions: readonly (SessionRow | null)[]): string | undefined {
-  return firstInState(sessions, 'redirect');
-}
-
-function firstInState(
-  sessions: readonly (SessionRow | null)[],
-  state: ChargeState,
-  exceptId?: string,
-): string | undefined {
   return sessions.find(
     (session): session is SessionRow =>
-      !!session &&
-      session.id !== exceptId &&
-      session.provider_id.startsWith('pp_gatewaykit') &&
-      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === state,
+      isGatewaykitSession(session) &&
+      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'redirect',
   )?.id;
+}
+
+function isGatewaykitSession(session: SessionRow | null): session is SessionRow {
+  return !!session && session.provider_id.startsWith('pp_gatewaykit');
 }

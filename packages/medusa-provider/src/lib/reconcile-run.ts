@@ -229,9 +229,9 @@ async function reconcileAttempts(
   }
   const pages = await reconcileDeletedPages(scope, account, {
     now,
-    since: new Date(now.getTime() - REDIRECT_LOOKBACK_MS),
     orderNos: options.orderNos,
     pendingAfterMs: failUnrecordedAfterMs,
+    askForMs: REDIRECT_LOOKBACK_MS,
   });
   for (const page of pages) lines.push({ ...page, account: account.id });
   return lines;

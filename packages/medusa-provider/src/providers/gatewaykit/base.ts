@@ -73,7 +73,7 @@ import { DeletedPages, mayStillBePaid } from '../../lib/deleted-pages';
 import { retiredCardsIn } from '../../lib/element-card-bindings';
 import { GatewayRefunds, type PaymentRows, type RefundRows } from '../../lib/gateway-refunds';
 import { toMedusaError } from '../../lib/medusa-errors';
-import { chargeStateOf, type StoredSessions } from '../../lib/open-charges';
+import { holdsCart, type StoredSessions } from '../../lib/open-charges';
 import {
   DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
   type GatewaykitOptions,
@@ -415,10 +415,10 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
   async deletePayment(input: DeletePaymentInput): Promise<DeletePaymentOutput> {
     const data = readSessionData(input.data);
-    const state = chargeStateOf(data);
-    if (state === 'open') {
+    if (holdsCart(data)) {
       // Medusa deletes sessions when the cart changes or another session is created. This one's charge
-      // took (or may have taken) money: refusing keeps the row, so its callback still finds the cart.
+      // took (or may have taken) money, or its failure is still to be checked against the cart's order:
+      // refusing keeps the row, so its callback (or the reconciliation) still finds the cart.
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `gatewaykit: session ${data.orderNo ?? ''} is kept: its payment is ${data.outcome?.status ?? 'sent'} at the gateway and its result must reach this cart`,
