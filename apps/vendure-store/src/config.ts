@@ -91,6 +91,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
       ...(env.GATEWAYKIT_RECONCILE_BATCH_SIZE
         ? { batchSize: Number(env.GATEWAYKIT_RECONCILE_BATCH_SIZE) }
         : {}),
+      ...(env.GATEWAYKIT_RECONCILE_MAX_AGE_MS
+        ? { maxAgeMs: Number(env.GATEWAYKIT_RECONCILE_MAX_AGE_MS) }
+        : {}),
     },
     // Only the explicit switch: DATABASE_URL alone may be Medusa's, in the same shell as `npm run demo`.
     topology: env.GATEWAYKIT_TOPOLOGY === 'production' ? 'production' : 'demo',

@@ -30,6 +30,7 @@ import { DatabaseClockCheck } from './service/database-clock';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
 import { MethodConfigService } from './service/method-config.service';
+import { OrderNotes } from './service/order-notes.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
 import { ReconcileService } from './service/reconcile.service';
 import { RefundFlights } from './service/refund-flights';
@@ -66,6 +67,7 @@ import type { GatewaykitPluginOptions } from './types';
     RefundFlights,
     RefundLock,
     GatewayRefundService,
+    OrderNotes,
     GatewayNoticeService,
     ReconcileService,
     CloseAttemptService,

@@ -40,7 +40,10 @@ export interface ReconcileOptions {
    * refund number before those whose answer was lost); default 200.
    */
   batchSize?: number;
-  /** Older attempts and refunds are left to a person; default 7 days. */
+  /**
+   * Older attempts and refunds are left to a person; default 7 days. An attempt still owed or on a
+   * gateway page when it passes this age is said once on its order (and in the error log).
+   */
   maxAgeMs?: number;
 }
 

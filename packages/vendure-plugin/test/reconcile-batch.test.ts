@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptStatus } from '../src/entity/payment-attempt.entity';
-import { attemptsToReconcile } from '../src/service/reconcile-batch';
+import { agedOutAttempts, attemptsToReconcile } from '../src/service/reconcile-batch';
 import { useAttemptDatabase } from './support/attempt-database';
 
 const HOUR = 60 * 60 * 1000;
@@ -66,5 +66,17 @@ describe('the attempts a reconciliation run reads', () => {
     );
     expect(all).toEqual(expect.arrayContaining(['T-1', 'T-2', 'T-3', 'T-4', 'T-5', 'U-1']));
     for (const left of ['T-6', 'T-7', 'T-8', 'T-9']) expect(all).not.toContain(left);
+  });
+
+  it('attempts past maxAgeMs still owed or on a page are handed over within a day; final and younger ones are not', async () => {
+    await attempt('A', 1, 'pending', 7 * 24 + 2);
+    await attempt('A', 2, 'redirect', 7 * 24 + 20);
+    await attempt('A', 3, 'unknown', 9 * 24);
+    await attempt('A', 4, 'failed', 7 * 24 + 2);
+    await attempt('A', 5, 'succeeded', 7 * 24 + 2);
+    await attempt('A', 6, 'pending', 6 * 24);
+    await attempt('B', 1, 'pending', 7 * 24 + 2);
+    const handed = (await agedOutAttempts(db.repo, settings('A', 10))).map((a) => a.orderNo);
+    expect(handed).toEqual(['A-2', 'A-1']);
   });
 });

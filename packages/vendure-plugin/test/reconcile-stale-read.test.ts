@@ -95,6 +95,7 @@ describe('reconciliation of an attempt answered while the gateway is asked', () 
       {},
       { get: (_target, key) => (key === 'getMany' ? async () => [] : () => refunds) },
     );
+    // The order notes (OrderNotes.note): what a changed attempt adds to its order.
     const addNoteToOrder = vi.fn();
     const service = new ReconcileService(
       {
@@ -107,7 +108,7 @@ describe('reconciliation of an attempt answered while the gateway is asked', () 
       { resolve: async () => ({ client }) } as never,
       { attemptsOf: () => store } as never,
       {} as never,
-      { addNoteToOrder } as never,
+      { note: addNoteToOrder, noteOnce: vi.fn() } as never,
       { vendureHost: 'http://localhost', storefrontOrderUrl: 'http://localhost/order/{code}' },
     );
     return { run: () => service.run({ channelId }), applyToOrder, addNoteToOrder };

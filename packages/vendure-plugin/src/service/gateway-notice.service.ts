@@ -5,15 +5,12 @@ import {
   findNoticedRefund,
   judgeRefundNotice,
   type RefundEvent,
-  redactText,
   refundEventOf,
   withUncountedRefund,
 } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigService,
-  HistoryService,
-  type ID,
   Logger,
   OrderService,
   Payment,
@@ -24,6 +21,7 @@ import {
 import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { chargebackNote, withChargeback } from './chargebacks';
+import { OrderNotes } from './order-notes.service';
 import { RefundFlights } from './refund-flights';
 import { isGatewayRefund, knownRefundOf, portalRefundsOf, refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
@@ -43,7 +41,7 @@ export class GatewayNoticeService {
     private readonly connection: TransactionalConnection,
     private readonly orderService: OrderService,
     private readonly configService: ConfigService,
-    private readonly historyService: HistoryService,
+    private readonly notes: OrderNotes,
     private readonly flights: RefundFlights,
   ) {}
 
@@ -92,7 +90,7 @@ export class GatewayNoticeService {
           'if it was made in the merchant portal, do not record it here with a refund: that would send the money ' +
           'again (the gateway counts the portal refund against what is left to refund); otherwise check the portal.';
         Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
-        await this.noteOnce(tx, row.orderId, text);
+        await this.notes.noteOnce(tx, row.orderId, text);
         return 'unmatched';
       }
       const payment = refunds.find((entry) => entry.refund === found)?.payment;
@@ -117,7 +115,7 @@ export class GatewayNoticeService {
           const why = verdict.kind === 'conflict' ? `the refund is already ${found.state}` : verdict.message;
           const text = `Gateway ${source} (batchNo ${event.batchNo ?? '?'}) for refund ${found.id} ignored: ${why}. Check the merchant portal.`;
           Logger.error(`Order ${row.orderCode}: ${text}`, loggerCtx);
-          await this.noteOnce(tx, row.orderId, text);
+          await this.notes.noteOnce(tx, row.orderId, text);
           return 'alert';
         }
         case 'settle': {
@@ -147,7 +145,7 @@ export class GatewayNoticeService {
             loggerCtx,
           );
           if (!settled) {
-            await this.note(
+            await this.notes.note(
               tx,
               row.orderId,
               `Refund ${found.id} (${what}, batchNo ${event.batchNo ?? '?'}) failed at the gateway: ` +
@@ -176,11 +174,12 @@ export class GatewayNoticeService {
         await this.connection
           .getRepository(tx, Payment)
           .update({ id: payment.id }, { metadata: metadata as Payment['metadata'] });
-      } else if (await this.hasNote(tx, row.orderId, text)) {
+        await this.notes.note(tx, row.orderId, text);
+      } else if (!(await this.notes.noteOnce(tx, row.orderId, text))) {
+        // No payment to keep it on: the order's note is what says it was seen.
         return;
       }
       Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
-      await this.note(tx, row.orderId, text);
     });
   }
 
@@ -218,23 +217,6 @@ export class GatewayNoticeService {
       total,
       currency,
       this.configService.entityOptions.moneyStrategy?.precision ?? 2,
-    );
-  }
-
-  private async note(tx: RequestContext, orderId: ID, text: string): Promise<void> {
-    await this.orderService.addNoteToOrder(tx, { id: orderId, note: redactText(text), isPublic: false });
-  }
-
-  /** A note that repeats of the same notice do not add again. */
-  private async noteOnce(tx: RequestContext, orderId: ID, text: string): Promise<void> {
-    if (!(await this.hasNote(tx, orderId, text))) await this.note(tx, orderId, text);
-  }
-
-  private async hasNote(tx: RequestContext, orderId: ID, text: string): Promise<boolean> {
-    const { items } = await this.historyService.getHistoryForOrder(tx, orderId, false, { take: 1000 });
-    const wanted = redactText(text);
-    return items.some(
-      (entry) => entry.type === 'ORDER_NOTE' && (entry.data as { note?: unknown }).note === wanted,
     );
   }
 }

@@ -15,6 +15,7 @@ import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity'
 import { contextInCurrency } from './currency-context';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { type OrderAttempt, OrderAttempts } from './order-attempts';
+import { OrderNotes } from './order-notes.service';
 import { overpaidBy } from './overpayment';
 import { paymentStateFor } from './payment-state';
 import { vendureAmountToOrderAmount } from './vendure-money';
@@ -34,6 +35,7 @@ export class PaymentRecorderService {
     private readonly orderService: OrderService,
     private readonly notices: GatewayNoticeService,
     private readonly configService: ConfigService,
+    private readonly notes: OrderNotes,
   ) {}
 
   /**
@@ -43,7 +45,10 @@ export class PaymentRecorderService {
   attemptsOf(ctx: RequestContext, methodCode: string): OrderAttempts {
     return new OrderAttempts(ctx, methodCode, this.connection, {
       applyToOrder: (tx, row, next) => this.applyToOrder(tx, row, next),
-      note: (noteCtx, row, text) => this.note(noteCtx, row, text),
+      // What an attempt's store says is said again by repeated callbacks and runs: once per order.
+      note: async (noteCtx, row, text) => {
+        await this.notes.noteOnce(noteCtx, row.orderId, text);
+      },
       notice: (row, event, exclusive) => this.notices.handle(row, event, exclusive),
     });
   }
@@ -223,6 +228,6 @@ export class PaymentRecorderService {
   }
 
   private async note(ctx: RequestContext, attempt: GatewaykitPaymentAttempt, note: string): Promise<void> {
-    await this.orderService.addNoteToOrder(ctx, { id: attempt.orderId, note, isPublic: false });
+    await this.notes.note(ctx, attempt.orderId, note);
   }
 }

@@ -42,3 +42,27 @@ export async function attemptsToReconcile(
   });
   return [...owed, ...pages];
 }
+
+/** How long past `maxAgeMs` an attempt still unsettled is looked for, to hand it to a person once. */
+export const AGED_OUT_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Attempts that passed `maxAgeMs` still owed or on a gateway page, within a day of it (at most
+ * `batchSize`, oldest first): the run no longer asks the gateway about them, and says so once on their
+ * order (ReconcileService), so nothing that may hold money drops out of sight silently.
+ */
+export function agedOutAttempts(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  settings: ReconcileBatchSettings,
+): Promise<GatewaykitPaymentAttempt[]> {
+  const { now, maxAgeMs, batchSize, channelId } = settings;
+  return repo.find({
+    where: {
+      createdAt: Between(new Date(now - maxAgeMs - AGED_OUT_WINDOW_MS), new Date(now - maxAgeMs)),
+      status: In([...OWED_STATUSES, 'redirect']),
+      ...(channelId === undefined ? {} : { channelId }),
+    },
+    order: { createdAt: 'ASC', id: 'ASC' },
+    take: batchSize,
+  });
+}

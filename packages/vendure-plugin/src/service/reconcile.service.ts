@@ -1,13 +1,6 @@
 import { DEFAULT_PENDING_AFTER_MS, reconcileAndRecord, reconcileRefund, redactText } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  type ID,
-  Logger,
-  OrderService,
-  Refund,
-  type RequestContext,
-  TransactionalConnection,
-} from '@vendure/core';
+import { type ID, Logger, Refund, type RequestContext, TransactionalConnection } from '@vendure/core';
 import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
@@ -19,8 +12,9 @@ import { storedAnswerOfAttempt } from './attempt-outcome';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import type { OrderAttempt } from './order-attempts';
+import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
-import { attemptsToReconcile } from './reconcile-batch';
+import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
 import type { RefundMetadata } from './refund-request';
 
 export const RECONCILE_DEFAULTS = {
@@ -66,7 +60,7 @@ export class ReconcileService {
     private readonly methods: MethodConfigService,
     private readonly recorder: PaymentRecorderService,
     private readonly notices: GatewayNoticeService,
-    private readonly orderService: OrderService,
+    private readonly notes: OrderNotes,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) options: GatewaykitPluginOptions,
   ) {
     this.settings = { ...RECONCILE_DEFAULTS, ...definedOnly(options.reconcile ?? {}) };
@@ -85,10 +79,9 @@ export class ReconcileService {
       return ctx;
     };
     const now = attemptClockNow();
-    const attempts = await attemptsToReconcile(
-      this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt),
-      { ...this.settings, now, channelId: only ? String(only.channelId) : undefined },
-    );
+    const attemptRows = this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt);
+    const batch = { ...this.settings, now, channelId: only ? String(only.channelId) : undefined };
+    const attempts = await attemptsToReconcile(attemptRows, batch);
     for (const row of attempts) {
       report.checked++;
       const item = await this.attempt(row, contextOf, now).catch((error: unknown) => ({
@@ -104,6 +97,21 @@ export class ReconcileService {
         before: row.status,
         after: item.after,
         reason: item.reason,
+      });
+    }
+
+    for (const row of await agedOutAttempts(attemptRows, batch)) {
+      report.checked++;
+      const reason = await this.handOver(row, contextOf).catch((error: unknown) =>
+        failed(row.orderCode, `payment attempt ${row.orderNo}`, error),
+      );
+      report.items.push({
+        kind: 'attempt',
+        orderCode: row.orderCode,
+        reference: row.orderNo,
+        before: row.status,
+        after: row.status,
+        reason,
       });
     }
 
@@ -203,8 +211,31 @@ export class ReconcileService {
     }
     const text = `Gateway reconciliation: payment attempt ${row.orderNo} ${row.status} -> ${decision.next.status}: ${reason}.`;
     Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
-    await this.orderService.addNoteToOrder(ctx, { id: row.orderId, note: redactText(text), isPublic: false });
+    await this.notes.note(ctx, row.orderId, text);
     return { changed: true, after: decision.next.status, reason };
+  }
+
+  /**
+   * An attempt past `maxAgeMs` the gateway's records never settled: the run stops asking, and a person
+   * takes over. Said once on the order (and in the error log when said), never silently dropped.
+   */
+  private async handOver(
+    row: GatewaykitPaymentAttempt,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+  ): Promise<string> {
+    const text =
+      `Gateway reconciliation stopped asking about payment attempt ${row.orderNo} (${row.status}) ` +
+      `${durationText(this.settings.maxAgeMs)} after it was sent: the gateway's records did not settle it. ` +
+      'Look it up in the merchant portal: if it was paid, settle or refund it there; then close the attempt (gatewaykitCloseAttempt).';
+    const ctx = await contextOf(row.channelId);
+    if (!ctx) {
+      Logger.error(`Order ${row.orderCode}: ${text} (its channel is gone)`, loggerCtx);
+      return 'left to a person; its channel is gone, said in the log';
+    }
+    if (!(await this.notes.noteOnce(ctx, row.orderId, text)))
+      return 'left to a person (said on the order before)';
+    Logger.error(`Order ${row.orderCode}: ${text}`, loggerCtx);
+    return `left to a person after ${durationText(this.settings.maxAgeMs)}: said on the order`;
   }
 
   /**
@@ -293,4 +324,11 @@ function describe(error: unknown): string {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** A duration as an order note says it: days, minutes or seconds. */
+function durationText(ms: number): string {
+  if (ms >= 24 * 60 * 60 * 1000) return `${Math.round(ms / (24 * 60 * 60 * 1000))} days`;
+  if (ms >= 60 * 1000) return `${Math.round(ms / (60 * 1000))} minutes`;
+  return `${Math.round(ms / 1000)} seconds`;
 }
