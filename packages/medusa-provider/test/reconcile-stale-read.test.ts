@@ -35,7 +35,7 @@ vi.mock('../src/lib/resolve-options', () => ({ resolveGatewaykitAccounts: () => 
  * One payment session as the payment module stores it: every read returns a copy, as a database read
  * would, so the run's listing is a snapshot the session can move on from.
  */
-function scopeWith(outcome: PaymentOutcome, status: string) {
+function scopeWith(outcome: PaymentOutcome, status: string, options: { updatedDaysAgo?: number } = {}) {
   const stored = {
     id: 'payses_1',
     provider_id: 'pp_gatewaykit_gatewaykit',
@@ -57,8 +57,12 @@ function scopeWith(outcome: PaymentOutcome, status: string) {
     resolve(key: string) {
       if (key === Modules.PAYMENT)
         return {
-          listPaymentSessions: async (filter: { id?: string; status?: string[] }) =>
-            filter.id === stored.id || filter.status?.includes(stored.status) ? [copy()] : [],
+          // A listing by status reads the last two days only (the session's age: `updatedDaysAgo`).
+          listPaymentSessions: async (filter: { id?: string | string[]; status?: string[] }) =>
+            [filter.id].flat().includes(stored.id) ||
+            (filter.status?.includes(stored.status) && (options.updatedDaysAgo ?? 0) < 2)
+              ? [copy()]
+              : [],
           updatePaymentSession: async (update: { data: Record<string, unknown>; status?: string }) => {
             stored.data = update.data;
             if (update.status) stored.status = update.status;
@@ -71,8 +75,17 @@ function scopeWith(outcome: PaymentOutcome, status: string) {
         return { graph: async () => ({ data: [{ cart_id: 'cart_1' }] }) };
       if (key === Modules.LOCKING) return { execute: (_key: string, work: () => Promise<unknown>) => work() };
       if (key === ContainerRegistrationKeys.LOGGER) return { info() {}, warn() {}, error() {} };
-      // No page kept for a deleted session (lib/deleted-pages.ts).
-      if (key === ContainerRegistrationKeys.PG_CONNECTION) return { raw: async () => ({ rows: [] }) };
+      // No page kept for a deleted session (lib/deleted-pages.ts); the session itself is found by the
+      // mark of a failure still to check.
+      if (key === ContainerRegistrationKeys.PG_CONNECTION)
+        return {
+          raw: async (sql: string) => ({
+            rows:
+              sql.includes("'unpaidOrderCheck' = 'due'") && stored.data.unpaidOrderCheck === 'due'
+                ? [{ id: stored.id }]
+                : [],
+          }),
+        };
       throw new Error(`unexpected ${key}`);
     },
   } as unknown as MedusaContainer;
@@ -150,5 +163,21 @@ describe('reconciliation of a session answered while the gateway is asked', () =
     const expired = await reconcileGatewayPayments(expiring.container);
     expect(expired.attempts).toEqual([expect.objectContaining({ result: 'changed', status: 'failed' })]);
     expect(expiring.stored.data.outcome).toMatchObject({ status: 'failed', code: 'PAGE_EXPIRED' });
+  });
+
+  it('a failure whose ORDER NOT PAID check is still due, older than the two days failed sessions are listed for, is found by its mark and checked', async () => {
+    const failed: PaymentOutcome = { orderNo: 'payses_1', status: 'failed', reason: 'Declined' };
+    const { container, stored } = scopeWith(failed, 'error', { updatedDaysAgo: 5 });
+    stored.data.unpaidOrderCheck = 'due';
+    const report = await reconcileGatewayPayments(container);
+    expect(report.attempts).toEqual([
+      expect.objectContaining({
+        orderNo: 'payses_1',
+        status: 'failed',
+        reason: expect.stringMatching(/no order/),
+      }),
+    ]);
+    // Its cart is no order here: checked, and the cart is free again.
+    expect(stored.data.unpaidOrderCheck).toBe('not-needed');
   });
 });

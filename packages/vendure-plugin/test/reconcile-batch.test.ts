@@ -68,15 +68,17 @@ describe('the attempts a reconciliation run reads', () => {
     for (const left of ['T-6', 'T-7', 'T-8', 'T-9']) expect(all).not.toContain(left);
   });
 
-  it('attempts past maxAgeMs still owed or on a page are handed over within a day; final and younger ones are not', async () => {
+  it('attempts past maxAgeMs still owed or on a page are handed over within a week; final, younger and much older ones are not', async () => {
     await attempt('A', 1, 'pending', 7 * 24 + 2);
     await attempt('A', 2, 'redirect', 7 * 24 + 20);
     await attempt('A', 3, 'unknown', 9 * 24);
     await attempt('A', 4, 'failed', 7 * 24 + 2);
     await attempt('A', 5, 'succeeded', 7 * 24 + 2);
     await attempt('A', 6, 'pending', 6 * 24);
+    await attempt('A', 7, 'pending', 15 * 24);
     await attempt('B', 1, 'pending', 7 * 24 + 2);
     const handed = (await agedOutAttempts(db.repo, settings('A', 10))).map((a) => a.orderNo);
-    expect(handed).toEqual(['A-2', 'A-1']);
+    // Oldest first, for a week past maxAgeMs (runs missed for days still find them).
+    expect(handed).toEqual(['A-3', 'A-2', 'A-1']);
   });
 });

@@ -7,6 +7,7 @@ import {
 } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import type { SqlDatabase } from './charge-claim';
 import { reconcileDeletedPages } from './deleted-pages';
 import type { GatewayRefund } from './gateway-records';
 import { reportUnsettledRefund } from './merchant-alerts';
@@ -158,6 +159,7 @@ async function reconcileAttempts(
       listed([REDIRECT_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
       // A late success stored over a failure keeps the session's `error` status until it is applied.
       listed([FAILED_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
+      options.orderNos ? [] : olderUncheckedFailures(scope, account, now),
     ])
   ).flat();
   const client = gatewayClientFor(account.options);
@@ -231,10 +233,43 @@ async function reconcileAttempts(
     now,
     orderNos: options.orderNos,
     pendingAfterMs: failUnrecordedAfterMs,
-    askForMs: REDIRECT_LOOKBACK_MS,
+    // Past the page's own expiry in any case (failUnrecordedAfterSeconds may be set long).
+    askForMs: Math.max(REDIRECT_LOOKBACK_MS, failUnrecordedAfterMs + 60 * 60 * 1000),
   });
   for (const page of pages) lines.push({ ...page, account: account.id });
   return lines;
+}
+
+/**
+ * Failed sessions older than the look-back of failed sessions whose ORDER NOT PAID check is still due
+ * (its process died, and the runs since failed or did not run): such a session holds its cart
+ * (holdsCart), so it is looked for over the whole look-back, by the mark in its data.
+ */
+async function olderUncheckedFailures(
+  scope: MedusaContainer,
+  account: GatewaykitAccount,
+  now: Date,
+): Promise<PaymentSessionDTO[]> {
+  const db = scope.resolve(ContainerRegistrationKeys.PG_CONNECTION) as SqlDatabase;
+  const { rows } = await db.raw(
+    `SELECT id FROM payment_session
+      WHERE status = ? AND deleted_at IS NULL AND data->>'unpaidOrderCheck' = 'due'
+        AND updated_at >= ? AND updated_at < ?
+        AND provider_id IN (${account.providerIds.map(() => '?').join(', ')})`,
+    [
+      FAILED_STATUS,
+      new Date(now.getTime() - LOOKBACK_MS),
+      new Date(now.getTime() - REDIRECT_LOOKBACK_MS),
+      ...account.providerIds,
+    ],
+  );
+  if (rows.length === 0) return [];
+  return (await scope
+    .resolve(Modules.PAYMENT)
+    .listPaymentSessions(
+      { id: rows.map((row) => String(row.id)) },
+      { select: ['id', 'data', 'status', 'provider_id', 'updated_at'] },
+    )) as PaymentSessionDTO[];
 }
 
 function appliedLine(scope: MedusaContainer, account: GatewaykitAccount, orderNo: string) {

@@ -196,11 +196,13 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
     );
     if (handled) return;
     const d = event.data as Record<string, unknown>;
+    // Named by its batchNo, so two notices alike in all else are two notes (repeats of one are one).
     const text =
-      `Gateway notice ${event.type} for trade ${String(d.tradeNo ?? '?')}: ` +
+      `Gateway notice ${event.type} for trade ${String(d.tradeNo ?? '?')} (batchNo ${String(d.batchNo ?? '?')}): ` +
       `${String(d.amount ?? d.orderAmount ?? '?')} ${String(d.currency ?? d.orderCurrency ?? '')}` +
       (d.reason ? ` (${String(d.reason)})` : '') +
       '. Review it in the merchant portal.';
+    Logger.warn(`Order ${attempt.row.orderCode}: ${redactText(text)}`, loggerCtx);
     await this.effects.note(this.ctx, attempt.row, redactText(text));
   }
 }

@@ -1,6 +1,7 @@
 import { redactText } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
-import { HistoryService, type ID, OrderService, type RequestContext } from '@vendure/core';
+import type { SortOrder } from '@vendure/common/lib/generated-types';
+import { ConfigService, HistoryService, type ID, OrderService, type RequestContext } from '@vendure/core';
 
 /**
  * The plugin's private order notes: what the merchant is told on the order itself. Every note is
@@ -12,6 +13,7 @@ export class OrderNotes {
   constructor(
     private readonly orderService: OrderService,
     private readonly historyService: HistoryService,
+    private readonly configService: ConfigService,
   ) {}
 
   async note(ctx: RequestContext, orderId: ID, text: string): Promise<void> {
@@ -25,11 +27,17 @@ export class OrderNotes {
     return true;
   }
 
+  /**
+   * The order's notes, newest first, as many as the store's list limit allows (a larger page would be
+   * refused): a repeat comes soon after what it repeats.
+   */
   private async hasNote(ctx: RequestContext, orderId: ID, text: string): Promise<boolean> {
-    const { items } = await this.historyService.getHistoryForOrder(ctx, orderId, false, { take: 1000 });
+    const { items } = await this.historyService.getHistoryForOrder(ctx, orderId, false, {
+      take: this.configService.apiOptions.adminListQueryLimit,
+      sort: { createdAt: 'DESC' as SortOrder },
+      filter: { type: { eq: 'ORDER_NOTE' } },
+    });
     const wanted = redactText(text);
-    return items.some(
-      (entry) => entry.type === 'ORDER_NOTE' && (entry.data as { note?: unknown }).note === wanted,
-    );
+    return items.some((entry) => (entry.data as { note?: unknown }).note === wanted);
   }
 }

@@ -43,11 +43,15 @@ export async function attemptsToReconcile(
   return [...owed, ...pages];
 }
 
-/** How long past `maxAgeMs` an attempt still unsettled is looked for, to hand it to a person once. */
-export const AGED_OUT_WINDOW_MS = 24 * 60 * 60 * 1000;
+/**
+ * How long past `maxAgeMs` an attempt still unsettled is looked for, to hand it to a person once: a
+ * week, so runs missed for days (a worker down, an upgrade) still find it. Each run reads those already
+ * handed over again and finds their note (OrderNotes.noteOnce); there are few, all needing a person.
+ */
+export const AGED_OUT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
- * Attempts that passed `maxAgeMs` still owed or on a gateway page, within a day of it (at most
+ * Attempts that passed `maxAgeMs` still owed or on a gateway page, within a week of it (at most
  * `batchSize`, oldest first): the run no longer asks the gateway about them, and says so once on their
  * order (ReconcileService), so nothing that may hold money drops out of sight silently.
  */

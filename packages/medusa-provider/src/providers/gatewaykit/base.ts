@@ -421,7 +421,9 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       // refusing keeps the row, so its callback (or the reconciliation) still finds the cart.
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
-        `gatewaykit: session ${data.orderNo ?? ''} is kept: its payment is ${data.outcome?.status ?? 'sent'} at the gateway and its result must reach this cart`,
+        data.unpaidOrderCheck === 'due'
+          ? `gatewaykit: session ${data.orderNo ?? ''} is kept: its payment failed, and whether the cart's order is left unpaid is still to be checked (the reconciliation does it)`
+          : `gatewaykit: session ${data.orderNo ?? ''} is kept: its payment is ${data.outcome?.status ?? 'sent'} at the gateway and its result must reach this cart`,
       );
     }
     if (mayStillBePaid(data)) {
