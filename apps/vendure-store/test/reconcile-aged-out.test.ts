@@ -4,25 +4,11 @@
  * through GATEWAYKIT_RECONCILE_MAX_AGE_MS, so these tests have their own server).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphqlClient } from '../src/graphql-client';
-import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './support/shop';
-import { type Stack, shopClient, startStack } from './support/stack';
+import { pendingChargeNobodyLists, reconcileItems } from './support/reconcile';
+import { adminOrder } from './support/shop';
+import { type Stack, startStack } from './support/stack';
 
 const MAX_AGE_MS = 6000;
-
-interface ReconcileItem {
-  reference: string;
-  before: string;
-  after: string;
-  reason: string;
-}
-
-async function reconcile(admin: GraphqlClient): Promise<ReconcileItem[]> {
-  const { gatewaykitReconcile } = await admin.query<{ gatewaykitReconcile: { items: ReconcileItem[] } }>(
-    'mutation { gatewaykitReconcile { items { reference before after reason } } }',
-  );
-  return gatewaykitReconcile.items;
-}
 
 describe('an attempt the reconciliation stops asking about', () => {
   let stack: Stack;
@@ -43,24 +29,9 @@ describe('an attempt the reconciliation stops asking about', () => {
   });
 
   it('attack: a pending charge the gateway never lists is handed to a person once it passes maxAgeMs: one order note, not dropped silently (found by review)', async () => {
-    const shop = shopClient(stack);
-    const order = await prepareOrder(shop);
-    const orderNo = `${order.code}-1`;
-    // Pending at the gateway, paid a moment later, with every callback lost and the records lagging.
-    stack.sandbox.setChaos({ drop: true });
-    const started = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.pendingThenSuccess),
-    });
-    expect(started).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo });
-    await eventually(
-      async () => stack.sandbox.order(orderNo)?.orderStatus,
-      (status) => status === 'success',
-    );
-    stack.sandbox.addFault({ route: 'listTransactions', kind: 'unlisted', times: 'always' });
-    stack.sandbox.addFault({ route: 'retrieveTransaction', kind: 'unlisted', times: 'always' });
+    const { order, orderNo } = await pendingChargeNobodyLists(stack);
 
-    const asked = (await reconcile(stack.admin)).find((item) => item.reference === orderNo);
+    const asked = (await reconcileItems(stack.admin)).find((item) => item.reference === orderNo);
     expect(asked).toMatchObject({ before: 'pending', after: 'pending' });
     await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 500));
 
@@ -72,7 +43,7 @@ describe('an attempt the reconciliation stops asking about', () => {
             `Gateway reconciliation stopped asking about payment attempt ${orderNo}`,
           ),
       );
-    const handed = (await reconcile(stack.admin)).filter((item) => item.reference === orderNo);
+    const handed = (await reconcileItems(stack.admin)).filter((item) => item.reference === orderNo);
     expect(handed).toEqual([
       expect.objectContaining({
         before: 'pending',
@@ -81,7 +52,7 @@ describe('an attempt the reconciliation stops asking about', () => {
       }),
     ]);
     expect(await notesOf()).toHaveLength(1);
-    const again = (await reconcile(stack.admin)).filter((item) => item.reference === orderNo);
+    const again = (await reconcileItems(stack.admin)).filter((item) => item.reference === orderNo);
     expect(again).toEqual([
       expect.objectContaining({ reason: 'left to a person (said on the order before)' }),
     ]);

@@ -5,24 +5,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphqlClient } from '../src/graphql-client';
+import { reconcileItems } from './support/reconcile';
 import { asRefund, paidCardOrder, refundById, refundOrder } from './support/refunds';
 import { type Stack, startStack } from './support/stack';
-
-interface ReconcileItem {
-  kind: string;
-  orderCode: string;
-  reference: string;
-  before: string;
-  after: string;
-}
-
-async function reconcile(admin: GraphqlClient): Promise<ReconcileItem[]> {
-  const { gatewaykitReconcile } = await admin.query<{ gatewaykitReconcile: { items: ReconcileItem[] } }>(
-    `mutation { gatewaykitReconcile { items { kind orderCode reference before after } } }`,
-  );
-  return gatewaykitReconcile.items;
-}
 
 describe('the refunds a reconciliation run reads', () => {
   let stack: Stack;
@@ -57,7 +42,7 @@ describe('the refunds a reconciliation run reads', () => {
     expect(numbered.state).toBe('Pending');
     stack.sandbox.settleRefund(numbered.transactionId ?? '', { status: 'success' });
 
-    const items = (await reconcile(stack.admin)).filter((item) => item.kind === 'refund');
+    const items = (await reconcileItems(stack.admin)).filter((item) => item.kind === 'refund');
     expect(items.find((item) => item.reference === numbered.transactionId)).toMatchObject({
       orderCode: order.code,
       after: 'Settled',

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { paymentRequests, rawGraphql } from './support/attacker';
+import { pendingChargeNobodyLists, type ReconcileItem } from './support/reconcile';
 import { asRefund, paidCardOrder, refundById, refundOrder } from './support/refunds';
 import {
   adminOrder,
@@ -24,14 +25,7 @@ const NO_RECORD_MS = 4000;
 interface ReconcileResult {
   checked: number;
   changed: number;
-  items: {
-    kind: string;
-    orderCode: string;
-    reference: string;
-    before: string;
-    after: string;
-    reason: string;
-  }[];
+  items: ReconcileItem[];
 }
 
 const RECONCILE = `mutation { gatewaykitReconcile { checked changed items { kind orderCode reference before after reason } } }`;
@@ -203,26 +197,7 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
    * read side does not list: past the no-record threshold the reconciliation leaves it open for a person.
    */
   async function acknowledgedButUnlisted() {
-    const shop = shopClient(stack);
-    const order = await prepareOrder(shop);
-    const orderNo = `${order.code}-1`;
-    // The pending card succeeds a moment later by callback only, and its callbacks are lost.
-    stack.sandbox.setChaos({ drop: true });
-    const started = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.pendingThenSuccess),
-    });
-    expect(started).toMatchObject({ __typename: 'GatewaykitPaymentPending', orderNo });
-    const tradeNo = stack.sandbox.order(orderNo)?.tradeNo;
-    expect(tradeNo).toEqual(expect.any(String));
-    const charged = await eventually(
-      async () => stack.sandbox.order(orderNo)?.orderStatus,
-      (status) => status === 'success',
-    );
-    expect(charged).toBe('success');
-    // The gateway's read side lags its writes: neither the list nor the trade by id shows it.
-    stack.sandbox.addFault({ route: 'listTransactions', kind: 'unlisted', times: 'always' });
-    stack.sandbox.addFault({ route: 'retrieveTransaction', kind: 'unlisted', times: 'always' });
+    const { shop, order, orderNo, tradeNo } = await pendingChargeNobodyLists(stack);
     await new Promise((resolve) => setTimeout(resolve, NO_RECORD_MS));
 
     const held = (await reconcile(stack.admin)).items.find((i) => i.reference === orderNo);
