@@ -146,7 +146,7 @@ export {
 } from './reconcile.js';
 export { type ReconciledAttempt, reconcileAndRecord } from './reconcile-record.js';
 export { type RefundReconciliation, reconcileRefund, refundEventFromRecord } from './reconcile-refund.js';
-export { redact, redactBody, redactCardNumber, redactText } from './redact.js';
+export { redact, redactBody, redactCardNumber, redactedErrorText, redactText } from './redact.js';
 export { type RefundAsked, type RefundHistory, refundBlockedBy } from './refund-blocks.js';
 export {
   findNoticedRefund,

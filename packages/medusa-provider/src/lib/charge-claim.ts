@@ -1,4 +1,4 @@
-import { chargeStateOf, firstOpenCharge, type StoredSessions } from './open-charges';
+import { chargeStateOf, firstCartHolder, type StoredSessions } from './open-charges';
 import type { GatewaykitSessionData } from './session-data';
 
 /**
@@ -67,7 +67,7 @@ export class PostgresChargeClaims implements ChargeClaims {
       const self = sessions.find((row) => row.id === orderNo);
       const stored = (self?.data ?? {}) as Partial<GatewaykitSessionData>;
       if (!self || alreadySent(stored)) return { kind: 'taken', data: stored };
-      const open = firstOpenCharge(sessions, orderNo);
+      const open = firstCartHolder(sessions, orderNo)?.id;
       if (open) return { kind: 'sibling-open', orderNo: open };
       await trx.raw(
         `UPDATE payment_session SET data = data || jsonb_build_object('attemptedAt', ?::text), updated_at = now()
@@ -96,7 +96,7 @@ export class SessionServiceChargeClaims implements ChargeClaims {
         { payment_collection_id: self.payment_collection_id },
         { select: ['id', 'provider_id', 'data'] },
       );
-      const open = firstOpenCharge(siblings, orderNo);
+      const open = firstCartHolder(siblings, orderNo)?.id;
       if (open) return { kind: 'sibling-open', orderNo: open };
     }
     await this.sessions.update({ id: orderNo, data: { ...self.data, attemptedAt } });

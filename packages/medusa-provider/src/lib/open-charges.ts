@@ -42,16 +42,16 @@ export function holdsCart(data: Partial<GatewaykitSessionData>): boolean {
 }
 
 /** The first gatewaykit session among `sessions` (other than `exceptId`) that holds its cart. */
-export function firstOpenCharge(
+export function firstCartHolder(
   sessions: readonly (SessionRow | null)[],
   exceptId?: string,
-): string | undefined {
+): SessionRow | undefined {
   return sessions.find(
     (session): session is SessionRow =>
       isGatewaykitSession(session) &&
       session.id !== exceptId &&
       holdsCart((session.data ?? {}) as Partial<GatewaykitSessionData>),
-  )?.id;
+  );
 }
 
 /** The first gatewaykit session among `sessions` whose shopper was sent to a gateway page. */
@@ -65,4 +65,14 @@ export function firstOpenPage(sessions: readonly (SessionRow | null)[]): string 
 
 function isGatewaykitSession(session: SessionRow | null): session is SessionRow {
   return !!session && session.provider_id.startsWith('pp_gatewaykit');
+}
+
+/**
+ * Whether a session being deleted had a gateway page that may still take a payment: one the shopper was
+ * sent to and has not paid on, or one a failure was recorded for (a hosted page may let the shopper try
+ * another card after a decline).
+ */
+export function mayStillBePaid(data: Partial<GatewaykitSessionData>): boolean {
+  const state = chargeStateOf(data);
+  return state === 'redirect' || (state === 'failed' && Boolean(data.redirectUrl && data.attemptedAt));
 }

@@ -3,12 +3,12 @@ import {
   gatewayClientFor,
   reconcileAndRecord,
   reconcileRefund,
+  redactedErrorText,
   storedAnswerOf,
 } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
-import { reconcileDeletedPages } from './deleted-pages';
 import type { GatewayRefund } from './gateway-records';
 import { reportUnsettledRefund } from './merchant-alerts';
 import {
@@ -16,9 +16,11 @@ import {
   DEFAULT_RECONCILE_AFTER_SECONDS,
   type GatewaykitOptions,
 } from './options';
+import { reconcileDeletedPages } from './reconcile-deleted-pages';
 import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-options';
 import { type SessionAttempt, SessionAttempts } from './session-attempts';
 import { type GatewaykitSessionData, readSessionData } from './session-data';
+import { placeholders } from './sql-placeholders';
 import { applyStoredSuccess } from './unapplied-success';
 
 /**
@@ -79,10 +81,6 @@ export interface RefundLine {
 export interface ReconcileReport {
   attempts: AttemptLine[];
   refunds: RefundLine[];
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 const secondsOf = (options: GatewaykitOptions) => ({
@@ -225,7 +223,7 @@ async function reconcileAttempts(
         ...line,
         result: 'error',
         status: data.outcome?.status ?? 'sent',
-        reason: describe(error),
+        reason: redactedErrorText(error),
       });
     }
   }
@@ -255,7 +253,7 @@ async function olderUncheckedFailures(
     `SELECT id FROM payment_session
       WHERE status = ? AND deleted_at IS NULL AND data->>'unpaidOrderCheck' = 'due'
         AND updated_at >= ? AND updated_at < ?
-        AND provider_id IN (${account.providerIds.map(() => '?').join(', ')})`,
+        AND provider_id IN (${placeholders(account.providerIds)})`,
     [
       FAILED_STATUS,
       new Date(now.getTime() - LOOKBACK_MS),
@@ -301,7 +299,7 @@ async function lineOf(
   try {
     return { ...line, ...(await work()) };
   } catch (error) {
-    return { ...line, result: 'error', reason: describe(error) };
+    return { ...line, result: 'error', reason: redactedErrorText(error) };
   }
 }
 
@@ -339,7 +337,7 @@ async function reconcileRefunds(
         orderNo,
         merTrackNo: '',
         status: 'error',
-        reason: `refund rows not read: ${describe(error)}`,
+        reason: `refund rows not read: ${redactedErrorText(error)}`,
       });
     }
     for (const refund of [...(data.refunds ?? []), ...restored]) {
@@ -368,7 +366,7 @@ async function reconcileRefunds(
         const status = settled && 'entry' in settled ? settled.entry.status : refund.status;
         lines.push({ ...line, status, reason: found.reason });
       } catch (error) {
-        lines.push({ ...line, status: refund.status, reason: describe(error) });
+        lines.push({ ...line, status: refund.status, reason: redactedErrorText(error) });
       }
     }
   }

@@ -74,7 +74,7 @@ export interface GatewaykitSessionData {
   unappliedReportedAt?: string | undefined;
   /**
    * A failure recorded over a charge that had no final answer (sent, unknown, pending) may belong to an
-   * order Medusa placed before charging (docs/payment-states.md#order-not-paid): `due` is written with
+   * order Medusa placed before charging (docs/payment-states.md#a-charge-cut-off-after-medusa-placed-its-order): `due` is written with
    * the failure, in the same update, and becomes `reported` (ORDER NOT PAID raised) or `not-needed`
    * once its cart is looked at under the cart's lock, by the callback's path or by the reconciliation.
    */

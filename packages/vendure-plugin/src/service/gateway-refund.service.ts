@@ -1,4 +1,10 @@
-import { type RefundAsked, redactText, refundBlockedBy, sendRefund } from '@gatewaykit/core';
+import {
+  type RefundAsked,
+  redactedErrorText,
+  redactText,
+  refundBlockedBy,
+  sendRefund,
+} from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigService,
@@ -61,7 +67,7 @@ export class GatewayRefundService {
     try {
       config = parseMethodArgs(args);
     } catch (error) {
-      return this.refused(ctx, order, { gatewaykit: 'gateway' }, describe(error));
+      return this.refused(ctx, order, { gatewaykit: 'gateway' }, redactedErrorText(error));
     }
     if (config.refunds === 'manual') {
       // RefundNoteService tells the admin to refund in the merchant portal.
@@ -142,7 +148,7 @@ export class GatewayRefundService {
     if (result.kind === 'unknown') {
       // The request may have been carried out: the notice (which names merTrackNo) or the
       // reconciliation decides; sending it again could refund twice.
-      const message = `The gateway's answer was lost (${describe(result.error)}): the refund may have been made. Its notification settles it; check the merchant portal for ${request.merTrackNo} if none arrives.`;
+      const message = `The gateway's answer was lost (${redactedErrorText(result.error)}): the refund may have been made. Its notification settles it; check the merchant portal for ${request.merTrackNo} if none arrives.`;
       Logger.warn(`Order ${order.code}: refund ${request.merTrackNo}: ${message}`, loggerCtx);
       await this.note(ctx, order, `Refund ${request.merTrackNo} is pending: ${message}`);
       return { state: 'Pending', metadata: { ...sent, status: 'unknown', message } satisfies RefundMetadata };
@@ -205,7 +211,7 @@ export class GatewayRefundService {
     try {
       counted = asked();
     } catch (error) {
-      return `the payment was charged back, and its refunds cannot be counted in its currency (${describe(error)})`;
+      return `the payment was charged back, and its refunds cannot be counted in its currency (${redactedErrorText(error)})`;
     }
     return refundBlockedBy(
       {
@@ -231,8 +237,4 @@ export class GatewayRefundService {
   private async note(ctx: RequestContext, order: Order, note: string): Promise<void> {
     await this.orderService.addNoteToOrder(ctx, { id: order.id, note, isPublic: false });
   }
-}
-
-function describe(error: unknown): string {
-  return redactText(error instanceof Error ? error.message : String(error));
 }

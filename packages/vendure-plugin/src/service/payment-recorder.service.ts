@@ -1,4 +1,9 @@
-import { type InboundDecision, type PaymentOutcome, recordOutcome, redactText } from '@gatewaykit/core';
+import {
+  type InboundDecision,
+  type PaymentOutcome,
+  recordOutcome,
+  redactedErrorText,
+} from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
   ConfigService,
@@ -82,7 +87,7 @@ export class PaymentRecorderService {
       // (3.7), even when a hook throws after the payment was saved (paid-not-applied.test.ts in the
       // Vendure store checks it with a throwing order process).
       if (error instanceof QueryFailedError) throw error;
-      const reason = redactText(error instanceof Error ? error.message : String(error));
+      const reason = redactedErrorText(error);
       if (state === 'Declined') {
         Logger.warn(
           `Order ${attempt.orderCode}: decline of ${attempt.orderNo} not added to the order: ${reason}`,
@@ -191,7 +196,7 @@ export class PaymentRecorderService {
       `was charged but could not be added to the order: ${reason}. Refund it in the gateway's merchant portal ` +
       `or add the payment by hand, then release the order with gatewaykitCloseAttempt(orderNo: "${attempt.orderNo}").`;
     Logger.error(`PAID BUT NOT APPLIED: order ${attempt.orderCode}: ${text}`, loggerCtx);
-    await this.note(ctx, attempt, text);
+    await this.notes.note(ctx, attempt.orderId, text);
     return reason;
   }
 
@@ -224,10 +229,6 @@ export class PaymentRecorderService {
       `more than the order still owed: overpaid by ${difference} ${attempt.currency}: refund the difference ` +
       `in the gateway's merchant portal.`;
     Logger.error(`Order ${attempt.orderCode}: ${text}`, loggerCtx);
-    await this.note(ctx, attempt, text);
-  }
-
-  private async note(ctx: RequestContext, attempt: GatewaykitPaymentAttempt, note: string): Promise<void> {
-    await this.notes.note(ctx, attempt.orderId, note);
+    await this.notes.note(ctx, attempt.orderId, text);
   }
 }

@@ -48,7 +48,7 @@ export async function attemptsToReconcile(
  * week, so runs missed for days (a worker down, an upgrade) still find it. Each run reads those already
  * handed over again and finds their note (OrderNotes.noteOnce); there are few, all needing a person.
  */
-export const AGED_OUT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+const AGED_OUT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Attempts that passed `maxAgeMs` still owed or on a gateway page, within a week of it (at most

@@ -1,4 +1,10 @@
-import { DEFAULT_PENDING_AFTER_MS, reconcileAndRecord, reconcileRefund, redactText } from '@gatewaykit/core';
+import {
+  DEFAULT_PENDING_AFTER_MS,
+  reconcileAndRecord,
+  reconcileRefund,
+  redactedErrorText,
+  redactText,
+} from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import { type ID, Logger, Refund, type RequestContext, TransactionalConnection } from '@vendure/core';
 import { MethodConfigError } from '../config/method-args';
@@ -15,6 +21,7 @@ import type { OrderAttempt } from './order-attempts';
 import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
+import { refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 
 export const RECONCILE_DEFAULTS = {
@@ -124,7 +131,7 @@ export class ReconcileService {
       this.settings.batchSize - numbered.length,
     );
     for (const refund of [...numbered, ...unnumbered]) {
-      const meta = (refund.metadata ?? {}) as Partial<RefundMetadata>;
+      const meta = refundMetadataOf(refund);
       if (meta.gatewaykit !== 'gateway') continue;
       const orderNo = (refund.payment?.metadata as { orderNo?: unknown } | undefined)?.orderNo;
       const row =
@@ -314,12 +321,11 @@ export class ReconcileService {
  * it fails again on every run while the money it is about waits.
  */
 function failed(orderCode: string, what: string, error: unknown): string {
-  Logger.error(`Order ${orderCode}: reconciliation of ${what} failed: ${describe(error)}`, loggerCtx);
-  return `failed: ${describe(error)}`;
-}
-
-function describe(error: unknown): string {
-  return redactText(error instanceof Error ? error.message : String(error));
+  Logger.error(
+    `Order ${orderCode}: reconciliation of ${what} failed: ${redactedErrorText(error)}`,
+    loggerCtx,
+  );
+  return `failed: ${redactedErrorText(error)}`;
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
@@ -328,7 +334,11 @@ function definedOnly<T extends object>(value: T): Partial<T> {
 
 /** A duration as an order note says it: days, minutes or seconds. */
 function durationText(ms: number): string {
-  if (ms >= 24 * 60 * 60 * 1000) return `${Math.round(ms / (24 * 60 * 60 * 1000))} days`;
-  if (ms >= 60 * 1000) return `${Math.round(ms / (60 * 1000))} minutes`;
-  return `${Math.round(ms / 1000)} seconds`;
+  const [count, unit] =
+    ms >= 24 * 60 * 60 * 1000
+      ? [Math.round(ms / (24 * 60 * 60 * 1000)), 'day']
+      : ms >= 60 * 1000
+        ? [Math.round(ms / (60 * 1000)), 'minute']
+        : [Math.round(ms / 1000), 'second'];
+  return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }

@@ -2,8 +2,9 @@ import type { MedusaNextFunction, MedusaRequest, MedusaResponse } from '@medusaj
 import { MedusaError, Modules } from '@medusajs/framework/utils';
 import { sessionsOfCart } from '../../lib/cart-of-collection';
 import { underCartGuard } from '../../lib/hold-until-answered';
-import { firstOpenCharge, firstOpenPage } from '../../lib/open-charges';
+import { firstCartHolder, firstOpenPage } from '../../lib/open-charges';
 import { requesterOf, whyNotTheChooser } from '../../lib/session-chooser';
+import { readSessionData } from '../../lib/session-data';
 import { paymentCollectionIdOf } from './payment-session-route';
 
 type Sessions = { id: string; provider_id: string; data?: Record<string, unknown> | null }[];
@@ -29,11 +30,13 @@ export function refuseWhileChargeOpen(
       try {
         const id = param === 'cart' ? req.params.id! : paymentCollectionIdOf(req);
         const sessions = await sessionsOf(req, param, id);
-        const open = firstOpenCharge(sessions);
-        if (open) {
+        const holder = firstCartHolder(sessions);
+        if (holder) {
           throw new MedusaError(
             MedusaError.Types.NOT_ALLOWED,
-            `A payment for this cart (gateway orderNo ${open}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
+            readSessionData(holder.data ?? undefined).unpaidOrderCheck === 'due'
+              ? `The last payment for this cart (gateway orderNo ${holder.id}) failed, and whether the cart's order was left unpaid is still being checked; the cart and its payment cannot change until then`
+              : `A payment for this cart (gateway orderNo ${holder.id}) is still being confirmed by the gateway; the cart and its payment cannot change until its result arrives`,
           );
         }
         const page = options.pageToo ? firstOpenPage(sessions) : undefined;
@@ -65,7 +68,7 @@ export function refuseWhileChargeOpen(
 
 /**
  * The payment sessions of the cart's (or the named) payment collection, with the fields
- * `firstOpenCharge` judges. These guards run on every cart change, for every provider: they read the
+ * `firstCartHolder` judges. These guards run on every cart change, for every provider: they read the
  * cart–collection link and the payment module, not a `query.graph` across the link
  * (lib/cart-of-collection.ts).
  */

@@ -69,11 +69,11 @@ import {
   SessionServiceChargeClaims,
   type SqlDatabase,
 } from '../../lib/charge-claim';
-import { DeletedPages, mayStillBePaid } from '../../lib/deleted-pages';
+import { DeletedPages } from '../../lib/deleted-pages';
 import { retiredCardsIn } from '../../lib/element-card-bindings';
 import { GatewayRefunds, type PaymentRows, type RefundRows } from '../../lib/gateway-refunds';
 import { toMedusaError } from '../../lib/medusa-errors';
-import { holdsCart, type StoredSessions } from '../../lib/open-charges';
+import { holdsCart, mayStillBePaid, type StoredSessions } from '../../lib/open-charges';
 import {
   DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
   type GatewaykitOptions,
