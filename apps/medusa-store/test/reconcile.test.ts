@@ -163,8 +163,11 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
 
   /** A reported failure is marked in its session, and a later run neither lists nor reports it. */
   async function expectNoSecondUnpaidAlert(orderNo: string) {
-    const [row] = await sql<{ data: Json }>('select data from payment_session where id = $1', [orderNo]);
-    expect(row!.data.unpaidOrderCheck).toBe('reported');
+    // Marked right after the alert (alert first: a crash repeats it rather than losing it).
+    await waitFor(async () => {
+      const [row] = await sql<{ data: Json }>('select data from payment_session where id = $1', [orderNo]);
+      return row?.data.unpaidOrderCheck === 'reported';
+    }, 'the session marked reported');
     expect((await reconcileNow({ orderNos: [orderNo] })).body.attempts).toEqual([]);
     expect(unpaidAlerts(orderNo)).toBe(1);
   }
@@ -226,7 +229,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await expectNoSecondUnpaidAlert(session.id);
   });
 
-  it('a charge the gateway answered pending, missing from its records later: left open for a person, never failed; settled once the records show it', async () => {
+  it('a charge the gateway answered pending, missing from its records later: left open for a person, never failed, handed over once past the look-back; settled once the records show it', async () => {
     // The gateway's later success is only in its records: every callback is lost.
     await sandboxControl('chaos', { drop: true });
     const { token, email } = await registerCustomer();
@@ -252,6 +255,26 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect((await currentSession(cartId, token)).data.outcome.status).toBe('pending');
     expect(log()).toContain(`gatewaykit: ${session.id} needs a person`);
     expect(log()).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
+
+    // Still so past the run's look-back (30 days, staged): handed to a person once, not dropped silently.
+    const handedOver = () =>
+      log().split(`PAYMENT NOT SETTLED: Gateway payment orderNo ${session.id}`).length - 1;
+    const setSentAt = (at: string) =>
+      sql(
+        `update payment_session set data = jsonb_set(data::jsonb, '{attemptedAt}', to_jsonb($2::text)) where id = $1`,
+        [session.id, at],
+      );
+    await setSentAt(new Date(Date.now() - 31 * 24 * 60 * 60 * 1000).toISOString());
+    const old = await reconcileNow({ orderNos: [session.id] });
+    expect(old.body.attempts).toEqual([
+      expect.objectContaining({ orderNo: session.id, result: 'handed-over', status: 'pending' }),
+    ]);
+    await waitFor(async () => handedOver() === 1, 'the payment-not-settled alert');
+    const again = await reconcileNow({ orderNos: [session.id] });
+    expect(again.body.attempts).toEqual([expect.objectContaining({ orderNo: session.id, result: 'none' })]);
+    expect(again.body.attempts[0].reason).toMatch(/left to a person$/);
+    expect(handedOver()).toBe(1);
+    await setSentAt(session.data.attemptedAt);
 
     // Once the records show the trade, it is settled like its callback would have: one captured payment.
     await sandboxControl('faults', undefined, 'DELETE');
@@ -536,9 +559,10 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await sandboxControl('chaos', { noReturn: 'always' });
     const again = await startSession(collectionId, HOSTED);
     await finishWithoutReturn(again.data.redirectUrl, 'success', CARDS.success);
+    // The order is readable a moment before its captured payment is (the callback's own completion).
     const [order, ...more] = await waitFor(async () => {
       const list = await ordersOf(email);
-      return list.length > 0 && list;
+      return list.some((placed) => placed.payment_status === 'captured') && list;
     }, 'the order paid on the new page');
     expect(more).toEqual([]);
     expect(order!.payment_status).toBe('captured');
@@ -600,7 +624,10 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     await waitFor(async () => unappliedAlerts(session.id) === 1, "the callback's paid-but-not-applied alert");
     expect(log()).toContain('its payment session was deleted (the cart changed)');
-    expect(await keptPage(session.id)).toMatchObject({ ended_as: 'reported' });
+    await waitFor(
+      async () => (await keptPage(session.id))?.ended_as === 'reported',
+      'the page marked reported',
+    );
 
     expect((await reconcileNow({ orderNos: [session.id] })).body.attempts).toEqual([]);
     expect(unappliedAlerts(session.id)).toBe(1);
@@ -632,7 +659,11 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await sandboxControl('chaos', { noReturn: 'always' });
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     await waitFor(async () => unappliedAlerts(session.id) === 1, "the late payment's alert");
-    expect(await keptPage(session.id)).toMatchObject({ ended_as: 'reported' });
+    // Marked right after the alert (alert first: a crash repeats it rather than losing it).
+    await waitFor(
+      async () => (await keptPage(session.id))?.ended_as === 'reported',
+      'the page marked reported',
+    );
   });
 
   it("a page whose session a cart change deleted, which the gateway's records do not settle while the run asks: reported PAGE NOT SETTLED once, for a person", async () => {

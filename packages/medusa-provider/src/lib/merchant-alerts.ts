@@ -24,6 +24,14 @@ const PAYMENT_ALERTS = {
     text: (reason: string) =>
       `${reason}; no order is placed for it. Check that the refund reached the shopper in the gateway's merchant portal.`,
   },
+  unsettledPayment: {
+    tag: 'PAYMENT NOT SETTLED',
+    title: 'Gateway payment not settled',
+    text: (reason: string) =>
+      `was sent, and the gateway's records did not settle it while the reconciliation asked: ${reason}. ` +
+      "Its cart stays held. Look it up in the gateway's merchant portal: a charge there is settled by its callback; " +
+      'with none, close it (POST /admin/gatewaykit/attempts/close).',
+  },
   unsettledPage: {
     tag: 'PAGE NOT SETTLED',
     title: 'Gateway page of a deleted session not settled',
@@ -56,6 +64,14 @@ function reportPayment(
  */
 export function reportUnappliedCharge(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
   return reportPayment(scope, 'unapplied', outcome, reason);
+}
+
+/**
+ * A payment session the reconciliation stops asking the gateway about, still without a result: its cart
+ * stays held until a person settles it (lib/session-attempts.ts `handOver`).
+ */
+export function reportUnsettledPayment(scope: MedusaContainer, outcome: PaymentOutcome, reason: string) {
+  return reportPayment(scope, 'unsettledPayment', outcome, reason);
 }
 
 /**

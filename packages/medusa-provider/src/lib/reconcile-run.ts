@@ -52,6 +52,12 @@ const STORED_SUCCESS_MIN_AGE_MS = 60_000;
  * job first sees it; this bounds the rest (the job or the server down for longer).
  */
 const REDIRECT_LOOKBACK_MS = 2 * DAY_MS;
+/**
+ * How long past its look-back a session still without a result is listed: it is handed to a person
+ * once (PAYMENT NOT SETTLED) on the first run that finds it past the look-back; a week, so runs missed
+ * for days still find it.
+ */
+const HAND_OVER_WINDOW_MS = 7 * DAY_MS;
 
 export interface ReconcileRunOptions {
   now?: Date;
@@ -153,8 +159,8 @@ async function reconcileAttempts(
     ) as Promise<PaymentSessionDTO[]>;
   const sessions = (
     await Promise.all([
-      listed(OPEN_STATUSES, 'created_at', LOOKBACK_MS),
-      listed([REDIRECT_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
+      listed(OPEN_STATUSES, 'created_at', LOOKBACK_MS + HAND_OVER_WINDOW_MS),
+      listed([REDIRECT_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS + HAND_OVER_WINDOW_MS),
       // A late success stored over a failure keeps the session's `error` status until it is applied.
       listed([FAILED_STATUS], 'updated_at', REDIRECT_LOOKBACK_MS),
       options.orderNos ? [] : olderUncheckedFailures(scope, account, now),
@@ -205,19 +211,29 @@ async function reconcileAttempts(
             .warn(`gatewaykit: ${session.id} needs a person: ${found.reason}`);
         },
       );
-      if (!decision) {
-        lines.push({ ...line, result: 'none', status: data.outcome?.status ?? 'sent', reason });
-        continue;
-      }
-      const status =
-        decision.kind === 'changed'
+      const status = !decision
+        ? (data.outcome?.status ?? 'sent')
+        : decision.kind === 'changed'
           ? decision.next.status
           : decision.kind === 'duplicate' || decision.kind === 'stale'
             ? decision.current.status
             : decision.kind === 'held-back'
               ? (decision.attempt.outcome?.status ?? 'sent')
               : (data.outcome?.status ?? 'sent');
-      lines.push({ ...line, result: decision.kind, status, reason });
+      const lookBackMs = session.status === REDIRECT_STATUS ? REDIRECT_LOOKBACK_MS : LOOKBACK_MS;
+      const stillOpen = !['succeeded', 'failed'].includes(status);
+      if (stillOpen && now.getTime() - sentAt.getTime() > lookBackMs) {
+        // Asked for as long as the run looks back, and still nothing: a person takes over, told once.
+        const handed = await new SessionAttempts(scope, account).handOver(session.id, reason);
+        lines.push({
+          ...line,
+          result: handed ? 'handed-over' : (decision?.kind ?? 'none'),
+          status,
+          reason: `${reason}; ${handed ? 'reported as PAYMENT NOT SETTLED' : 'left to a person'}`,
+        });
+        continue;
+      }
+      lines.push({ ...line, result: decision?.kind ?? 'none', status, reason });
     } catch (error) {
       lines.push({
         ...line,

@@ -25,6 +25,7 @@ import {
   reportRefundNotInMedusa,
   reportRefundSucceededAfterFailure,
   reportUnappliedCharge,
+  reportUnsettledPayment,
 } from './merchant-alerts';
 import { completePaidCart } from './paid-cart';
 import {
@@ -201,6 +202,33 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   /** Writes `unappliedReportedAt` into the session's data; the caller holds the cart's lock. */
   async markUnappliedReported(session: PaymentSessionDTO): Promise<void> {
     await this.writeData(session, { unappliedReportedAt: new Date().toISOString() });
+  }
+
+  /**
+   * The reconciliation stops asking the gateway about session `orderNo`, still without a result: said
+   * once (PAYMENT NOT SETTLED, then `handedOverAt` in its data, alert first so a crash repeats it),
+   * under the cart's lock so an answer that arrives meanwhile wins. Whether it was said now.
+   */
+  async handOver(orderNo: string, reason: string): Promise<boolean> {
+    return this.exclusive(orderNo, async () => {
+      const session = await this.session(orderNo);
+      const data = readSessionData(session?.data);
+      const status = data.outcome?.status;
+      const unsettled =
+        status === undefined || status === 'unknown' || status === 'pending' || status === 'redirect';
+      if (!session || !unsettled || data.handedOverAt) return false;
+      const asked = {
+        orderNo,
+        status: 'unknown' as const,
+        reason,
+        tradeNo: data.outcome?.tradeNo,
+        amount: data.amount,
+        currency: data.currency,
+      };
+      await reportUnsettledPayment(this.scope, asked, reason);
+      await this.writeData(session, { handedOverAt: new Date().toISOString() });
+      return true;
+    });
   }
 
   /** Adds to the session's data, keeping its status; the caller holds the cart's lock. */

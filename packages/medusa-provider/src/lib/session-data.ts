@@ -79,6 +79,11 @@ export interface GatewaykitSessionData {
    * once its cart is looked at under the cart's lock, by the callback's path or by the reconciliation.
    */
   unpaidOrderCheck?: UnpaidOrderCheck | undefined;
+  /**
+   * When the reconciliation stopped asking the gateway about this session without a result and handed
+   * it to a person (PAYMENT NOT SETTLED, said once; lib/session-attempts.ts `handOver`).
+   */
+  handedOverAt?: string | undefined;
 }
 
 export type UnpaidOrderCheck = 'due' | 'reported' | 'not-needed';
@@ -104,6 +109,7 @@ const OWNED_KEYS: readonly (keyof GatewaykitSessionData)[] = [
   'heldAlertedAt',
   'unappliedReportedAt',
   'unpaidOrderCheck',
+  'handedOverAt',
 ];
 
 /**
