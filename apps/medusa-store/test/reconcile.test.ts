@@ -23,6 +23,10 @@ import { waitFor } from './support/wait';
 
 const log = () => readFileSync(inject('logFile'), 'utf8');
 
+/** How many `tag` alerts (ORDER NOT PAID, PAID BUT NOT APPLIED, …) the server logged for session `orderNo`. */
+const alertsLogged = (tag: string, orderNo: string) =>
+  log().split(`${tag}: Gateway payment orderNo ${orderNo}`).length - 1;
+
 afterEach(async () => {
   await sandboxControl('faults', undefined, 'DELETE');
   await sandboxControl('chaos', undefined, 'DELETE');
@@ -138,15 +142,22 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(await ordersOf(email)).toHaveLength(1);
   });
 
-  it('attack: a charge cut off after Medusa placed its order (the process was killed while charging): the failure the run records is reported ORDER NOT PAID (found by a crash-window review)', async () => {
+  /**
+   * What a completion killed while charging leaves: the charge's answer lost (unknown), and the cart
+   * completed, since Medusa places the order before it authorizes the payment and nothing compensated it.
+   */
+  async function chargeCutOffAfterOrder() {
     const { token, cartId, session } = await cardCart();
     await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
     expect((await complete(cartId, token)).status).toBe(400);
     const sent = await currentSession(cartId, token);
     expect(sent.data.outcome.status).toBe('unknown');
-    // What a killed completion leaves: Medusa marks the cart completed (and places the order) before it
-    // authorizes the payment, and nothing compensated it.
     await sql('update cart set completed_at = now() where id = $1', [cartId]);
+    return { token, cartId, session, sent };
+  }
+
+  it('attack: a charge cut off after Medusa placed its order (the process was killed while charging): the failure the run records is reported ORDER NOT PAID (found by a crash-window review)', async () => {
+    const { token, cartId, session, sent } = await chargeCutOffAfterOrder();
 
     await pastNoRecordThreshold(sent.data.attemptedAt);
     const old = await reconcileNow({ orderNos: [session.id] });
@@ -157,9 +168,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await expectNoSecondUnpaidAlert(session.id);
   });
 
-  /** How many ORDER NOT PAID alerts the server logged for session `orderNo`. */
-  const unpaidAlerts = (orderNo: string) =>
-    log().split(`ORDER NOT PAID: Gateway payment orderNo ${orderNo}`).length - 1;
+  const unpaidAlerts = (orderNo: string) => alertsLogged('ORDER NOT PAID', orderNo);
 
   /** A reported failure is marked in its session, and a later run neither lists nor reports it. */
   async function expectNoSecondUnpaidAlert(orderNo: string) {
@@ -173,12 +182,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
   }
 
   it("attack: the same cut-off charge declined by the gateway's callback instead: ORDER NOT PAID too (found by review)", async () => {
-    const { token, cartId, session } = await cardCart();
-    await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
-    expect((await complete(cartId, token)).status).toBe(400);
-    const sent = await currentSession(cartId, token);
-    expect(sent.data.outcome.status).toBe('unknown');
-    await sql('update cart set completed_at = now() where id = $1', [cartId]);
+    const { token, cartId, session, sent } = await chargeCutOffAfterOrder();
 
     const answer = await postTransactionCallback(
       { id: session.id, data: sent.data },
@@ -191,11 +195,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
   });
 
   it('attack: a cut-off charge whose decline was recorded by a process that died before it looked at the cart: the run reports ORDER NOT PAID, once (found by review)', async () => {
-    const { token, cartId, session } = await cardCart();
-    await sandboxControl('faults', { route: 'confirmCharge', kind: '5xx' });
-    expect((await complete(cartId, token)).status).toBe(400);
-    const sent = await currentSession(cartId, token);
-    await sql('update cart set completed_at = now() where id = $1', [cartId]);
+    const { token, cartId, session, sent } = await chargeCutOffAfterOrder();
     // What the decline's recording writes, in one update; the process is killed before the alert.
     const declined = {
       ...sent.data,
@@ -257,8 +257,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(log()).not.toContain(`ORDER NOT PAID: Gateway payment orderNo ${session.id}`);
 
     // Still so past the run's look-back (30 days, staged): handed to a person once, not dropped silently.
-    const handedOver = () =>
-      log().split(`PAYMENT NOT SETTLED: Gateway payment orderNo ${session.id}`).length - 1;
+    const handedOver = () => alertsLogged('PAYMENT NOT SETTLED', session.id);
     const setSentAt = (at: string) =>
       sql(
         `update payment_session set data = jsonb_set(data::jsonb, '{attemptedAt}', to_jsonb($2::text)) where id = $1`,
@@ -461,8 +460,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await sql('update cart_line_item set quantity = quantity + 1 where cart_id = $1', [cartId]);
     await sandboxControl('chaos', { noReturn: 'always' });
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
-    const alert = `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`;
-    const alerts = () => log().split(alert).length - 1;
+    const alerts = () => alertsLogged('PAID BUT NOT APPLIED', session.id);
     await waitFor(async () => alerts() === 1, "the callback's paid-but-not-applied alert");
     await sql(`update payment_session set updated_at = now() - interval '1 hour' where id = $1`, [
       session.id,
@@ -484,8 +482,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
   it('attack: a stored success never applied that cannot become an order is reported once by the run, then left to a person', async () => {
     const { email, cartId, session } = await storedButNotApplied();
     await sql('update cart_line_item set quantity = quantity + 1 where cart_id = $1', [cartId]);
-    const alert = `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`;
-    const alerts = () => log().split(alert).length - 1;
+    const alerts = () => alertsLogged('PAID BUT NOT APPLIED', session.id);
 
     const first = await reconcileNow({ orderNos: [session.id] });
     expect(first.body.attempts).toEqual([
@@ -583,8 +580,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     return { email, session };
   }
 
-  const unappliedAlerts = (orderNo: string) =>
-    log().split(`PAID BUT NOT APPLIED: Gateway payment orderNo ${orderNo}`).length - 1;
+  const unappliedAlerts = (orderNo: string) => alertsLogged('PAID BUT NOT APPLIED', orderNo);
 
   const keptPage = async (orderNo: string) =>
     (await sql<Json>('select * from gatewaykit_deleted_page where order_no = $1', [orderNo]))[0];
@@ -669,7 +665,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
   it("a page whose session a cart change deleted, which the gateway's records do not settle while the run asks: reported PAGE NOT SETTLED once, for a person", async () => {
     const { session } = await pageDeletedByCartChange('deleted-page-unsettled');
     await sandboxControl('faults', { route: 'listTransactions', kind: '5xx', times: 'always' });
-    const alerts = () => log().split(`PAGE NOT SETTLED: Gateway payment orderNo ${session.id}`).length - 1;
+    const alerts = () => alertsLogged('PAGE NOT SETTLED', session.id);
     const asked = await reconcileNow({ orderNos: [session.id] });
     expect(asked.body.attempts).toEqual([expect.objectContaining({ orderNo: session.id, result: 'none' })]);
     // Two days of runs later.

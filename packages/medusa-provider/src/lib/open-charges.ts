@@ -1,3 +1,4 @@
+import type { PaymentOutcome } from '@gatewaykit/core';
 import type { GatewaykitSessionData } from './session-data';
 
 /**
@@ -15,6 +16,15 @@ export function chargeStateOf(data: Partial<GatewaykitSessionData>): ChargeState
   if (data.outcome?.status === 'failed') return 'failed';
   if (data.outcome?.status === 'redirect') return 'redirect';
   return 'open';
+}
+
+/**
+ * No result yet: a charge sent without an answer, answered unknown or pending, or a shopper sent to a
+ * gateway page (who may still pay there).
+ */
+export function hasNoResult(outcome: PaymentOutcome | undefined): boolean {
+  const status = outcome?.status;
+  return status === undefined || status === 'unknown' || status === 'pending' || status === 'redirect';
 }
 
 /** The sessions of one payment collection, as the payment module's own session service lists them. */

@@ -11,6 +11,7 @@ import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
 import type { GatewayRefund } from './gateway-records';
 import { reportUnsettledRefund } from './merchant-alerts';
+import { hasNoResult } from './open-charges';
 import {
   DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
   DEFAULT_RECONCILE_AFTER_SECONDS,
@@ -101,8 +102,7 @@ const secondsOf = (options: GatewaykitOptions) => ({
  */
 export function awaitsGatewayOutcome(data: Partial<GatewaykitSessionData>): boolean {
   if (!data.attemptedAt || !data.orderNo || !data.amount || !data.currency) return false;
-  const status = data.outcome?.status;
-  return status === undefined || status === 'unknown' || status === 'pending' || status === 'redirect';
+  return hasNoResult(data.outcome);
 }
 
 /** One run over every configured account, under the run lock (waits for a run in progress). */

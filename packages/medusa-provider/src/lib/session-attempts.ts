@@ -27,6 +27,7 @@ import {
   reportUnappliedCharge,
   reportUnsettledPayment,
 } from './merchant-alerts';
+import { hasNoResult } from './open-charges';
 import { completePaidCart } from './paid-cart';
 import {
   markRefundAlerted,
@@ -213,10 +214,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     return this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);
       const data = readSessionData(session?.data);
-      const status = data.outcome?.status;
-      const unsettled =
-        status === undefined || status === 'unknown' || status === 'pending' || status === 'redirect';
-      if (!session || !unsettled || data.handedOverAt) return false;
+      if (!session || !hasNoResult(data.outcome) || data.handedOverAt) return false;
       const asked = {
         orderNo,
         status: 'unknown' as const,
