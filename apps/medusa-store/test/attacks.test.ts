@@ -60,6 +60,9 @@ describe('attack: a paid order without paying', () => {
       attemptedAt: new Date().toISOString(),
       // Would make the reconciliation leave a stored success to a person without reporting it.
       unappliedReportedAt: new Date().toISOString(),
+      // Would hold the cart (due), or silence ORDER NOT PAID and PAYMENT NOT SETTLED.
+      unpaidOrderCheck: 'due',
+      handedOverAt: new Date().toISOString(),
     };
     for (const provider of [CARD, HOSTED, LOCAL]) {
       const response = await createSession(collectionId, provider, forged);
@@ -67,6 +70,8 @@ describe('attack: a paid order without paying', () => {
       expect(response.body.message).toMatch(/data\.outcome: is not accepted/);
       expect(response.body.message).toMatch(/data\.attemptedAt: is not accepted/);
       expect(response.body.message).toMatch(/data\.unappliedReportedAt: is not accepted/);
+      expect(response.body.message).toMatch(/data\.unpaidOrderCheck: is not accepted/);
+      expect(response.body.message).toMatch(/data\.handedOverAt: is not accepted/);
     }
     expect(await sessionRowsOf(collectionId)).toEqual([]);
     const completed = await complete(cartId);
