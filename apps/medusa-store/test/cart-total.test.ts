@@ -5,8 +5,7 @@
  * the cart's own province is added after the session was made (each test its own province, so no other
  * cart is taxed).
  */
-import { readFileSync } from 'node:fs';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
@@ -14,6 +13,7 @@ import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
 import { CARDS, finishHostedPage, followReturn } from './support/sandbox-pages';
+import { serverLog, serverLogSoFar } from './support/server-log';
 import { postTransactionCallback } from './support/signed-callback';
 import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
@@ -47,7 +47,7 @@ async function cartTotal(cartId: string, token?: string): Promise<number> {
   return Number(cart.total);
 }
 
-const log = () => readFileSync(inject('logFile'), 'utf8');
+const log = serverLog;
 
 /**
  * A registered shopper's cart in US province `province` with a saved-card session, then taxed through
@@ -159,6 +159,8 @@ describe('a cart whose total rose after its payment session was made', () => {
     }, 'the order paid by the callback');
     expect(Number((await adminOrder(order.id)).total)).toBe(total);
     expect(await ordersOf(email)).toHaveLength(1);
-    expect(log()).not.toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`);
+    expect(await serverLogSoFar()).not.toContain(
+      `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`,
+    );
   });
 });

@@ -1,5 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // The order widget's own reading of the order (what the admin page shows).
 import { gatewaySummaries } from '../../../packages/medusa-provider/src/admin/lib/gateway-summary';
 import { adminOrder } from './support/admin';
@@ -12,6 +11,7 @@ import {
   sandboxRefunds,
 } from './support/payments';
 import { sandboxControl } from './support/sandbox-pages';
+import { serverLogSoFar } from './support/server-log';
 import { waitFor } from './support/wait';
 
 describe('chargebacks', () => {
@@ -51,14 +51,15 @@ describe('chargebacks', () => {
     // The payment itself is unchanged: a chargeback is the merchant's to answer, not a payment status.
     expect(order.payment_status).toBe('captured');
     expect(await adminFeed()).toContain(`Chargeback ${raised.batchNo} of 60.00 USD`);
-    expect(readFileSync(inject('logFile'), 'utf8')).toContain(`CHARGEBACK: Chargeback ${raised.batchNo}`);
+    expect(await serverLogSoFar()).toContain(`CHARGEBACK: Chargeback ${raised.batchNo}`);
 
     // The same notice again adds nothing.
     await sandboxControl(`callbacks/${notice!.id}/redeliver`, {});
-    await waitFor(async () => {
+    const repeated = await waitFor(async () => {
       const [again] = await deliveriesOfBatch(raised.batchNo);
-      return (again?.attempts.length ?? 0) >= 2;
+      return (again?.attempts.length ?? 0) >= 2 && again;
     }, 'the repeated chargeback notice');
+    expect(repeated.attempts.at(-1)?.response).toBe('success');
     const after = await adminOrder(paid.orderId);
     expect(after.payment_collections[0].payments[0].data.chargebacks).toHaveLength(1);
   });

@@ -1,11 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { adminOrder, adminTokenFor } from './support/admin';
 import { CARD, complete, currentSession, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
 import { ordersOf } from './support/orders';
 import { CARDS, sandboxControl } from './support/sandbox-pages';
+import { serverLog } from './support/server-log';
 import { postTransactionCallback } from './support/signed-callback';
 import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
@@ -59,10 +59,7 @@ describe('pending card (no redirect)', () => {
     expect(answer).toMatchObject({ status: 200, body: 'success' });
 
     const alert = `ORDER NOT PAID: Gateway payment orderNo ${session.id}`;
-    await waitFor(
-      async () => readFileSync(inject('logFile'), 'utf8').includes(alert),
-      'the unpaid-order alert',
-    );
+    await waitFor(async () => serverLog().includes(alert), 'the unpaid-order alert');
     const feed = await api('GET', '/admin/notifications?limit=500', { token: await adminTokenFor() });
     expect(JSON.stringify(feed.body)).toContain(session.id);
     const [order] = await ordersOf(email);
@@ -89,10 +86,7 @@ describe('pending card (no redirect)', () => {
     expect(answer).toMatchObject({ status: 200, body: 'success' });
 
     const alert = `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`;
-    await waitFor(
-      async () => readFileSync(inject('logFile'), 'utf8').includes(alert),
-      'the paid-but-not-applied alert',
-    );
+    await waitFor(async () => serverLog().includes(alert), 'the paid-but-not-applied alert');
     const order = await adminOrder(orderId);
     expect(order.status).toBe('canceled');
     expect(order.payment_collections[0].payments ?? []).toEqual([]);

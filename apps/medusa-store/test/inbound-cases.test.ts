@@ -4,7 +4,6 @@
  * apps/vendure-store/test/inbound-cases.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { signedReturnQuery } from '@gatewaykit/core/testing';
 import { describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
@@ -12,6 +11,7 @@ import { complete, currentSession, HOSTED, readyCart, startSession } from './sup
 import { uniqueEmail } from './support/email';
 import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
+import { serverLogSoFar } from './support/server-log';
 import { signedHeaders } from './support/signed-callback';
 import { api, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
@@ -75,8 +75,6 @@ async function adminFeed(): Promise<string> {
   return JSON.stringify(feed.body);
 }
 
-const serverLog = () => readFileSync(inject('logFile'), 'utf8');
-
 describe('inbound cases (docs/inbound.md) on Medusa', () => {
   it('bad signature, missing headers, body not JSON, other gateway number, edited return: 401, the session unchanged', async () => {
     const { cartId, payment } = await waitingCart();
@@ -107,11 +105,11 @@ describe('inbound cases (docs/inbound.md) on Medusa', () => {
     const orderNo = `payses_NOSUCH${randomUUID().replace(/-/g, '').slice(0, 12)}`;
     const answer = await callback(eventOf({ orderNo }));
     expect(answer).toMatchObject({ status: 200, body: 'success' });
-    expect(serverLog()).toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${orderNo}`);
+    expect(await serverLogSoFar()).toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${orderNo}`);
     expect(await adminFeed()).toContain(orderNo);
     const declined = `${orderNo}F`;
     expect(await callback(eventOf({ orderNo: declined, status: 'fail' }))).toMatchObject({ status: 200 });
-    expect(serverLog()).not.toContain(`orderNo ${declined}`);
+    expect(await serverLogSoFar()).not.toContain(`orderNo ${declined}`);
     const returned = await returnOf({ orderNo });
     expect(returned.status).toBe(404);
     expect(await returned.text()).toBe('unknown order');
@@ -123,7 +121,9 @@ describe('inbound cases (docs/inbound.md) on Medusa', () => {
       const answer = await callback(eventOf({ ...payment, ...wrong }));
       expect(answer).toMatchObject({ status: 200, body: 'success' });
     }
-    expect(serverLog()).toContain(`AMOUNT MISMATCH: Gateway succeeded for orderNo ${payment.orderNo}`);
+    expect(await serverLogSoFar()).toContain(
+      `AMOUNT MISMATCH: Gateway succeeded for orderNo ${payment.orderNo}`,
+    );
     expect(await adminFeed()).toContain(`orderNo ${payment.orderNo}`);
     const returned = await returnOf({ ...payment, amount: '1.00' });
     expect(returned.status).toBe(303);
@@ -165,7 +165,9 @@ describe('inbound cases (docs/inbound.md) on Medusa', () => {
     await startSession(collectionId, HOSTED);
     const late = await callback(eventOf(payment));
     expect(late).toMatchObject({ status: 200, body: 'success' });
-    expect(serverLog()).toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${payment.orderNo}`);
+    expect(await serverLogSoFar()).toContain(
+      `PAID BUT NOT APPLIED: Gateway payment orderNo ${payment.orderNo}`,
+    );
     expect(await adminFeed()).toContain(payment.orderNo);
     expect(await ordersOf(email)).toEqual([]);
   });

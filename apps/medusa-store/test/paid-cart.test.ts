@@ -7,7 +7,6 @@
  * into an order (free goods).
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { GatewayClient } from '@gatewaykit/core';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
@@ -18,6 +17,7 @@ import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
 import { sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
+import { serverLog, serverLogSoFar } from './support/server-log';
 import { api, expectOk } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -114,11 +114,12 @@ describe('a paid cart whose completion fails inside Medusa', () => {
       return mine.length > 0 && mine.every((delivery) => delivery.state === 'delivered') && mine;
     }, 'the success callback to be acknowledged');
     expect(first).toBeDefined();
-    const log = () => readFileSync(inject('logFile'), 'utf8');
-    expect(log()).toMatch(
+    expect(await serverLogSoFar()).toMatch(
       new RegExp(`PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ${session.id}, .*was refunded`),
     );
-    expect(log()).not.toMatch(new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`));
+    expect(await serverLogSoFar()).not.toMatch(
+      new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`),
+    );
     const tradeNo = ((await sandboxControl('callbacks')) as { orderNo: string; body: string }[])
       .filter((delivery) => delivery.orderNo === session.id)
       .map((delivery) => JSON.parse(delivery.body).data.tradeNo as string)[0];
@@ -171,8 +172,10 @@ describe('a paid cart whose completion fails inside Medusa', () => {
 
   it("attack: a payment the merchant refunded in the gateway's portal, as PAID BUT NOT APPLIED asks, never becomes an order afterwards: not by the shopper's completion once stock is back, nor by the success delivered again (found by review)", async () => {
     const { email, cartId, session, first, delivered } = await paidButNotCompleted('portal-refund');
-    const log = () => readFileSync(inject('logFile'), 'utf8');
-    expect(log()).toMatch(new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`));
+    const log = serverLog;
+    expect(await serverLogSoFar()).toMatch(
+      new RegExp(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`),
+    );
 
     // The merchant refunds it in the portal.
     const tradeNo = JSON.parse(first.body).data.tradeNo as string;
@@ -220,7 +223,6 @@ describe('a paid cart whose completion fails inside Medusa', () => {
 
     // The gateway delivers the success again, twice (a card's callback is always such a repeat: its
     // charge recorded the success): the money held is said once, and never becomes an order.
-    const log = () => readFileSync(inject('logFile'), 'utf8');
     const held = new RegExp(
       `PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}, .*canceled without a refund`,
       'g',
@@ -229,8 +231,8 @@ describe('a paid cart whose completion fails inside Medusa', () => {
       await sandboxControl(`callbacks/${first.id}/redeliver`, {});
       await waitFor(delivered, 'the redelivery to be acknowledged');
     }
-    expect(log().match(held)).toHaveLength(1);
-    expect(log()).not.toMatch(
+    expect((await serverLogSoFar()).match(held)).toHaveLength(1);
+    expect(await serverLogSoFar()).not.toMatch(
       new RegExp(`PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ${session.id}`),
     );
     expect(await ordersOf(email)).toEqual([]);

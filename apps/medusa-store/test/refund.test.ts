@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { GatewayClient } from '@gatewaykit/core';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { adminOrder } from './support/admin';
@@ -14,6 +13,7 @@ import {
   sandboxRefunds,
 } from './support/payments';
 import { sandboxControl } from './support/sandbox-pages';
+import { serverLogSoFar } from './support/server-log';
 import type { Json } from './support/store-api';
 import { waitFor } from './support/wait';
 
@@ -21,8 +21,6 @@ afterEach(async () => {
   await sandboxControl('chaos', undefined, 'DELETE');
   await sandboxControl('refunds/next', undefined, 'DELETE');
 });
-
-const serverLog = () => readFileSync(inject('logFile'), 'utf8');
 
 /** Waits until every notice of a refund was answered `success` by Medusa. */
 async function acknowledged(batchNo: string, count = 1) {
@@ -127,7 +125,7 @@ describe('refunds through the gateway', () => {
       async () => (await adminFeed()).includes(portalTrackNo),
       'the portal refund to be reported',
     );
-    expect(serverLog()).toMatch(new RegExp(`REFUND NOT IN MEDUSA: .*${portalTrackNo}`));
+    expect(await serverLogSoFar()).toMatch(new RegExp(`REFUND NOT IN MEDUSA: .*${portalTrackNo}`));
   });
 
   it('a refund notification that was lost is applied when the gateway delivers it again', async () => {
@@ -161,10 +159,11 @@ describe('refunds through the gateway', () => {
     const settled = await refundEntryWhen(paid.paymentId, refund.refundId!, 'succeeded');
 
     await sandboxControl(`callbacks/${deliveries[0]!.id}/redeliver`, {});
-    await waitFor(async () => {
+    const redelivered = await waitFor(async () => {
       const [again] = (await deliveriesOfBatch(gateway!.batchNo)).filter((d) => d.id === deliveries[0]!.id);
-      return (again?.attempts.length ?? 0) >= 2;
+      return (again?.attempts.length ?? 0) >= 2 && again;
     }, 'the manual redelivery');
+    expect(redelivered.attempts.at(-1)?.response).toBe('success');
     const payment = await adminPayment(paid.paymentId);
     expect(payment.data.refunds).toEqual([settled]);
     expect(payment.refunds).toHaveLength(1);
@@ -191,7 +190,7 @@ describe('refunds through the gateway', () => {
         `Refund ${refund.refundId} \\(batchNo ${gateway!.batchNo}\\) of 6.00 USD .* failed at the gateway: Merchant balance too low\\. The order shows it refunded`,
       ),
     );
-    expect(serverLog()).toContain(`REFUND FAILED: Refund ${refund.refundId}`);
+    expect(await serverLogSoFar()).toContain(`REFUND FAILED: Refund ${refund.refundId}`);
   });
 
   it('a refund the gateway declines at once is refused and leaves no refund in Medusa', async () => {

@@ -65,9 +65,7 @@ export async function startStorefront(options: StorefrontOptions): Promise<Runni
         name: 'gatewaykit-storefront-config',
         configurePreviewServer(preview) {
           // Runs before the proxies: only the shopper APIs are forwarded.
-          for (const [prefix, allowed] of Object.entries(STORE_API_PATHS)) {
-            preview.middlewares.use(prefix, onlyStoreApi(allowed));
-          }
+          preview.middlewares.use(onlyStoreApi(STORE_API_PATHS));
           preview.middlewares.use('/config.json', (_request, response) => {
             response.setHeader('content-type', 'application/json');
             response.setHeader('cache-control', 'no-store');

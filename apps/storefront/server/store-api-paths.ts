@@ -12,12 +12,18 @@ export const STORE_API_PATHS: Record<string, RegExp> = {
 };
 
 /**
- * Connect middleware for one proxy prefix (mounted at it, so `req.url` is the path after it): a path
- * outside the allow-list is answered 404 before the proxy sees it.
+ * Connect middleware, mounted at the root, that answers 404 for any request the proxies would take
+ * (vite's proxy takes every URL that starts with its prefix, with or without a `/` after it) whose
+ * path after the prefix is outside that prefix's allow-list. It matches as the proxy does: mounted at
+ * the prefix instead, connect would skip `/medusa-apiadmin/…`, which the proxy still forwards as
+ * `/admin/…` (found by review).
  */
-export function onlyStoreApi(allowed: RegExp) {
+export function onlyStoreApi(paths: Record<string, RegExp>) {
+  const prefixes = Object.entries(paths);
   return (request: IncomingMessage, response: ServerResponse, next: () => void) => {
-    if (allowed.test(request.url ?? '')) return next();
+    const url = request.url ?? '';
+    const match = prefixes.find(([prefix]) => url.startsWith(prefix));
+    if (!match || match[1].test(url.slice(match[0].length))) return next();
     response.statusCode = 404;
     response.setHeader('content-type', 'text/plain');
     response.end('Not a shopper API path');

@@ -40,6 +40,10 @@ describe("the storefront's proxies to the stores", () => {
       '/vendure-api/admin-api',
       '/vendure-api/shop-api-x',
       '/vendure-api/gatewaykit/callback',
+      // The prefix glued to the store's path: the proxy takes any URL starting with its prefix.
+      '/medusa-apiadmin/users/me',
+      '/medusa-apiauth/user/emailpass',
+      '/vendure-apiadmin-api',
     ]) {
       const answer = await fetch(`${storefront()}${path}`, { redirect: 'manual' });
       expect(answer.status, path).toBe(404);

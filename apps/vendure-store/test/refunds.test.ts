@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
+import { reconcileItems } from './support/reconcile';
 import {
   asRefund,
   paidCardOrder,
@@ -215,7 +216,8 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     const mine = deliveries.filter((c) => c.batchNo === refund.transactionId);
     expect(mine.every((c) => c.attempts.at(-1)?.response === 'success')).toBe(true);
     stack.sandbox.setChaos({});
-    await stack.sandbox.redeliver(mine[0]?.id ?? '');
+    const again = await stack.sandbox.redeliver(mine[0]?.id ?? '');
+    expect(again?.attempts.at(-1)?.response).toBe('success');
     expect((await settled(order.id, refund.id)).state).toBe('Settled');
     expect((await refundTransitions(stack.admin, order.id, refund.id)).map((e) => e.data.to)).toEqual([
       'Settled',
@@ -284,7 +286,9 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     const { order, payment } = await paidCardOrder(stack);
     stack.sandbox.addRefundOutcome({ outcome: 'pending' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 100));
-    await new Promise((r) => setTimeout(r, 300));
+    // No notice was sent for it, and a reconciliation run (which asks the gateway) leaves it Pending.
+    expect(stack.sandbox.callbacks().filter((c) => c.batchNo === refund.transactionId)).toEqual([]);
+    await reconcileItems(stack.admin);
     expect((await refundById(stack.admin, order.id, refund.id)).state).toBe('Pending');
     stack.sandbox.settleRefund(refund.transactionId ?? '', { status: 'success' });
     expect((await settled(order.id, refund.id)).state).toBe('Settled');
@@ -371,9 +375,11 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(withChargeback?.metadata.chargebacks).toEqual([entry]);
     const text = `Chargeback ${chargeback.batchNo} on gateway trade ${payment.transactionId}: ${usd(payment.amount)} USD, reason: D4755-Non-Receipt of Goods or Services, reply deadline: 2026-12-24`;
     expect((await notes(order.id)).filter((n) => n.startsWith(text))).toHaveLength(1);
-    // The same notice again: nothing added.
-    for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo)) {
-      await stack.sandbox.redeliver(delivery.id);
+    // The same notice again, accepted: nothing added.
+    const notices = stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo);
+    expect(notices.length).toBeGreaterThan(0);
+    for (const delivery of notices) {
+      expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
     }
     const [again] = await paymentsWithRefunds(stack.admin, order.id);
     expect(again?.metadata.chargebacks).toEqual([entry]);
@@ -525,7 +531,11 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
            ... on Order { payments { id state amount transactionId } } } }`,
         { input: { orderId, method, transactionId: tradeNo, metadata: {} } },
       );
-      const payment = addManualPaymentToOrder.payments?.find((p) => p.transactionId === tradeNo);
+      // The payment just added: the newest naming the trade (the order may hold an older one).
+      const payment = addManualPaymentToOrder.payments
+        ?.filter((p) => p.transactionId === tradeNo)
+        .sort((a, b) => Number(a.id) - Number(b.id))
+        .at(-1);
       if (!payment) throw new Error(`addManualPaymentToOrder: ${addManualPaymentToOrder.__typename}`);
       return payment;
     }
@@ -550,6 +560,48 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
       // The real payments still refund as before.
       asRefund(await refundOrder(stack.admin, victim.payment.id, 100));
       expect(stack.sandbox.refunds(victim.payment.transactionId)).toHaveLength(1);
+    });
+
+    it("a manual payment naming the order's own trade (added after a modification raised the total) refunds nothing: the trade refunds through its own payment only (found by review)", async () => {
+      const { order, payment } = await paidCardOrder(stack);
+      const tradeNo = payment.transactionId;
+      // Staff modify the paid order (a surcharge) and record the extra as a "manual" payment under the
+      // gateway method, naming the order's own trade: two payments of one trade.
+      const moved = async (state: string) => {
+        const { transitionOrderToState } = await stack.admin.query<{
+          transitionOrderToState: { __typename: string; state?: string; message?: string };
+        }>(
+          `mutation ($id: ID!, $state: String!) { transitionOrderToState(id: $id, state: $state) { __typename
+             ... on Order { state } ... on ErrorResult { message } } }`,
+          { id: order.id, state },
+        );
+        expect(transitionOrderToState, state).toMatchObject({ state });
+      };
+      await moved('Modifying');
+      const { modifyOrder } = await stack.admin.query<{ modifyOrder: { __typename: string } }>(
+        `mutation ($input: ModifyOrderInput!) { modifyOrder(input: $input) { __typename } }`,
+        {
+          input: {
+            dryRun: false,
+            orderId: order.id,
+            surcharges: [{ description: 'gift wrap', sku: 'WRAP', price: 500, priceIncludesTax: true }],
+          },
+        },
+      );
+      expect(modifyOrder.__typename).toBe('Order');
+      await moved('ArrangingAdditionalPayment');
+      const manual = await manualPayment(stack.admin, order.id, 'gatewaykit-card', tradeNo);
+      expect(manual.state).toBe('Settled');
+
+      const refused = asRefund(await refundOrder(stack.admin, manual.id, 500));
+      expect(refused.state).toBe('Failed');
+      expect(String(refused.metadata?.message)).toContain(
+        `trade ${tradeNo} is refunded through payment ${payment.id} of this order (Settled), not payment ${manual.id}: nothing was sent`,
+      );
+      expect(stack.sandbox.refunds(tradeNo)).toHaveLength(0);
+      // The trade's own payment refunds what the gateway charged, once.
+      expect(asRefund(await refundOrder(stack.admin, payment.id, payment.amount)).state).not.toBe('Failed');
+      expect(stack.sandbox.refunds(tradeNo)).toHaveLength(1);
     });
 
     it("a refund notice signed with another method's key changes nothing", async () => {

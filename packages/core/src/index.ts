@@ -31,6 +31,7 @@ export {
   isSuccessCode,
   OPENAPI_HOSTS,
 } from './codes.js';
+export { customerIpOf } from './customer-ip.js';
 export * from './errors.js';
 export {
   type GatewayBaseUrls,

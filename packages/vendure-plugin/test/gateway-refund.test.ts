@@ -1,5 +1,5 @@
 import { GatewayApiError, UnknownOutcomeError } from '@gatewaykit/core';
-import { RequestContext } from '@vendure/core';
+import { Payment, RequestContext } from '@vendure/core';
 import { describe, expect, it } from 'vitest';
 import { GatewayRefundService } from '../src/service/gateway-refund.service';
 import { RefundFlights } from '../src/service/refund-flights';
@@ -32,6 +32,8 @@ function service(
     refundStatus?: string;
     sendError?: unknown;
     attempts?: object[];
+    /** The order's payments through the method, oldest first; payment() alone unless told. */
+    payments?: object[];
   } = {},
 ) {
   const sent: Record<string, unknown>[] = [];
@@ -61,10 +63,18 @@ function service(
         work(options.refunds ?? []),
     } as never,
     {
-      getRepository: () => ({
-        findOne: async ({ where }: { where: Where }) =>
-          attempts.find((row) => Object.entries(where).every(([k, v]) => (row as Where)[k] === v)) ?? null,
-      }),
+      getRepository: (_ctx: unknown, entity: unknown) =>
+        entity === Payment
+          ? {
+              find: async () => options.payments ?? [payment()],
+              findOne: async ({ where }: { where: Where }) =>
+                (options.payments ?? [payment()]).find((row) => (row as Where).id === where.id) ?? null,
+            }
+          : {
+              findOne: async ({ where }: { where: Where }) =>
+                attempts.find((row) => Object.entries(where).every(([k, v]) => (row as Where)[k] === v)) ??
+                null,
+            },
     } as never,
   );
   return { refunds, sent, notes };
@@ -91,6 +101,31 @@ const payment = (changes: object = {}) =>
   }) as never;
 
 describe('GatewayRefundService.create', () => {
+  it('attack: a second payment naming the same trade (a manual payment an administrator added) refunds nothing; the trade refunds through its own payment only', async () => {
+    const manual = payment({ id: 8, amount: 2000 });
+    const { refunds, sent, notes } = service({ payments: [payment(), manual] });
+    const refused = await refunds.create(ctxOfChannel(1), null, 2000, order(), manual, ARGS);
+    expect(refused).toMatchObject({ state: 'Failed' });
+    expect(notes.join('\n')).toContain(
+      `trade ${TRADE} is refunded through payment 7 of this order (Settled), not payment 8`,
+    );
+    expect(sent).toEqual([]);
+    // The trade's own payment still refunds.
+    expect(await refunds.create(ctxOfChannel(1), null, 1940, order(), payment(), ARGS)).toMatchObject({
+      state: 'Pending',
+    });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('attack: a payment of the trade that is not Settled (declined, cancelled) refunds nothing', async () => {
+    const declined = payment({ state: 'Declined' });
+    const { refunds, sent } = service({ payments: [declined] });
+    expect(await refunds.create(ctxOfChannel(1), null, 100, order(), declined, ARGS)).toMatchObject({
+      state: 'Failed',
+    });
+    expect(sent).toEqual([]);
+  });
+
   it("refunds a charge the plugin recorded for this order and method, in the charge's currency", async () => {
     const { refunds, sent } = service();
     // The order has since moved to yen (a channel with several currencies): the dollars are refunded.

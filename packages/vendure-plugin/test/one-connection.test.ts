@@ -121,9 +121,8 @@ describe('onOneConnection (one pooled connection per request phase)', () => {
   it('on an embedded database (one connection, no pool) the work gets the context as it is', async () => {
     const { connection, runners } = setup('sqljs');
     const ctx = RequestContext.empty();
-    await onOneConnection(connection, ctx, async (phase) => {
-      expect(phase).toBe(ctx);
-    });
+    const seen = await onOneConnection(connection, ctx, async (phase) => phase);
+    expect(seen).toBe(ctx);
     expect(runners).toHaveLength(0);
   });
 });

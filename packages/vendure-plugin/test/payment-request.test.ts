@@ -3,7 +3,6 @@ import type { ChargeSource } from '../src/service/charge-source';
 import {
   amountToPay,
   buildPaymentRequest,
-  clientIp,
   gatewayUrl,
   type PayableOrder,
   paymentCurrency,
@@ -182,15 +181,6 @@ describe('toAddress', () => {
       city: 'c',
       country: 'DE',
     });
-  });
-});
-
-describe('clientIp', () => {
-  it('strips the IPv4-mapped IPv6 prefix and falls back to loopback', () => {
-    expect(clientIp('::ffff:198.51.100.4')).toBe('198.51.100.4');
-    expect(clientIp('2001:db8::1')).toBe('2001:db8::1');
-    expect(clientIp(undefined)).toBe('127.0.0.1');
-    expect(clientIp('')).toBe('127.0.0.1');
   });
 });
 

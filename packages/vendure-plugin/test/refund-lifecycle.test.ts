@@ -1,6 +1,6 @@
 import { RequestContext, TransactionSubscriber } from '@vendure/core';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { gatewaykitRefundProcess, isGatewaykitRefund } from '../src/config/refund-process';
 import { setContextManager } from '../src/service/context-manager';
 import { RefundFlights } from '../src/service/refund-flights';
@@ -18,24 +18,44 @@ describe('the refund process step Pending -> Pending', () => {
   });
 });
 
+/** Whether `promise` has settled yet, read without awaiting it. */
+const waitState = (promise: Promise<void>) => {
+  let done = false;
+  void promise.then(() => {
+    done = true;
+  });
+  return () => done;
+};
+
+// The bounds are timers: the tests move a fake clock rather than waiting on the real one.
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
 describe('RefundFlights', () => {
   it('holds a notice until the refund it answers is committed, or the wait is over', async () => {
     const flights = new RefundFlights();
     flights.maxWaitMs = 50;
-    let done = false;
     flights.begin('M1');
-    const waiting = flights.settled('M1').then(() => {
-      done = true;
-    });
-    await new Promise((r) => setTimeout(r, 5));
-    expect(done).toBe(false);
+    const done = waitState(flights.settled('M1'));
+    await vi.advanceTimersByTimeAsync(5);
+    expect(done()).toBe(false);
     flights.end('M1');
-    await waiting;
-    expect(done).toBe(true);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(done()).toBe(true);
+    // A refund that never commits (rolled back) is waited for until maxWaitMs, not longer.
     flights.begin('M2');
-    await flights.settled('M2'); // ends after maxWaitMs (a rolled-back refund never commits)
-    await flights.settled('unknown');
-    await flights.settled(undefined);
+    const bounded = waitState(flights.settled('M2'));
+    await vi.advanceTimersByTimeAsync(49);
+    expect(bounded()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(bounded()).toBe(true);
+    const none = [waitState(flights.settled('unknown')), waitState(flights.settled(undefined))];
+    await vi.advanceTimersByTimeAsync(0);
+    expect(none.map((settled) => settled())).toEqual([true, true]);
   });
 });
 
@@ -55,14 +75,6 @@ describe("RefundFlights and the admin's transaction", () => {
     return { subscriber, ctx, finish };
   }
 
-  const waitState = (promise: Promise<void>) => {
-    let done = false;
-    void promise.then(() => {
-      done = true;
-    });
-    return () => done;
-  };
-
   for (const type of ['commit', 'rollback'] as const) {
     it(`holds a notice until the refund's transaction ends (${type}), not for the whole bound`, async () => {
       const { subscriber, ctx, finish } = adminTransaction();
@@ -70,10 +82,10 @@ describe("RefundFlights and the admin's transaction", () => {
       flights.maxWaitMs = 60_000;
       flights.begin('M1', ctx);
       const done = waitState(flights.settled('M1'));
-      await new Promise((r) => setTimeout(r, 10));
+      await vi.advanceTimersByTimeAsync(10);
       expect(done()).toBe(false);
       finish(type);
-      await new Promise((r) => setTimeout(r, 10));
+      await vi.advanceTimersByTimeAsync(10);
       expect(done()).toBe(true);
     });
   }
@@ -87,10 +99,10 @@ describe("RefundFlights and the admin's transaction", () => {
     flights.begin('M1', second.ctx);
     const done = waitState(flights.settled('M1'));
     first.finish('rollback');
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(10);
     expect(done()).toBe(false);
     flights.end('M1');
-    await new Promise((r) => setTimeout(r, 0));
+    await vi.advanceTimersByTimeAsync(0);
     expect(done()).toBe(true);
   });
 
@@ -100,9 +112,9 @@ describe("RefundFlights and the admin's transaction", () => {
     flights.maxWaitMs = 30;
     flights.begin('M1', RequestContext.empty());
     const done = waitState(flights.settled('M1'));
-    await new Promise((r) => setTimeout(r, 10));
+    await vi.advanceTimersByTimeAsync(29);
     expect(done()).toBe(false);
-    await new Promise((r) => setTimeout(r, 40));
+    await vi.advanceTimersByTimeAsync(1);
     expect(done()).toBe(true);
   });
 });

@@ -18,36 +18,38 @@ export async function registerCustomer(): Promise<{ token: string; email: string
   return { token, email, customerId: customer.id };
 }
 
+/** The body of POST /store/gatewaykit/payment-methods for card `cardNo` (a test card). */
+export function savedCardBody(cardNo: string) {
+  return {
+    card: {
+      cardNo,
+      cardExpireMonth: '12',
+      cardExpireYear: String(new Date().getFullYear() + 2),
+      cardSecurityCode: '123',
+    },
+    billingDetail: {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@example.com',
+      phone: '5125550100',
+      address: {
+        line1: '1 Test Street',
+        city: 'Austin',
+        country: 'US',
+        state: 'TX',
+        postalCode: '73301',
+      },
+    },
+  };
+}
+
 /** Saves a card through the plugin's store route (the test app runs with allowRawCardData). */
 export async function saveCard(
   token: string,
   cardNo: string,
 ): Promise<{ id: string; data: { brand?: string; last4?: string } }> {
   const { payment_method } = await expectOk(
-    api('POST', '/store/gatewaykit/payment-methods', {
-      token,
-      body: {
-        card: {
-          cardNo,
-          cardExpireMonth: '12',
-          cardExpireYear: String(new Date().getFullYear() + 2),
-          cardSecurityCode: '123',
-        },
-        billingDetail: {
-          firstName: 'Ada',
-          lastName: 'Lovelace',
-          email: 'ada@example.com',
-          phone: '5125550100',
-          address: {
-            line1: '1 Test Street',
-            city: 'Austin',
-            country: 'US',
-            state: 'TX',
-            postalCode: '73301',
-          },
-        },
-      },
-    }),
+    api('POST', '/store/gatewaykit/payment-methods', { token, body: savedCardBody(cardNo) }),
   );
   return payment_method;
 }

@@ -150,7 +150,10 @@ export async function adminOrder(admin: GraphqlClient, id: string): Promise<Admi
   return order;
 }
 
-/** Polls until `check` holds (server-side effects of callbacks are asynchronous). */
+/**
+ * Polls until `check` holds (server-side effects of callbacks are asynchronous); fails the test when it
+ * does not hold within `timeoutMs`, naming the last value read.
+ */
 export async function eventually<T>(
   read: () => Promise<T>,
   check: (value: T) => boolean,
@@ -159,7 +162,11 @@ export async function eventually<T>(
   const deadline = Date.now() + timeoutMs;
   let value = await read();
   while (!check(value)) {
-    if (Date.now() > deadline) return value;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `condition not met within ${timeoutMs} ms; last read: ${JSON.stringify(value)?.slice(0, 800)}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 100));
     value = await read();
   }

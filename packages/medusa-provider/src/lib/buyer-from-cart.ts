@@ -1,4 +1,4 @@
-import { type PaymentAddress, toOrderAmount } from '@gatewaykit/core';
+import { customerIpOf, type PaymentAddress, toOrderAmount } from '@gatewaykit/core';
 import type { BuyerDetails } from './session-data';
 
 interface CartAddress {
@@ -90,7 +90,7 @@ export function buyerFromCart(cart: CartForBuyer, ip: string | undefined): Buyer
     billingAddress,
     shippingAddress: toAddress(cart.shipping_address),
     items: items.length > 0 ? items : undefined,
-    ip,
+    ip: customerIpOf(ip),
   };
 }
 

@@ -50,13 +50,21 @@ function refOf(session: PaymentSessionDTO, payment: PaymentRow | undefined, trad
 }
 
 /**
+ * Said to the merchant before the change that calls for it is written: a process that dies in between
+ * says it again on the next delivery (which finds nothing written) rather than never.
+ */
+export type AlertBeforeWrite<T> = (change: T) => Promise<void>;
+
+/**
  * Applies a refund's result (notification or query) to the payment data of `session`'s payment. Run
- * under the session's exclusive section; the caller alerts and logs by the result.
+ * under the session's exclusive section; `beforeWrite` is given a change before it is stored, and the
+ * caller logs by the result.
  */
 export async function settleRefund(
   scope: MedusaContainer,
   session: PaymentSessionDTO,
   event: RefundEvent,
+  beforeWrite: AlertBeforeWrite<RefundSettlement & { kind: 'changed' }> = async () => {},
   now: Date = new Date(),
 ): Promise<RefundSettlement> {
   const payment = await paymentOfSession(scope, session.id);
@@ -83,6 +91,7 @@ export async function settleRefund(
   }
   if (result.kind === 'mismatch') return { kind: 'mismatch', payment: ref, message: result.message };
   if (result.kind === 'changed') {
+    await beforeWrite({ kind: 'changed', payment: ref, entry: result.entry });
     await updatePaymentData(scope, payment.id, { ...data, refunds: result.refunds });
   }
   return { kind: result.kind, payment: ref, entry: result.entry };
@@ -127,12 +136,14 @@ async function entryOfRefundRow(
 
 /**
  * Stores a chargeback on the payment data of `session`'s payment (on the session data when no payment
- * took the charge). `added: false`: it was already stored (a repeated notice).
+ * took the charge), `beforeWrite` given it first. `added: false`: it was already stored (a repeated
+ * notice).
  */
 export async function recordChargeback(
   scope: MedusaContainer,
   session: PaymentSessionDTO,
   event: ChargebackEvent,
+  beforeWrite: AlertBeforeWrite<PaymentRef> = async () => {},
   now: Date = new Date(),
 ): Promise<{ added: boolean; chargeback: GatewayChargeback; payment: PaymentRef }> {
   const paymentModule = scope.resolve(Modules.PAYMENT);
@@ -141,6 +152,7 @@ export async function recordChargeback(
   const data = readSessionData((payment?.data ?? session.data) as Record<string, unknown> | undefined);
   const { added, chargeback, chargebacks } = withChargeback(data.chargebacks, event, now);
   if (added) {
+    await beforeWrite(ref);
     const next = { ...data, chargebacks } as Record<string, unknown>;
     if (payment) {
       await updatePaymentData(scope, payment.id, next);

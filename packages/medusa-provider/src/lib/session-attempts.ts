@@ -17,6 +17,7 @@ import { totalDiffersFromPaid } from './cart-total';
 import { reportPaidWithoutSession } from './deleted-pages';
 import type { GatewayRefund } from './gateway-records';
 import {
+  type PaymentRef,
   reportAmountMismatch,
   reportChargeback,
   reportFailedAfterOrder,
@@ -303,17 +304,20 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    * record (reconciliation): one path, so a result counts once whichever comes first.
    */
   async settleRefund(orderNo: string, event: RefundEvent): Promise<RefundSettlement | undefined> {
+    // A refund now failed is said before it is stored (alert first, then the write).
+    const alertFirst = async (change: { payment: PaymentRef; entry: GatewayRefund }) => {
+      if (change.entry.status === 'failed')
+        await reportRefundFailed(this.scope, change.payment, change.entry);
+    };
     const result = await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);
-      return session ? settleRefund(this.scope, session, event) : undefined;
+      return session ? settleRefund(this.scope, session, event, alertFirst) : undefined;
     });
     if (!result) return undefined;
     const what = `refund ${event.merTrackNo ?? '?'} (batchNo ${event.batchNo ?? '?'}) of orderNo ${orderNo}`;
     switch (result.kind) {
       case 'changed':
-        if (result.entry.status === 'failed')
-          await reportRefundFailed(this.scope, result.payment, result.entry);
-        else this.logger.info(`gatewaykit: ${what} ${result.entry.status}`);
+        if (result.entry.status !== 'failed') this.logger.info(`gatewaykit: ${what} ${result.entry.status}`);
         break;
       case 'duplicate':
         this.logger.info(`gatewaykit: ${what} already ${result.entry.status}; nothing changed`);
@@ -395,13 +399,17 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   }
 
   private async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<void> {
+    // Said before it is stored (alert first, then the write): a repeated notice finds it stored.
     const result = await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);
-      return session ? recordChargeback(this.scope, session, event) : undefined;
+      return session
+        ? recordChargeback(this.scope, session, event, (payment) =>
+            reportChargeback(this.scope, payment, event),
+          )
+        : undefined;
     });
     if (!result) return;
-    if (result.added) await reportChargeback(this.scope, result.payment, event);
-    else
+    if (!result.added)
       this.logger.info(
         `gatewaykit: chargeback ${event.batchNo ?? '?'} of orderNo ${orderNo} already recorded`,
       );

@@ -1,4 +1,4 @@
-import { keepElementCard, resolveCardMethod, startPayment } from '@gatewaykit/core';
+import { customerIpOf, keepElementCard, resolveCardMethod, startPayment } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   ActiveOrderService,
@@ -38,7 +38,6 @@ import { OTHER_METHOD_IN_FLIGHT } from './other-method-hold';
 import { PaymentRecorderService } from './payment-recorder.service';
 import {
   buildPaymentRequest,
-  clientIp,
   gatewayUrl,
   type PreparedRequest,
   staleRequest,
@@ -105,7 +104,7 @@ export class CheckoutService {
     const methodCode = resolved.method.code;
     const prepared = buildPaymentRequest(order, charge, {
       precision: this.configService.entityOptions.moneyStrategy?.precision ?? 2,
-      customerIp: clientIp(ctx.req?.ip),
+      customerIp: customerIpOf(ctx.req?.ip),
       webSite: webSiteOf(this.options),
       returnUrl: gatewayUrl('return', this.options.vendureHost, ctx.channel.token, methodCode),
       callbackUrl: gatewayUrl('callback', this.options.vendureHost, ctx.channel.token, methodCode),

@@ -22,6 +22,7 @@ import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { chargebackNote, withChargeback } from './chargebacks';
 import { OrderNotes } from './order-notes.service';
+import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
 import { RefundFlights } from './refund-flights';
 import { isGatewayRefund, knownRefundOf, portalRefundsOf, refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
@@ -205,11 +206,7 @@ export class GatewayNoticeService {
 
   /** The order's payments made through the method whose key verified the notice, with their refunds. */
   private paymentsOf(tx: RequestContext, row: GatewaykitPaymentAttempt): Promise<Payment[]> {
-    return this.connection.getRepository(tx, Payment).find({
-      where: { order: { id: row.orderId }, method: row.paymentMethodCode },
-      relations: ['refunds'],
-      order: { id: 'ASC' },
-    });
+    return paymentsOfMethod(this.connection, tx, row.orderId, row.paymentMethodCode, ['refunds']);
   }
 
   private gatewayAmount(total: number, currency: string): string {
@@ -219,10 +216,4 @@ export class GatewayNoticeService {
       this.configService.entityOptions.moneyStrategy?.precision ?? 2,
     );
   }
-}
-
-/** The payment Vendure recorded for a gateway trade: its settled one when there are several. */
-function paymentOfTrade(payments: Payment[], tradeNo: string | null | undefined): Payment | undefined {
-  const ofTrade = payments.filter((p) => p.transactionId === (tradeNo ?? undefined));
-  return ofTrade.find((p) => p.state === 'Settled') ?? ofTrade[0];
 }

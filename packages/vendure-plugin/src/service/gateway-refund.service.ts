@@ -21,6 +21,7 @@ import { parseMethodArgs } from '../config/method-args';
 import { loggerCtx } from '../constants';
 import { MethodConfigService } from './method-config.service';
 import { paidAttemptOf } from './paid-attempt';
+import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
 import { RefundFlights } from './refund-flights';
 import { RefundLock } from './refund-lock';
 import { portalRefundsOf } from './refund-notice';
@@ -99,6 +100,22 @@ export class GatewayRefundService {
         tradeNo
           ? `trade ${tradeNo} is not a payment of this order taken through ${payment.method}: nothing was sent`
           : 'the payment has no gateway trade number (transactionId): nothing was sent',
+      );
+    }
+
+    // One payment per trade refunds it: the one its refunds and chargebacks are kept on. Another row
+    // naming the trade (a manual payment an administrator added) would refund the same money again,
+    // counted apart from the refunds already made.
+    const tradePayment = paymentOfTrade(
+      await paymentsOfMethod(this.connection, ctx, order.id, payment.method),
+      paid.tradeNo,
+    );
+    if (String(tradePayment?.id) !== String(payment.id) || tradePayment?.state !== 'Settled') {
+      return this.refused(
+        ctx,
+        order,
+        { gatewaykit: 'gateway' },
+        `trade ${paid.tradeNo} is refunded through payment ${String(tradePayment?.id ?? '?')} of this order (${tradePayment?.state ?? 'none'}), not payment ${String(payment.id)}: nothing was sent`,
       );
     }
 

@@ -176,11 +176,6 @@ export function toAddress(address: AddressLike | undefined): PaymentAddress {
   };
 }
 
-/** The shopper's IP as the gateway wants it: IPv4 without Node's IPv4-mapped IPv6 prefix. */
-export function clientIp(ip: string | undefined): string {
-  return (ip ?? '127.0.0.1').replace(/^::ffff:/, '') || '127.0.0.1';
-}
-
 /**
  * The plugin's callback or return route for a method of a channel: the channel token and method code
  * in the path tell the controller which credentials verify what arrives there.

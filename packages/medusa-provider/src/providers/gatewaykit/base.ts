@@ -449,7 +449,15 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
    * key signed it (a test account's key may be public), authorizing (charging) and completing another
    * entry's cart past those checks (docs/SECURITY.md §4).
    */
+  /**
+   * Medusa's own webhook route (/hooks/payment/<provider>) is never the gateway's: callbacks are
+   * verified and recorded at /hooks/gatewaykit/callback (docs/inbound.md). Whatever arrives here is
+   * ignored, and said (without its content, which anyone can write), so a misconfigured callback URL shows.
+   */
   async getWebhookActionAndData(_payload: ProviderWebhookPayload['payload']): Promise<WebhookActionResult> {
+    this.logger_.warn(
+      "gatewaykit: a request to Medusa's payment webhook route was ignored; the gateway's callbacks go to /hooks/gatewaykit/callback",
+    );
     return { action: 'not_supported' };
   }
 
