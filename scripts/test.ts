@@ -24,7 +24,9 @@ for (const group of ['apps', 'packages']) {
 }
 console.log('[test] turbo run test (evidence kept in each workspace’s .evidence/)');
 // Relative: each suite writes under its own workspace folder, which turbo caches with its results.
-run('npx', ['turbo', 'run', 'test', '--concurrency=1', ...process.argv.slice(2)], {
+// `--force`: every suite runs, whatever turbo has cached (a local or remote cache would otherwise count
+// an earlier pass as this run's).
+run('npx', ['turbo', 'run', 'test', '--concurrency=1', '--force', ...process.argv.slice(2)], {
   ...process.env,
   GATEWAYKIT_EVIDENCE_DIR: '.evidence',
 });

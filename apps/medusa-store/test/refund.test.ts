@@ -97,14 +97,16 @@ describe('refunds through the gateway', () => {
     expect(tooMuch.body.message).toMatch(/not allowed to refund more than the captured amount/);
     expect(await sandboxRefunds(paid.tradeNo)).toHaveLength(2);
 
-    // 2.00 refunded in the merchant portal: the gateway refuses what Medusa still thinks is left.
+    // 2.00 refunded in the merchant portal, its notice late: the gateway refuses what Medusa still
+    // thinks is left.
+    await sandboxControl('chaos', { drop: true });
     const portal = new GatewayClient({
       gatewayNo: GATEWAY_NO,
       signKey: SIGN_KEY,
       baseUrl: inject('sandboxUrl'),
     });
     const portalTrackNo = `portal-${randomUUID().slice(0, 8)}`;
-    await portal.refunds.create({
+    const { batchNo: portalBatchNo } = await portal.refunds.create({
       merTrackNo: portalTrackNo,
       refundAmount: '2.00',
       refundReason: 'refunded in the portal',
@@ -120,12 +122,26 @@ describe('refunds through the gateway', () => {
     const payment = await adminPayment(paid.paymentId);
     expect(payment.refunds).toHaveLength(2);
     expect(payment.data.refunds).toHaveLength(2);
-    // The portal's refund is reported, not applied: Medusa holds no such refund.
+    // The portal's refund, its notice delivered now, is reported, not applied: Medusa holds no such refund.
+    await sandboxControl('chaos', undefined, 'DELETE');
+    const late = await waitFor(async () => {
+      const kept = await deliveriesOfBatch(portalBatchNo);
+      return kept.length > 0 && kept;
+    }, 'the portal refund notice, kept by the sandbox');
+    for (const delivery of late) await sandboxControl(`callbacks/${delivery.id}/redeliver`, {});
     await waitFor(
       async () => (await adminFeed()).includes(portalTrackNo),
       'the portal refund to be reported',
     );
     expect(await serverLogSoFar()).toMatch(new RegExp(`REFUND NOT IN MEDUSA: .*${portalTrackNo}`));
+    // Known now, it blocks every refund through Medusa, which does not count it; nothing is sent.
+    const sentBefore = (await sandboxRefunds(paid.tradeNo)).length;
+    const blocked = await adminRefund(paid.paymentId, 1);
+    expect(blocked.status).toBe(400);
+    expect(blocked.body.message).toContain(
+      `the payment was refunded outside the store (batchNo ${portalBatchNo})`,
+    );
+    expect(await sandboxRefunds(paid.tradeNo)).toHaveLength(sentBefore);
   });
 
   it('a refund notification that was lost is applied when the gateway delivers it again', async () => {

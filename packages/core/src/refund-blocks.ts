@@ -13,7 +13,7 @@ export interface RefundHistory {
     | undefined;
   /**
    * batchNos of refunds made at the gateway that the platform does not count (the merchant portal):
-   * with a chargeback, what is left cannot be told.
+   * what is left to refund cannot be told.
    */
   uncountedRefunds?: readonly string[] | undefined;
 }
@@ -34,20 +34,22 @@ export interface RefundAsked {
  * already taken a chargeback's amount back from the merchant, and a refund of it would return it twice
  * (nothing published says the gateway refuses it): a refund may take only what is left after the
  * chargebacks. A chargeback whose amount cannot be counted (missing, another currency) blocks every
- * refund.
+ * refund, and so does a refund made outside the store (the merchant portal): the store does not count
+ * it, and nothing published says the gateway refuses more than is left.
  */
 export function refundBlockedBy(history: RefundHistory, asked: RefundAsked): string | undefined {
   const chargebacks = history.chargebacks ?? [];
-  if (chargebacks.length === 0) return undefined;
   const named = chargebacks.map((chargeback) => chargeback.batchNo ?? 'without batchNo').join(', ');
-  const charged = chargedBackMinor(chargebacks, asked.currency);
   const uncounted = history.uncountedRefunds ?? [];
   if (uncounted.length > 0) {
+    const charged = chargebacks.length > 0 ? `charged back (chargeback ${named}) and ` : '';
     return (
-      `the payment was charged back (chargeback ${named}) and refunded outside the store (batchNo ${uncounted.join(', ')}): ` +
-      'what is left cannot be told, and a refund could return money twice. Refund any more in the merchant portal'
+      `the payment was ${charged}refunded outside the store (batchNo ${uncounted.join(', ')}): ` +
+      'what is left cannot be told here, and a refund could return money twice. Refund any more in the merchant portal'
     );
   }
+  if (chargebacks.length === 0) return undefined;
+  const charged = chargedBackMinor(chargebacks, asked.currency);
   if (charged === undefined) {
     return (
       `the payment was charged back (chargeback ${named}), by an amount that cannot be counted: the ` +

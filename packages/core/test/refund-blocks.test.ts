@@ -38,8 +38,13 @@ describe('refundBlockedBy', () => {
   it('attack: a chargeback on a payment also refunded outside the store blocks every refund (found by review)', () => {
     const history = { chargebacks: [{ batchNo: 'CB1', amount: '60.00' }], uncountedRefunds: ['PORTAL1'] };
     expect(refundBlockedBy(history, asked('0.01'))).toMatch(/refunded outside the store \(batchNo PORTAL1\)/);
-    // Without a chargeback, the platform's and the gateway's own limits stand.
-    expect(refundBlockedBy({ uncountedRefunds: ['PORTAL1'] }, asked('40.00'))).toBeUndefined();
+  });
+
+  it('attack: a refund made outside the store (the merchant portal) blocks every refund through the store: it is not counted there, and nothing says the gateway refuses more than is left (found by review)', () => {
+    const blocked = refundBlockedBy({ uncountedRefunds: ['PORTAL1'] }, asked('0.01'));
+    expect(blocked).toMatch(/^the payment was refunded outside the store \(batchNo PORTAL1\)/);
+    expect(blocked).toMatch(/Refund any more in the merchant portal$/);
+    expect(refundBlockedBy({ uncountedRefunds: [] }, asked('40.00'))).toBeUndefined();
   });
 
   it('attack: a chargeback whose amount cannot be counted blocks every refund', () => {

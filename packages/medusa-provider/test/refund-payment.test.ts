@@ -259,6 +259,19 @@ describe('refundPayment after a chargeback', () => {
     );
     expect(create).not.toHaveBeenCalled();
   });
+
+  it('attack: a payment refunded in the portal (stored since Medusa read it) refuses every refund through Medusa, which does not count it (found by review)', async () => {
+    const stored = { ...PAID, refundedAtGateway: ['PORTAL1'] };
+    const { service, create } = serviceWith(
+      async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+      {},
+      moduleWith(stored, []),
+    );
+    await expect(service.refundPayment(refundInput(1, PAID))).rejects.toThrow(
+      /^gatewaykit refund: the payment was refunded outside the store \(batchNo PORTAL1\).*Refund any more in the merchant portal/,
+    );
+    expect(create).not.toHaveBeenCalled();
+  });
 });
 
 describe('refundPayment retires the refunded session', () => {

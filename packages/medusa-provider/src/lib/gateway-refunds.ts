@@ -89,20 +89,22 @@ export class GatewayRefunds {
     const currency = (outcome.currency ?? data.currency ?? '').toUpperCase();
     const amount = this.deps.amountOf({ amount: input.amount, currency_code: currency });
     const paymentId = await this.paymentOfRefund(refundId);
-    // A chargeback stored since Medusa read this payment counts too.
+    // A chargeback or a portal refund stored since Medusa read this payment counts too.
     const stored = (await this.latestPaymentData(paymentId)) ?? data;
     const chargebacks = stored.chargebacks ?? data.chargebacks;
-    const blocked = chargebacks?.length
-      ? refundBlockedBy(
-          { chargebacks, uncountedRefunds: stored.refundedAtGateway ?? data.refundedAtGateway },
-          {
-            amount,
-            paid: outcome.amount ?? data.amount ?? amount,
-            refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
-            currency,
-          },
-        )
-      : undefined;
+    const uncountedRefunds = stored.refundedAtGateway ?? data.refundedAtGateway;
+    const blocked =
+      chargebacks?.length || uncountedRefunds?.length
+        ? refundBlockedBy(
+            { chargebacks, uncountedRefunds },
+            {
+              amount,
+              paid: outcome.amount ?? data.amount ?? amount,
+              refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
+              currency,
+            },
+          )
+        : undefined;
     if (blocked) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
