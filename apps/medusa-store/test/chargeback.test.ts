@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 // The order widget's own reading of the order (what the admin page shows).
 import { gatewaySummaries } from '../../../packages/medusa-provider/src/admin/lib/gateway-summary';
 import { adminOrder } from './support/admin';
@@ -8,13 +8,69 @@ import {
   adminRefund,
   deliveriesOfBatch,
   paidOrder,
+  reconcileNow,
   sandboxRefunds,
 } from './support/payments';
 import { sandboxControl } from './support/sandbox-pages';
 import { serverLogSoFar } from './support/server-log';
 import { waitFor } from './support/wait';
 
+afterEach(async () => {
+  await sandboxControl('chaos', undefined, 'DELETE');
+});
+
 describe('chargebacks', () => {
+  it("a chargeback whose every notice was lost is recorded by the reconciliation from the gateway's list and alerted once; the notice delivered late adds nothing", async () => {
+    const paid = await paidOrder();
+    await sandboxControl('chaos', { drop: true });
+    const raised = (await sandboxControl('chargebacks', {
+      tradeNo: paid.tradeNo,
+      amount: '25.00',
+      reason: 'D4837-No Cardholder Authorization',
+    })) as { batchNo: string; replyDeadline: string };
+    const [lost] = await waitFor(async () => {
+      const kept = await deliveriesOfBatch(raised.batchNo);
+      return kept.length > 0 && kept;
+    }, 'the chargeback notice, kept by the sandbox');
+    const chargebacksOnPayment = async () =>
+      (await adminOrder(paid.orderId)).payment_collections[0].payments[0].data.chargebacks;
+    expect(await chargebacksOnPayment()).toBeUndefined();
+
+    const { status, body } = await reconcileNow({ orderNos: [paid.orderNo] });
+    expect(status).toBe(200);
+    expect(body.chargebacks).toEqual([
+      expect.objectContaining({ orderNo: paid.orderNo, batchNo: raised.batchNo, result: 'recorded' }),
+    ]);
+    expect(await chargebacksOnPayment()).toEqual([
+      expect.objectContaining({
+        batchNo: raised.batchNo,
+        tradeNo: paid.tradeNo,
+        amount: '25.00',
+        currency: 'USD',
+        reason: 'D4837-No Cardholder Authorization',
+        replyDeadline: raised.replyDeadline,
+      }),
+    ]);
+    await waitFor(
+      async () => (await adminFeed()).includes(`Chargeback ${raised.batchNo}`),
+      'the chargeback in the admin feed',
+    );
+    const alerts = (log: string) => log.split(`CHARGEBACK: Chargeback ${raised.batchNo}`).length - 1;
+    expect(alerts(await serverLogSoFar())).toBe(1);
+
+    // A second run, and the lost notice delivered late: nothing added, nothing said again.
+    expect((await reconcileNow({ orderNos: [paid.orderNo] })).body.chargebacks).toEqual([]);
+    await sandboxControl('chaos', undefined, 'DELETE');
+    await sandboxControl(`callbacks/${lost!.id}/redeliver`, {});
+    const late = await waitFor(async () => {
+      const [again] = await deliveriesOfBatch(raised.batchNo);
+      return again?.state === 'delivered' && again;
+    }, 'the late notice to be acknowledged');
+    expect(late.attempts.at(-1)?.response).toBe('success');
+    expect(await chargebacksOnPayment()).toHaveLength(1);
+    expect(alerts(await serverLogSoFar())).toBe(1);
+  });
+
   it('a chargeback raised at the gateway appears on the order (reason, amount, reply deadline) and is alerted once', async () => {
     const paid = await paidOrder();
     const raised = (await sandboxControl('chargebacks', {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { type ClusterStack, startClusterStack } from './support/cluster';
 import { applyEndingCoupon } from './support/ending-coupon';
-import { asRefund, refundOrder } from './support/refunds';
+import { asRefund, paymentsWithRefunds, refundOrder } from './support/refunds';
 import {
   adminOrder,
   CARDS,
@@ -353,6 +353,39 @@ describe('production topology: two instances + worker, exactly once', () => {
       [pm],
     );
     expect(bindings).toEqual([{ orderId: winner?.id }]);
+  });
+
+  it("on PostgreSQL, a chargeback whose every notice was lost is kept once by the worker's reconciliation, from the gateway's list", async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const card = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
+    const tradeNo = stack.sandbox.order(`${order.code}-1`)?.tradeNo ?? '';
+    stack.sandbox.setChaos({ drop: true });
+    const chargeback = stack.sandbox.raiseChargeback({
+      tradeNo,
+      amount: '1.00',
+      reason: 'D4837-No Cardholder Authorization',
+    });
+    const kept = await eventually(
+      () => paymentsWithRefunds(stack.admin, order.id),
+      ([payment]) => Array.isArray(payment?.metadata.chargebacks),
+      10 * RECONCILE_EVERY_S * 1000,
+    );
+    expect(kept[0]?.metadata.chargebacks).toEqual([
+      expect.objectContaining({ batchNo: chargeback.batchNo, tradeNo, amount: '1.00', currency: 'USD' }),
+    ]);
+    // Its notice never arrived: the run's pass kept it.
+    expect(
+      stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo && c.state === 'delivered'),
+    ).toEqual([]);
+    const notes = (await adminOrder(stack.admin, order.id)).history.items.filter((entry) =>
+      String(entry.data.note ?? '').startsWith(`Chargeback ${chargeback.batchNo}`),
+    );
+    expect(notes).toHaveLength(1);
   });
 
   it('reconciliation runs once per interval across the cluster (three processes run the scheduler)', async () => {

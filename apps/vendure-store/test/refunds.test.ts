@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
-import { reconcileItems } from './support/reconcile';
+import { type ReconcileItem, reconcileItems } from './support/reconcile';
 import {
   asRefund,
   paidCardOrder,
@@ -405,6 +405,53 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     // The shopper's view of the payment never shows it.
     expect(Object.keys(again?.metadata.public as object)).not.toContain('chargebacks');
     expect(again?.state).toBe('Settled');
+  });
+
+  it("a chargeback whose every notice was lost is kept by the reconciliation from the gateway's list and noted once; the notice delivered late adds nothing", async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ drop: true });
+    const chargeback = stack.sandbox.raiseChargeback({
+      tradeNo: payment.transactionId,
+      amount: usd(500),
+      reason: 'D4837-No Cardholder Authorization',
+      replyDeadline: '2026-12-24',
+    });
+    const lost = await eventually(
+      async () => stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo),
+      (kept) => kept.length > 0,
+    );
+    const chargebacksOf = async () =>
+      (await paymentsWithRefunds(stack.admin, order.id))[0]?.metadata.chargebacks;
+    const noted = async () =>
+      (await notes(order.id)).filter((n) =>
+        n.startsWith(`Chargeback ${chargeback.batchNo} on gateway trade`),
+      );
+    expect(await chargebacksOf()).toBeUndefined();
+
+    const mine = (items: ReconcileItem[]) => items.filter((item) => item.reference === chargeback.batchNo);
+    expect(mine(await reconcileItems(stack.admin))).toEqual([
+      expect.objectContaining({ kind: 'chargeback', orderCode: order.code, after: 'recorded' }),
+    ]);
+    expect(await chargebacksOf()).toEqual([
+      expect.objectContaining({
+        batchNo: chargeback.batchNo,
+        tradeNo: payment.transactionId,
+        amount: usd(500),
+        currency: 'USD',
+        reason: 'D4837-No Cardholder Authorization',
+        replyDeadline: '2026-12-24',
+      }),
+    ]);
+    expect(await noted()).toHaveLength(1);
+
+    // A second run, and the lost notice delivered late: nothing added, nothing noted again.
+    expect(mine(await reconcileItems(stack.admin))).toEqual([]);
+    stack.sandbox.setChaos({});
+    for (const delivery of lost) {
+      expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+    }
+    expect(await chargebacksOf()).toHaveLength(1);
+    expect(await noted()).toHaveLength(1);
   });
 
   it('attack: a refund of money a chargeback already returned is refused and nothing reaches the gateway; the undisputed rest can be refunded', async () => {

@@ -145,6 +145,12 @@ export {
   stillAsJudged,
   storedAnswerOf,
 } from './reconcile.js';
+export {
+  CHARGEBACK_LOOKBACK_MS,
+  type ChargebackListing,
+  chargebackEventFromRecord,
+  listRecentChargebacks,
+} from './reconcile-chargebacks.js';
 export { type ReconciledAttempt, reconcileAndRecord } from './reconcile-record.js';
 export { type RefundReconciliation, reconcileRefund, refundEventFromRecord } from './reconcile-refund.js';
 export { redact, redactBody, redactCardNumber, redactedErrorText, redactText } from './redact.js';

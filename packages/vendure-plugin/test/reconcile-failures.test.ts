@@ -24,16 +24,21 @@ describe('reconciliation items that fail', () => {
 
   /** A service over one open attempt and no refunds; `resolve` is the method lookup. */
   function service(options: { channel: boolean; resolve: () => Promise<never> }) {
-    // The refunds query: every builder step returns the builder, and it finds none.
-    const refunds: object = new Proxy(
+    // The refunds and chargeback-sources queries: every builder step returns the builder, and it finds none.
+    const none: object = new Proxy(
       {},
-      { get: (_target, key) => (key === 'getMany' ? async () => [] : () => refunds) },
+      {
+        get: (_target, key) => (key === 'getMany' || key === 'getRawMany' ? async () => [] : () => none),
+      },
     );
-    const attempts = { find: vi.fn().mockResolvedValueOnce([row]).mockResolvedValue([]) };
+    const attempts = {
+      find: vi.fn().mockResolvedValueOnce([row]).mockResolvedValue([]),
+      createQueryBuilder: () => none,
+    };
     const connection = {
       rawConnection: {
         getRepository: (entity: unknown) =>
-          entity === GatewaykitPaymentAttempt ? attempts : { createQueryBuilder: () => refunds },
+          entity === GatewaykitPaymentAttempt ? attempts : { createQueryBuilder: () => none },
       },
     };
     const channels = { forChannelId: async () => (options.channel ? {} : undefined) };

@@ -17,6 +17,7 @@ import {
   DEFAULT_RECONCILE_AFTER_SECONDS,
   type GatewaykitOptions,
 } from './options';
+import { type ChargebackLine, reconcileChargebacks } from './reconcile-chargebacks';
 import { reconcileDeletedPages } from './reconcile-deleted-pages';
 import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-options';
 import { type SessionAttempt, SessionAttempts } from './session-attempts';
@@ -88,6 +89,8 @@ export interface RefundLine {
 export interface ReconcileReport {
   attempts: AttemptLine[];
   refunds: RefundLine[];
+  /** Chargebacks the gateway lists that no notice had brought, and what failed. */
+  chargebacks: ChargebackLine[];
 }
 
 const secondsOf = (options: GatewaykitOptions) => ({
@@ -120,12 +123,18 @@ export async function reconcileGatewayPayments(
   scope: MedusaContainer,
   options: ReconcileRunOptions = {},
 ): Promise<ReconcileReport> {
-  const report: ReconcileReport = { attempts: [], refunds: [] };
+  const report: ReconcileReport = { attempts: [], refunds: [], chargebacks: [] };
   for (const account of resolveGatewaykitAccounts(scope)) {
     report.attempts.push(...(await reconcileAttempts(scope, account, options)));
     report.refunds.push(...(await reconcileRefunds(scope, account, options)));
+    report.chargebacks.push(...(await reconcileChargebacks(scope, account, options)));
   }
   const logger = scope.resolve(ContainerRegistrationKeys.LOGGER);
+  for (const line of report.chargebacks) {
+    const what = `gatewaykit: chargeback ${line.batchNo || '?'} of ${line.orderNo || '?'} (account ${line.account})`;
+    if (line.result === 'error') logger.error(`${what}: reconciliation failed: ${line.reason}`);
+    else logger.info(`${what} recorded by the reconciliation: ${line.reason}`);
+  }
   for (const line of report.attempts) {
     if (line.result !== 'none') {
       logger.info(

@@ -398,7 +398,12 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     });
   }
 
-  private async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<void> {
+  /**
+   * Stores a chargeback of session `orderNo`'s payment, from its notice or from the gateway's list
+   * (reconciliation): one path, so it is stored and alerted once whichever comes first. `no-session`:
+   * no session of this account has the orderNo.
+   */
+  async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<'added' | 'known' | 'no-session'> {
     // Said before it is stored (alert first, then the write): a repeated notice finds it stored.
     const result = await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);
@@ -408,11 +413,12 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
           )
         : undefined;
     });
-    if (!result) return;
+    if (!result) return 'no-session';
     if (!result.added)
       this.logger.info(
         `gatewaykit: chargeback ${event.batchNo ?? '?'} of orderNo ${orderNo} already recorded`,
       );
+    return result.added ? 'added' : 'known';
   }
 
   private get logger() {

@@ -159,8 +159,16 @@ export class GatewayNoticeService {
     });
   }
 
-  private async chargeback(row: GatewaykitPaymentAttempt, event: ChargebackEvent, exclusive: Exclusive) {
-    await exclusive(async (tx) => {
+  /**
+   * Keeps a chargeback (from its notice, or listed by the reconciliation) on the trade's payment and
+   * notes it on the order, in one transaction; `known` when it was kept before.
+   */
+  async chargeback(
+    row: GatewaykitPaymentAttempt,
+    event: ChargebackEvent,
+    exclusive: Exclusive,
+  ): Promise<'added' | 'known'> {
+    return exclusive(async (tx) => {
       const payment = paymentOfTrade(await this.paymentsOf(tx, row), event.tradeNo ?? row.tradeNo);
       const text = chargebackNote(event);
       if (payment) {
@@ -170,7 +178,7 @@ export class GatewayNoticeService {
             `Order ${row.orderCode}: chargeback ${event.batchNo ?? '?'} again, nothing changed`,
             loggerCtx,
           );
-          return;
+          return 'known';
         }
         await this.connection
           .getRepository(tx, Payment)
@@ -178,15 +186,16 @@ export class GatewayNoticeService {
         await this.notes.note(tx, row.orderId, text);
       } else if (!(await this.notes.noteOnce(tx, row.orderId, text))) {
         // No payment to keep it on: the order's note is what says it was seen.
-        return;
+        return 'known';
       }
       Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+      return 'added';
     });
   }
 
   /**
    * Keeps a refund made outside Vendure (the merchant portal) on the payment it refunded, by batchNo:
-   * Vendure does not count it, so with a chargeback what is left cannot be told (core's refundBlockedBy).
+   * Vendure does not count it, so what is left to refund cannot be told (core's refundBlockedBy).
    */
   private async keepPortalRefund(
     tx: RequestContext,

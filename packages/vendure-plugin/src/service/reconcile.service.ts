@@ -1,5 +1,6 @@
 import {
   DEFAULT_PENDING_AFTER_MS,
+  listRecentChargebacks,
   reconcileAndRecord,
   reconcileRefund,
   redactedErrorText,
@@ -21,6 +22,7 @@ import type { OrderAttempt } from './order-attempts';
 import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
+import { type ChargebackSource, chargebackSources } from './reconcile-chargebacks';
 import { refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 
@@ -33,9 +35,12 @@ export const RECONCILE_DEFAULTS = {
 };
 
 export interface ReconcileItem {
-  kind: 'attempt' | 'refund';
+  kind: 'attempt' | 'refund' | 'chargeback';
   orderCode: string;
-  /** The attempt's orderNo, or the refund's batchNo (merTrackNo when it has none). */
+  /**
+   * The attempt's orderNo, the refund's batchNo (merTrackNo when it has none), or the chargeback's
+   * batchNo.
+   */
   reference: string;
   before: string;
   after: string;
@@ -157,10 +162,105 @@ export class ReconcileService {
         reason: result.reason,
       });
     }
+    for (const source of await chargebackSources(attemptRows, batch.channelId)) {
+      const items = await this.chargebacks(source, contextOf, now).catch((error: unknown) => [
+        {
+          kind: 'chargeback' as const,
+          orderCode: '',
+          reference: '',
+          before: '',
+          after: 'error',
+          reason: failed(
+            `(channel ${source.channelId})`,
+            `the chargebacks of ${source.paymentMethodCode}`,
+            error,
+          ),
+        },
+      ]);
+      for (const item of items) if (item.after === 'recorded') report.changed++;
+      report.items.push(...items);
+    }
     if (report.checked > 0) {
       Logger.info(`Reconciliation: ${report.checked} checked, ${report.changed} changed`, loggerCtx);
     }
     return report;
+  }
+
+  /**
+   * The chargebacks the gateway lists for one channel's method (core's listRecentChargebacks; docs/gateway-protocol.md#chargebacks-in-each-run), each
+   * kept through the same path as its notice (GatewayNoticeService.chargeback), so one whose every
+   * notice was lost is still kept on its payment and noted once. Those kept before, and those of no
+   * attempt of this channel and method (another store on the same gateway account), give no item.
+   */
+  private async chargebacks(
+    source: ChargebackSource,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+    now: number,
+  ): Promise<ReconcileItem[]> {
+    const ctx = await contextOf(source.channelId);
+    if (!ctx) return [];
+    let method: ResolvedMethod;
+    try {
+      method = await this.methods.resolve(ctx, source.paymentMethodCode, { includeDisabled: true });
+    } catch (error) {
+      if (error instanceof MethodConfigError) return [];
+      throw error;
+    }
+    const listing = await listRecentChargebacks(method.client, { now });
+    const items: ReconcileItem[] = [];
+    if (listing.error) {
+      Logger.error(
+        `Reconciliation of the chargebacks of ${source.paymentMethodCode}: ${listing.error}`,
+        loggerCtx,
+      );
+      items.push({
+        kind: 'chargeback',
+        orderCode: '',
+        reference: '',
+        before: '',
+        after: 'error',
+        reason: listing.error,
+      });
+    }
+    const attempts = this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt);
+    const store = this.recorder.attemptsOf(ctx, source.paymentMethodCode);
+    for (const event of listing.events) {
+      if (!event.orderNo) continue;
+      const row = await attempts.findOne({
+        where: {
+          orderNo: event.orderNo,
+          channelId: source.channelId,
+          paymentMethodCode: source.paymentMethodCode,
+        },
+      });
+      if (!row) continue;
+      try {
+        const kept = await this.notices.chargeback(row, event, (work) =>
+          store.inTransaction(row.orderNo, work),
+        );
+        if (kept === 'added') {
+          items.push({
+            kind: 'chargeback',
+            orderCode: row.orderCode,
+            reference: event.batchNo ?? '',
+            before: '',
+            after: 'recorded',
+            reason: `the gateway lists chargeback ${event.batchNo ?? '?'}, which no notice had brought`,
+          });
+        }
+      } catch (error) {
+        const reason = failed(row.orderCode, `chargeback ${event.batchNo ?? '?'}`, error);
+        items.push({
+          kind: 'chargeback',
+          orderCode: row.orderCode,
+          reference: event.batchNo ?? '',
+          before: '',
+          after: 'error',
+          reason,
+        });
+      }
+    }
+    return items;
   }
 
   private async attempt(
