@@ -135,6 +135,20 @@ async function entryOfRefundRow(
 }
 
 /**
+ * Whether the chargeback is already stored for `session` (on its payment, else on the session). Read
+ * without a lock: chargebacks are only ever added, so one found stored stays stored.
+ */
+export async function chargebackStored(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+  event: ChargebackEvent,
+): Promise<boolean> {
+  const payment = await paymentOfSession(scope, session.id);
+  const data = readSessionData((payment?.data ?? session.data) as Record<string, unknown> | undefined);
+  return !withChargeback(data.chargebacks, event).added;
+}
+
+/**
  * Stores a chargeback on the payment data of `session`'s payment (on the session data when no payment
  * took the charge), `beforeWrite` given it first. `added: false`: it was already stored (a repeated
  * notice).

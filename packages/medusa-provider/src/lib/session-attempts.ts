@@ -31,6 +31,7 @@ import {
 import { hasNoResult } from './open-charges';
 import { completePaidCart } from './paid-cart';
 import {
+  chargebackStored,
   markRefundAlerted,
   type RefundSettlement,
   recordChargeback,
@@ -404,6 +405,10 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    * no session of this account has the orderNo.
    */
   async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<'added' | 'known' | 'no-session'> {
+    // Each run lists the week's chargebacks again: one already stored is answered without the lock.
+    const seen = await this.session(orderNo);
+    if (!seen) return 'no-session';
+    if (await chargebackStored(this.scope, seen, event)) return 'known';
     // Said before it is stored (alert first, then the write): a repeated notice finds it stored.
     const result = await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);

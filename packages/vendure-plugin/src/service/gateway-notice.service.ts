@@ -15,7 +15,7 @@ import {
   OrderService,
   Payment,
   Refund,
-  type RequestContext,
+  RequestContext,
   TransactionalConnection,
 } from '@vendure/core';
 import { loggerCtx } from '../constants';
@@ -168,6 +168,13 @@ export class GatewayNoticeService {
     event: ChargebackEvent,
     exclusive: Exclusive,
   ): Promise<'added' | 'known'> {
+    // Each run lists the week's chargebacks again: one already kept is answered without the locks
+    // (chargebacks are only ever added, so one found kept stays kept).
+    const kept = paymentOfTrade(
+      await paymentsOfMethod(this.connection, RequestContext.empty(), row.orderId, row.paymentMethodCode),
+      event.tradeNo ?? row.tradeNo,
+    );
+    if (kept && !withChargeback(kept.metadata, event).added) return 'known';
     return exclusive(async (tx) => {
       const payment = paymentOfTrade(await this.paymentsOf(tx, row), event.tradeNo ?? row.tradeNo);
       const text = chargebackNote(event);
