@@ -23,9 +23,20 @@ export function onlyStoreApi(paths: Record<string, RegExp>) {
   return (request: IncomingMessage, response: ServerResponse, next: () => void) => {
     const url = request.url ?? '';
     const match = prefixes.find(([prefix]) => url.startsWith(prefix));
-    if (!match || match[1].test(url.slice(match[0].length))) return next();
+    if (!match) return next();
+    const rest = url.slice(match[0].length);
+    // A dot segment (`..`, `.`, written or percent-encoded) is resolved somewhere on the way to the
+    // store: `/store/../admin/…` reaches its admin API. Browsers resolve them before sending, but
+    // nothing a shopper API needs has one.
+    if (match[1].test(rest) && !hasDotSegment(rest)) return next();
     response.statusCode = 404;
     response.setHeader('content-type', 'text/plain');
     response.end('Not a shopper API path');
   };
+}
+
+/** Whether a path has a `.` or `..` segment, as written or percent-encoded. */
+function hasDotSegment(path: string): boolean {
+  const pathOnly = path.split('?')[0] ?? '';
+  return pathOnly.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { callbackUrl, deliveredCallbacks, postSignedCallback } from './support/callbacks';
+import { paymentsWithRefunds } from './support/refunds';
 import { adminOrder, completeRedirect, eventually, prepareOrder, startPayment } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
 
@@ -114,25 +115,35 @@ describe('hosted checkout through the real server and sandbox', () => {
     const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
       `{ activeChannel { token } }`,
     );
-    const notice = await postSignedCallback({
-      url: callbackUrl(stack.server.baseUrl, activeChannel.token, 'gatewaykit-hosted'),
-      ...DEMO_MERCHANTS.main,
-      type: 'refund.success',
-      data: {
-        orderNo: started.orderNo,
-        tradeNo: payment.transactionId ?? '',
-        amount: '1.00',
-        currency: paid.currencyCode,
-        orderAmount: (paid.totalWithTax / 100).toFixed(2),
-        orderCurrency: paid.currencyCode,
-        reason: 'customer request',
-      },
-    });
-    expect(notice).toEqual({ status: 200, body: 'success' });
+    const portalNotice = (batchNo: string, amount: string) =>
+      postSignedCallback({
+        url: callbackUrl(stack.server.baseUrl, activeChannel.token, 'gatewaykit-hosted'),
+        ...DEMO_MERCHANTS.main,
+        type: 'refund.success',
+        data: {
+          orderNo: started.orderNo,
+          tradeNo: payment.transactionId ?? '',
+          batchNo,
+          amount,
+          currency: paid.currencyCode,
+          orderAmount: (paid.totalWithTax / 100).toFixed(2),
+          orderCurrency: paid.currencyCode,
+          reason: 'customer request',
+        },
+      });
+    expect(await portalNotice('PORTAL-HAND', '1.00')).toEqual({ status: 200, body: 'success' });
     const after = await adminOrder(stack.admin, order.id);
     expect(JSON.stringify(after.history.items)).toContain(
       `Gateway notice refund.success for trade ${payment.transactionId}`,
     );
     expect(after.payments.map((p) => p.state)).toEqual(['Settled']);
+    // It is the refund recorded here by hand (the same amount): Vendure counts it, so it is not kept as
+    // a refund Vendure does not count, which would refuse the payment's later gateway refunds.
+    const portalRefunds = async () =>
+      (await paymentsWithRefunds(stack.admin, order.id))[0]?.metadata.portalRefunds;
+    expect(await portalRefunds()).toBeUndefined();
+    // A portal refund Vendure has no refund for is kept.
+    expect(await portalNotice('PORTAL-OTHER', '2.00')).toEqual({ status: 200, body: 'success' });
+    expect(await portalRefunds()).toEqual(['PORTAL-OTHER']);
   });
 });

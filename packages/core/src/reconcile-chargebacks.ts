@@ -13,11 +13,12 @@ import { redactedErrorText, redactText } from './redact.js';
 import type { ChargebackRecord } from './schemas/transactions.js';
 
 /**
- * How far back each run lists chargebacks: the gateway retries a notice for about 17 hours, so a week
- * also covers a store or worker that was down for days. The times are UTC; the gateway's own time zone
- * is not published, so the window's end reaches a day past now.
+ * How far back each run lists chargebacks. Which date the list's window filters on is not published:
+ * if it is the trade's, a chargeback comes up to about 120 days after it, so the window reaches 180
+ * days (chargebacks are few; the pages bound a run's reading). The times are UTC; the gateway's own
+ * time zone is not published, so the window's end reaches a day past now.
  */
-export const CHARGEBACK_LOOKBACK_MS = 7 * 24 * 60 * 60 * 1000;
+export const CHARGEBACK_LOOKBACK_MS = 180 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const PAGE_SIZE = 1000;
 /** A bound on one run's reading (10,000 chargebacks a week); past it the run says so. */
@@ -67,7 +68,11 @@ export async function listRecentChargebacks(
         options.signal ? { signal: options.signal } : undefined,
       );
       events.push(...list.map(chargebackEventFromRecord));
-      if (list.length < PAGE_SIZE || pageIndex * PAGE_SIZE >= page.total) return { events };
+      // A page shorter than the gateway's page size is the last; so is one that reaches a total the
+      // answer gave (without one, the schema counts the page's own items, and the next page is read).
+      const size = page.pageSize > 0 ? Math.min(page.pageSize, PAGE_SIZE) : PAGE_SIZE;
+      if (list.length === 0 || list.length < size) return { events };
+      if (page.total > list.length && pageIndex * size >= page.total) return { events };
     } catch (error) {
       return {
         events,

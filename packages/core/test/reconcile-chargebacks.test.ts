@@ -76,6 +76,26 @@ describe('listRecentChargebacks', () => {
     expect(events).toHaveLength(1001);
   });
 
+  it('a gateway with smaller pages and no total: pages are read until a short one', async () => {
+    const page = (from: number, count: number) => Array.from({ length: count }, (_, i) => record(from + i));
+    const queries: number[] = [];
+    const answers = [page(0, 50), page(50, 50), page(100, 7)];
+    const client = {
+      chargebacks: {
+        list: async (query: { pageIndex: number }) => {
+          queries.push(query.pageIndex);
+          const list = answers[query.pageIndex - 1] ?? [];
+          // What the schema gives for an answer without paging fields.
+          return { list, page: { total: list.length, pageSize: list.length, pageIndex: query.pageIndex } };
+        },
+      },
+    };
+    const { events, error } = await listRecentChargebacks(client as never);
+    expect(error).toBeUndefined();
+    expect(queries).toEqual([1, 2, 3, 4]);
+    expect(events.map((event) => event.batchNo)).toHaveLength(107);
+  });
+
   it('a page that cannot be read: what was read so far, and the reason (redacted)', async () => {
     const full = Array.from({ length: 1000 }, (_, i) => record(i));
     const { client } = gatewayListing([

@@ -94,6 +94,11 @@ describe('buyerChangedSince', () => {
     );
   });
 
+  it("the shopper's address is not the cart's: a session stored with Node's IPv4-mapped form, or none, is no change", () => {
+    expect(buyerChangedSince({ ...stored, ip: '::ffff:10.0.0.1' }, cart)).toBe(false);
+    expect(buyerChangedSince({ ...stored, ip: undefined }, cart)).toBe(false);
+  });
+
   it('another email, name, address or item is a change; so is a session that copied no buyer', () => {
     expect(buyerChangedSince(stored, { ...cart, email: 'mallory@example.com' })).toBe(true);
     expect(

@@ -113,7 +113,10 @@ function canonical(value: unknown): string {
  * charged with the copy, so the gateway would judge the payment on details the order does not have.
  */
 export function buyerChangedSince(stored: BuyerDetails | undefined, cart: CartForBuyer): boolean {
-  return comparable(buyerFromCart(cart, stored?.ip)) !== comparable(stored);
+  // The address is not the cart's: a session stored before it was normalised (customerIpOf) still
+  // compares as the same buyer.
+  const now = buyerFromCart(cart, undefined);
+  return comparable(now && { ...now, ip: undefined }) !== comparable(stored && { ...stored, ip: undefined });
 }
 
 /** A buyer as canonical JSON, its items in a fixed order: two reads of a cart may list lines differently. */

@@ -89,7 +89,7 @@ export class GatewayNoticeService {
           (event.reason ? ` (${event.reason})` : '') +
           `. It matches no gateway refund of this order in Vendure (batchNo ${event.batchNo ?? '?'}, merTrackNo ${event.merTrackNo ?? '?'}): ` +
           'if it was made in the merchant portal, do not record it here with a refund: that would send the money ' +
-          'again (the gateway counts the portal refund against what is left to refund); otherwise check the portal.';
+          'again (further refunds of this payment are refused here; make them in the portal); otherwise check the portal.';
         Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
         await this.notes.noteOnce(tx, row.orderId, text);
         return 'unmatched';
@@ -211,13 +211,29 @@ export class GatewayNoticeService {
     event: RefundEvent,
   ): Promise<void> {
     const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
-    if (!payment) return;
+    if (!payment || this.recordedByHand(payment, event, row.currency)) return;
     const metadata = payment.metadata ?? {};
     const portalRefunds = withUncountedRefund(portalRefundsOf(metadata), event);
     if (!portalRefunds) return;
     await this.connection
       .getRepository(tx, Payment)
       .update({ id: payment.id }, { metadata: { ...metadata, portalRefunds } });
+  }
+
+  /**
+   * Whether the portal refund is one an administrator recorded in Vendure under the method's manual
+   * refunds setting (a Refund of the same amount, not Failed): Vendure counts that one, so it is not
+   * kept as a refund Vendure does not count (which would refuse the payment's later gateway refunds).
+   */
+  private recordedByHand(payment: Payment, event: RefundEvent, chargedCurrency: string): boolean {
+    if (event.amount === undefined) return false;
+    const currency = event.currency ?? chargedCurrency;
+    return (payment.refunds ?? []).some(
+      (refund) =>
+        refundMetadataOf(refund).gatewaykit === 'manual' &&
+        refund.state !== 'Failed' &&
+        Number(this.gatewayAmount(refund.total, currency)) === Number(event.amount),
+    );
   }
 
   /** The order's payments made through the method whose key verified the notice, with their refunds. */

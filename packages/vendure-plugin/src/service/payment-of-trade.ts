@@ -1,8 +1,9 @@
 import { type ID, Payment, type RequestContext, type TransactionalConnection } from '@vendure/core';
 
 /**
- * The order's payments made through payment method `method`, oldest first (by id): the order in which
- * notices and refunds look for a trade's payment, so both find the same one.
+ * The order's payments made through payment method `method`, oldest first (by creation, then id, which
+ * alone would not order UUID ids): the order in which notices and refunds look for a trade's payment,
+ * so both find the same one.
  */
 export function paymentsOfMethod(
   connection: TransactionalConnection,
@@ -14,7 +15,7 @@ export function paymentsOfMethod(
   return connection.getRepository(ctx, Payment).find({
     where: { order: { id: orderId }, method },
     relations,
-    order: { id: 'ASC' },
+    order: { createdAt: 'ASC', id: 'ASC' },
   });
 }
 
