@@ -25,18 +25,22 @@ export function onlyStoreApi(paths: Record<string, RegExp>) {
     const match = prefixes.find(([prefix]) => url.startsWith(prefix));
     if (!match) return next();
     const rest = url.slice(match[0].length);
-    // A dot segment (`..`, `.`, written or percent-encoded) is resolved somewhere on the way to the
-    // store: `/store/../admin/…` reaches its admin API. Browsers resolve them before sending, but
-    // nothing a shopper API needs has one.
-    if (match[1].test(rest) && !hasDotSegment(rest)) return next();
+    // The proxy resolves the path as a URL (dot segments, written or percent-encoded, and `\` as `/`):
+    // `/store/../admin/…` reached the store's admin API (found by review). Browsers resolve them before
+    // sending; a path the proxy would change is refused, whatever it resolves to.
+    if (match[1].test(rest) && resolvesAsWritten(rest)) return next();
     response.statusCode = 404;
     response.setHeader('content-type', 'text/plain');
     response.end('Not a shopper API path');
   };
 }
 
-/** Whether a path has a `.` or `..` segment, as written or percent-encoded. */
-function hasDotSegment(path: string): boolean {
+/** Whether the path (query left aside) is the one a URL parser resolves it to, as the proxy does. */
+function resolvesAsWritten(path: string): boolean {
   const pathOnly = path.split('?')[0] ?? '';
-  return pathOnly.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment));
+  try {
+    return new URL(pathOnly, 'http://base.invalid').pathname === pathOnly;
+  } catch {
+    return false;
+  }
 }

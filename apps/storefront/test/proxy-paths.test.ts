@@ -66,8 +66,8 @@ describe("the storefront's proxies to the stores", () => {
       expect(answer.status, path).toBe(404);
       expect(await answer.text(), path).toBe('Not a shopper API path');
     }
-    // Dot segments, sent as written (fetch would resolve them before sending): something on the way
-    // resolves them (`/store/../admin/users/me` reached Medusa's admin), so the allow-list refuses them.
+    // Paths the proxy resolves to another (dot segments, a backslash), sent as written (fetch would
+    // resolve them before sending): `/store/../admin/users/me` reached Medusa's admin; refused now.
     for (const path of [
       '/medusa-api/../admin/users/me',
       '/medusa-api/%2e%2e/admin/users/me',
@@ -75,6 +75,9 @@ describe("the storefront's proxies to the stores", () => {
       '/medusa-api/store/%2E%2e/admin/users/me',
       '/medusa-api/store/./x',
       '/vendure-api/shop-api/../admin-api',
+      // A backslash is a slash to the proxy's URL parser.
+      '/medusa-api/store/..\\admin/users/me',
+      '/medusa-api/store/%2E%2E\\admin/users/me',
     ]) {
       const answer = await rawGet(path);
       expect(answer.status, path).toBe(404);

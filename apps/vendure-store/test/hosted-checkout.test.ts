@@ -142,8 +142,15 @@ describe('hosted checkout through the real server and sandbox', () => {
     const portalRefunds = async () =>
       (await paymentsWithRefunds(stack.admin, order.id))[0]?.metadata.portalRefunds;
     expect(await portalRefunds()).toBeUndefined();
-    // A portal refund Vendure has no refund for is kept.
+    expect(JSON.stringify((await adminOrder(stack.admin, order.id)).history.items)).toContain(
+      'recorded here by hand',
+    );
+    // Its notice again: still that refund. Portal refunds Vendure has no refund for are kept, one of the
+    // same amount too (the refund recorded by hand is bound to the first one).
+    expect(await portalNotice('PORTAL-HAND', '1.00')).toEqual({ status: 200, body: 'success' });
+    expect(await portalRefunds()).toBeUndefined();
     expect(await portalNotice('PORTAL-OTHER', '2.00')).toEqual({ status: 200, body: 'success' });
-    expect(await portalRefunds()).toEqual(['PORTAL-OTHER']);
+    expect(await portalNotice('PORTAL-SAME', '1.00')).toEqual({ status: 200, body: 'success' });
+    expect(await portalRefunds()).toEqual(['PORTAL-OTHER', 'PORTAL-SAME']);
   });
 });

@@ -15,13 +15,15 @@ import type { ChargebackRecord } from './schemas/transactions.js';
 /**
  * How far back each run lists chargebacks. Which date the list's window filters on is not published:
  * if it is the trade's, a chargeback comes up to about 120 days after it, so the window reaches 180
- * days (chargebacks are few; the pages bound a run's reading). The times are UTC; the gateway's own
- * time zone is not published, so the window's end reaches a day past now.
+ * days (chargebacks are few). It is asked in slices of 30 days, in case the gateway limits a query's
+ * range. The times are UTC; the gateway's own time zone is not published, so the window's end reaches
+ * a day past now.
  */
 export const CHARGEBACK_LOOKBACK_MS = 180 * 24 * 60 * 60 * 1000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+const SLICE_MS = 30 * DAY_MS;
 const PAGE_SIZE = 1000;
-/** A bound on one run's reading (10,000 chargebacks a week); past it the run says so. */
+/** A bound on one slice's reading (10,000 chargebacks in 30 days); past it the run says so. */
 const MAX_PAGES = 10;
 
 export interface ChargebackListing {
@@ -52,36 +54,60 @@ export function chargebackEventFromRecord(record: ChargebackRecord): ChargebackE
   };
 }
 
-/** Every chargeback the gateway lists for the merchant over the look-back, page by page. */
+/** Every chargeback the gateway lists for the merchant over the look-back, slice by slice, page by page. */
 export async function listRecentChargebacks(
   client: Pick<GatewayClient, 'chargebacks'>,
   options: { now?: Date | number; lookbackMs?: number; signal?: AbortSignal } = {},
 ): Promise<ChargebackListing> {
   const now = options.now === undefined ? Date.now() : new Date(options.now).getTime();
-  const startTime = recordQueryTime(now - (options.lookbackMs ?? CHARGEBACK_LOOKBACK_MS));
-  const endTime = recordQueryTime(now + DAY_MS);
+  const end = now + DAY_MS;
   const events: ChargebackEvent[] = [];
-  for (let pageIndex = 1; pageIndex <= MAX_PAGES; pageIndex++) {
-    try {
-      const { list, page } = await client.chargebacks.list(
-        { startTime, endTime, pageIndex, pageSize: PAGE_SIZE },
-        options.signal ? { signal: options.signal } : undefined,
-      );
-      events.push(...list.map(chargebackEventFromRecord));
-      // A page shorter than the gateway's page size is the last; so is one that reaches a total the
-      // answer gave (without one, the schema counts the page's own items, and the next page is read).
-      const size = page.pageSize > 0 ? Math.min(page.pageSize, PAGE_SIZE) : PAGE_SIZE;
-      if (list.length === 0 || list.length < size) return { events };
-      if (page.total > list.length && pageIndex * size >= page.total) return { events };
-    } catch (error) {
-      return {
-        events,
-        error: `the gateway's list of chargebacks could not be read (${redactedErrorText(error)}); try again later`,
-      };
-    }
+  const seen = new Set<string>();
+  for (let from = now - (options.lookbackMs ?? CHARGEBACK_LOOKBACK_MS); from < end; from += SLICE_MS) {
+    // Slices meet at a second: a chargeback listed by both is taken once.
+    const window = {
+      startTime: recordQueryTime(from),
+      endTime: recordQueryTime(Math.min(from + SLICE_MS, end)),
+    };
+    const error = await readSlice(client, window, options.signal, (event) => {
+      const key = event.batchNo ?? JSON.stringify(event);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      events.push(event);
+      return true;
+    });
+    if (error) return { events, error };
   }
-  return {
-    events,
-    error: `more than ${MAX_PAGES * PAGE_SIZE} chargebacks listed: only those were read; look at the rest in the merchant portal`,
-  };
+  return { events };
+}
+
+/**
+ * One slice of the window, page by page; `take` is given each chargeback and says whether it was new.
+ * A page shorter than the gateway's page size is the last; so is one that reaches a total the answer
+ * gave, and one with nothing new (a gateway that ignores pageIndex answers the same page again).
+ */
+async function readSlice(
+  client: Pick<GatewayClient, 'chargebacks'>,
+  window: { startTime: string; endTime: string },
+  signal: AbortSignal | undefined,
+  take: (event: ChargebackEvent) => boolean,
+): Promise<string | undefined> {
+  for (let pageIndex = 1; pageIndex <= MAX_PAGES; pageIndex++) {
+    let list: ChargebackRecord[];
+    let page: { total: number; pageSize: number };
+    try {
+      ({ list, page } = await client.chargebacks.list(
+        { ...window, pageIndex, pageSize: PAGE_SIZE },
+        signal ? { signal } : undefined,
+      ));
+    } catch (error) {
+      return `the gateway's list of chargebacks could not be read (${redactedErrorText(error)}); try again later`;
+    }
+    let fresh = 0;
+    for (const record of list) if (take(chargebackEventFromRecord(record))) fresh++;
+    const size = page.pageSize > 0 ? Math.min(page.pageSize, PAGE_SIZE) : PAGE_SIZE;
+    if (list.length < size || fresh === 0) return undefined;
+    if (page.total > list.length && pageIndex * size >= page.total) return undefined;
+  }
+  return `more than ${MAX_PAGES * PAGE_SIZE} chargebacks listed from ${window.startTime} to ${window.endTime}: only those were read; look at the rest in the merchant portal`;
 }

@@ -15,7 +15,7 @@ import {
   OrderService,
   Payment,
   Refund,
-  RequestContext,
+  type RequestContext,
   TransactionalConnection,
 } from '@vendure/core';
 import { loggerCtx } from '../constants';
@@ -83,6 +83,16 @@ export class GatewayNoticeService {
       );
       const what = `${event.amount ?? '?'} ${event.currency ?? ''}`.trim();
       if (!found) {
+        const byHand =
+          event.status === 'succeeded' ? await this.bindRecordedByHand(tx, row, payments, event) : undefined;
+        if (byHand) {
+          const text =
+            `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what} (batchNo ${event.batchNo ?? '?'}): ` +
+            `the refund ${String(byHand.id)} recorded here by hand (the method's refunds are manual).`;
+          Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
+          await this.notes.noteOnce(tx, row.orderId, text);
+          return 'unmatched';
+        }
         if (event.status === 'succeeded') await this.keepPortalRefund(tx, row, payments, event);
         const text =
           `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what}` +
@@ -160,6 +170,25 @@ export class GatewayNoticeService {
   }
 
   /**
+   * Whether the chargeback is already kept on the trade's payment, from a plain read in `ctx`: the
+   * reconciliation lists the same chargebacks on every run and asks this before taking any lock. Only
+   * outside a callback's phase (which holds its one connection, one-connection.ts); a kept chargeback
+   * only ever stays kept, except on sql.js, where a plain read may see an uncommitted one: the next run
+   * then keeps it.
+   */
+  async chargebackKept(
+    ctx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    event: ChargebackEvent,
+  ): Promise<boolean> {
+    const payment = paymentOfTrade(
+      await paymentsOfMethod(this.connection, ctx, row.orderId, row.paymentMethodCode),
+      event.tradeNo ?? row.tradeNo,
+    );
+    return payment !== undefined && !withChargeback(payment.metadata, event).added;
+  }
+
+  /**
    * Keeps a chargeback (from its notice, or listed by the reconciliation) on the trade's payment and
    * notes it on the order, in one transaction; `known` when it was kept before.
    */
@@ -168,13 +197,6 @@ export class GatewayNoticeService {
     event: ChargebackEvent,
     exclusive: Exclusive,
   ): Promise<'added' | 'known'> {
-    // Each run lists the week's chargebacks again: one already kept is answered without the locks
-    // (chargebacks are only ever added, so one found kept stays kept).
-    const kept = paymentOfTrade(
-      await paymentsOfMethod(this.connection, RequestContext.empty(), row.orderId, row.paymentMethodCode),
-      event.tradeNo ?? row.tradeNo,
-    );
-    if (kept && !withChargeback(kept.metadata, event).added) return 'known';
     return exclusive(async (tx) => {
       const payment = paymentOfTrade(await this.paymentsOf(tx, row), event.tradeNo ?? row.tradeNo);
       const text = chargebackNote(event);
@@ -211,7 +233,7 @@ export class GatewayNoticeService {
     event: RefundEvent,
   ): Promise<void> {
     const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
-    if (!payment || this.recordedByHand(payment, event, row.currency)) return;
+    if (!payment) return;
     const metadata = payment.metadata ?? {};
     const portalRefunds = withUncountedRefund(portalRefundsOf(metadata), event);
     if (!portalRefunds) return;
@@ -221,19 +243,47 @@ export class GatewayNoticeService {
   }
 
   /**
-   * Whether the portal refund is one an administrator recorded in Vendure under the method's manual
-   * refunds setting (a Refund of the same amount, not Failed): Vendure counts that one, so it is not
-   * kept as a refund Vendure does not count (which would refuse the payment's later gateway refunds).
+   * The refund an administrator recorded in Vendure under the method's manual refunds setting that this
+   * portal refund is (same amount in the charged currency, not Failed), bound to it one to one by the
+   * notice's batchNo in its metadata (`portalBatchNo`): Vendure counts that refund, so the notice is not
+   * kept as one Vendure does not count (which would refuse the payment's later gateway refunds). A
+   * repeated notice finds the refund it bound.
    */
-  private recordedByHand(payment: Payment, event: RefundEvent, chargedCurrency: string): boolean {
-    if (event.amount === undefined) return false;
-    const currency = event.currency ?? chargedCurrency;
-    return (payment.refunds ?? []).some(
-      (refund) =>
-        refundMetadataOf(refund).gatewaykit === 'manual' &&
-        refund.state !== 'Failed' &&
-        Number(this.gatewayAmount(refund.total, currency)) === Number(event.amount),
+  private async bindRecordedByHand(
+    tx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    payments: Payment[],
+    event: RefundEvent,
+  ): Promise<Refund | undefined> {
+    const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
+    const key = event.batchNo ?? event.merTrackNo;
+    if (!payment || !key || event.amount === undefined) return undefined;
+    if (event.currency && event.currency.toUpperCase() !== row.currency.toUpperCase()) return undefined;
+    const byHand = (payment.refunds ?? []).filter(
+      (refund) => refundMetadataOf(refund).gatewaykit === 'manual',
     );
+    const boundTo = (refund: Refund) =>
+      (refund.metadata as { portalBatchNo?: unknown } | null)?.portalBatchNo;
+    const bound = byHand.find((refund) => boundTo(refund) === key);
+    if (bound) return bound;
+    const sameAmount = (refund: Refund) => {
+      try {
+        return Number(this.gatewayAmount(refund.total, row.currency)) === Number(event.amount);
+      } catch {
+        return false;
+      }
+    };
+    const match = byHand.find(
+      (refund) => refund.state !== 'Failed' && boundTo(refund) === undefined && sameAmount(refund),
+    );
+    if (!match) return undefined;
+    await this.connection
+      .getRepository(tx, Refund)
+      .update(
+        { id: match.id },
+        { metadata: { ...(match.metadata ?? {}), portalBatchNo: key } as Refund['metadata'] },
+      );
+    return match;
   }
 
   /** The order's payments made through the method whose key verified the notice, with their refunds. */

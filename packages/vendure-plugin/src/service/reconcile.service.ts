@@ -235,6 +235,7 @@ export class ReconcileService {
       });
       if (!row) continue;
       try {
+        if (await this.notices.chargebackKept(ctx, row, event)) continue;
         const kept = await this.notices.chargeback(row, event, (work) =>
           store.inTransaction(row.orderNo, work),
         );
