@@ -37,7 +37,11 @@ export interface RefundAsked {
  * refund, and so does a refund made outside the store (the merchant portal): the store does not count
  * it, and nothing published says the gateway refuses more than is left.
  */
-export function refundBlockedBy(history: RefundHistory, asked: RefundAsked): string | undefined {
+export async function refundBlockedBy(
+  history: RefundHistory,
+  /** Asked for only when a chargeback is to be counted against it (the platform may read to answer). */
+  askedFor: () => RefundAsked | Promise<RefundAsked>,
+): Promise<string | undefined> {
   const chargebacks = history.chargebacks ?? [];
   const named = chargebacks.map((chargeback) => chargeback.batchNo ?? 'without batchNo').join(', ');
   const uncounted = history.uncountedRefunds ?? [];
@@ -49,6 +53,7 @@ export function refundBlockedBy(history: RefundHistory, asked: RefundAsked): str
     );
   }
   if (chargebacks.length === 0) return undefined;
+  const asked = await askedFor();
   const charged = chargedBackMinor(chargebacks, asked.currency);
   if (charged === undefined) {
     return (

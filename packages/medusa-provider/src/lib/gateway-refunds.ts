@@ -91,20 +91,18 @@ export class GatewayRefunds {
     const paymentId = await this.paymentOfRefund(refundId);
     // A chargeback or a portal refund stored since Medusa read this payment counts too.
     const stored = (await this.latestPaymentData(paymentId)) ?? data;
-    const chargebacks = stored.chargebacks ?? data.chargebacks;
-    const uncountedRefunds = stored.refundedAtGateway ?? data.refundedAtGateway;
-    const blocked =
-      chargebacks?.length || uncountedRefunds?.length
-        ? refundBlockedBy(
-            { chargebacks, uncountedRefunds },
-            {
-              amount,
-              paid: outcome.amount ?? data.amount ?? amount,
-              refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
-              currency,
-            },
-          )
-        : undefined;
+    const blocked = await refundBlockedBy(
+      {
+        chargebacks: stored.chargebacks ?? data.chargebacks,
+        uncountedRefunds: stored.refundedAtGateway ?? data.refundedAtGateway,
+      },
+      async () => ({
+        amount,
+        paid: outcome.amount ?? data.amount ?? amount,
+        refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
+        currency,
+      }),
+    );
     if (blocked) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,

@@ -35,9 +35,6 @@ import { vendureAmountToOrderAmount } from './vendure-money';
 
 type RawArgs = Record<string, string | undefined | null>;
 
-/** What is asked when the answer does not depend on the amounts (a refund made in the portal). */
-const NOTHING_COUNTED: RefundAsked = { amount: '0', paid: '0', refunded: [], currency: '' };
-
 /**
  * The handler's createRefund: a Vendure refund becomes one gateway refund
  * (docs/gateway-protocol.md#openapi-refunds-transactions-chargebacks), only of a charge the plugin
@@ -225,20 +222,17 @@ export class GatewayRefundService {
       .getRepository(ctx, Payment)
       .findOne({ where: { id: payment.id }, select: { id: true, metadata: true } });
     const metadata = (current?.metadata ?? payment.metadata ?? {}) as Record<string, unknown>;
-    const chargebacks = Array.isArray(metadata.chargebacks) ? metadata.chargebacks : [];
-    const uncountedRefunds = portalRefundsOf(metadata);
-    // Only these ask for the amounts (a refund of an odd amount in the past must not fail the rest).
-    if (chargebacks.length === 0 && uncountedRefunds.length === 0) return undefined;
-    const history = { chargebacks, uncountedRefunds };
-    // A portal refund blocks whatever the amounts (core's refundBlockedBy does not count them then).
-    if (uncountedRefunds.length > 0) return refundBlockedBy(history, NOTHING_COUNTED);
-    let counted: RefundAsked;
+    const history = {
+      chargebacks: Array.isArray(metadata.chargebacks) ? metadata.chargebacks : [],
+      uncountedRefunds: portalRefundsOf(metadata),
+    };
     try {
-      counted = asked();
+      // The amounts are asked for only to count a chargeback (a refund of an odd amount in the past
+      // must not fail the rest).
+      return await refundBlockedBy(history, asked);
     } catch (error) {
       return `the payment was charged back, and its refunds cannot be counted in its currency (${redactedErrorText(error)})`;
     }
-    return refundBlockedBy(history, counted);
   }
 
   private async refused(
