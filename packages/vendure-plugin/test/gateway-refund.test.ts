@@ -65,11 +65,7 @@ function service(
     {
       getRepository: (_ctx: unknown, entity: unknown) =>
         entity === Payment
-          ? {
-              find: async () => options.payments ?? [payment()],
-              findOne: async ({ where }: { where: Where }) =>
-                (options.payments ?? [payment()]).find((row) => (row as Where).id === where.id) ?? null,
-            }
+          ? { find: async () => options.payments ?? [payment()] }
           : {
               findOne: async ({ where }: { where: Where }) =>
                 attempts.find((row) => Object.entries(where).every(([k, v]) => (row as Where)[k] === v)) ??

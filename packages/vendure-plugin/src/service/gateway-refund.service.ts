@@ -137,7 +137,7 @@ export class GatewayRefundService {
       return this.refused(ctx, order, { gatewaykit: 'gateway' }, error.message);
     }
     const inTradeCurrency = (minor: number) => vendureAmountToOrderAmount(minor, paid.currency, precision);
-    const blocked = await this.blockedByNotices(ctx, payment, () => ({
+    const blocked = await this.blockedByNotices(tradePayment, () => ({
       amount: request.refundAmount,
       paid: inTradeCurrency(paid.amount),
       refunded: refunds
@@ -210,18 +210,12 @@ export class GatewayRefundService {
   }
 
   /**
-   * What the payment's notices recorded that blocks a refund (core's refundBlockedBy): read again inside
-   * the refund section, since a notice may have stored a chargeback after Vendure read the payment.
+   * What the payment's notices recorded that blocks a refund (core's refundBlockedBy), from the payment
+   * as read inside the refund section (`send`'s read of the trade's payment), not as Vendure read it
+   * before: a notice may have stored a chargeback since.
    */
-  private async blockedByNotices(
-    ctx: RequestContext,
-    payment: Payment,
-    asked: () => RefundAsked,
-  ): Promise<string | undefined> {
-    const current = await this.connection
-      .getRepository(ctx, Payment)
-      .findOne({ where: { id: payment.id }, select: { id: true, metadata: true } });
-    const metadata = (current?.metadata ?? payment.metadata ?? {}) as Record<string, unknown>;
+  private async blockedByNotices(payment: Payment, asked: () => RefundAsked): Promise<string | undefined> {
+    const metadata = (payment.metadata ?? {}) as Record<string, unknown>;
     const history = {
       chargebacks: Array.isArray(metadata.chargebacks) ? metadata.chargebacks : [],
       uncountedRefunds: portalRefundsOf(metadata),
