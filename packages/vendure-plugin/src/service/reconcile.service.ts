@@ -164,18 +164,12 @@ export class ReconcileService {
     }
     for (const source of await chargebackSources(attemptRows, batch.channelId)) {
       const items = await this.chargebacks(source, contextOf, now).catch((error: unknown) => [
-        {
-          kind: 'chargeback' as const,
-          orderCode: '',
-          reference: '',
-          before: '',
-          after: 'error',
-          reason: failed(
-            `(channel ${source.channelId})`,
-            `the chargebacks of ${source.paymentMethodCode}`,
-            error,
-          ),
-        },
+        chargebackItem(
+          '',
+          '',
+          'error',
+          failed(`(channel ${source.channelId})`, `the chargebacks of ${source.paymentMethodCode}`, error),
+        ),
       ]);
       for (const item of items) if (item.after === 'recorded') report.changed++;
       report.items.push(...items);
@@ -213,14 +207,7 @@ export class ReconcileService {
         `Reconciliation of the chargebacks of ${source.paymentMethodCode}: ${listing.error}`,
         loggerCtx,
       );
-      items.push({
-        kind: 'chargeback',
-        orderCode: '',
-        reference: '',
-        before: '',
-        after: 'error',
-        reason: listing.error,
-      });
+      items.push(chargebackItem('', '', 'error', listing.error));
     }
     const attempts = this.connection.rawConnection.getRepository(GatewaykitPaymentAttempt);
     const store = this.recorder.attemptsOf(ctx, source.paymentMethodCode);
@@ -240,25 +227,12 @@ export class ReconcileService {
           store.inTransaction(row.orderNo, work),
         );
         if (kept === 'added') {
-          items.push({
-            kind: 'chargeback',
-            orderCode: row.orderCode,
-            reference: event.batchNo ?? '',
-            before: '',
-            after: 'recorded',
-            reason: `the gateway lists chargeback ${event.batchNo ?? '?'}, which no notice had brought`,
-          });
+          const reason = `the gateway lists chargeback ${event.batchNo ?? '?'}, which no notice had brought`;
+          items.push(chargebackItem(row.orderCode, event.batchNo ?? '', 'recorded', reason));
         }
       } catch (error) {
         const reason = failed(row.orderCode, `chargeback ${event.batchNo ?? '?'}`, error);
-        items.push({
-          kind: 'chargeback',
-          orderCode: row.orderCode,
-          reference: event.batchNo ?? '',
-          before: '',
-          after: 'error',
-          reason,
-        });
+        items.push(chargebackItem(row.orderCode, event.batchNo ?? '', 'error', reason));
       }
     }
     return items;
@@ -415,6 +389,16 @@ export class ReconcileService {
       return { reason: error.message };
     }
   }
+}
+
+/** A chargeback's line of the report: `recorded` by this run, or `error`. */
+function chargebackItem(
+  orderCode: string,
+  batchNo: string,
+  after: 'recorded' | 'error',
+  reason: string,
+): ReconcileItem {
+  return { kind: 'chargeback', orderCode, reference: batchNo, before: '', after, reason };
 }
 
 /**
