@@ -465,6 +465,26 @@ describe('attack: saving a card (POST /store/gatewaykit/payment-methods)', () =>
   });
 });
 
+describe("attack: the shopper's address", () => {
+  it("a forged X-Forwarded-For that is no single address is not kept as the shopper's IP (127.0.0.1 stands in); a real one is", async () => {
+    const { owner, card, collectionId } = await ownerWithCart();
+    const ipOf = async (forwardedFor: string) => {
+      const answer = await api('POST', `/store/payment-collections/${collectionId}/payment-sessions`, {
+        token: owner.token,
+        headers: { 'x-forwarded-for': forwardedFor },
+        body: { provider_id: CARD, data: { customerPaymentMethodId: card.id } },
+      });
+      expect(answer.status, forwardedFor).toBe(200);
+      const sessions = answer.body.payment_collection.payment_sessions as Json[];
+      return sessions.find((session) => session.provider_id === CARD)?.data.buyer?.ip;
+    };
+    expect(await ipOf('203.0.113.9')).toBe('203.0.113.9');
+    for (const forged of ['not-an-address', '<script>x</script>', '4242424242424242']) {
+      expect(await ipOf(forged), forged).toBe('127.0.0.1');
+    }
+  });
+});
+
 describe("attack: Medusa's stock webhook route", () => {
   it("a success signed with another entry's key and sent to /hooks/payment/… charges and completes nothing", async () => {
     const { owner, card, cartId, collectionId } = await ownerWithCart();
