@@ -465,6 +465,11 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
     const alerts = () => alertsLogged('PAID BUT NOT APPLIED', session.id);
     await waitFor(async () => alerts() === 1, "the callback's paid-but-not-applied alert");
+    // Alert first, then the mark: the run is judged once the mark is written too.
+    await waitFor(async () => {
+      const [row] = await sql<{ data: Json }>('select data from payment_session where id = $1', [session.id]);
+      return Boolean(row?.data.unappliedReportedAt);
+    }, 'the session marked reported');
     await sql(`update payment_session set updated_at = now() - interval '1 hour' where id = $1`, [
       session.id,
     ]);
