@@ -42,7 +42,13 @@ export interface StoreSettings {
    * (GATEWAYKIT_TOPOLOGY=production, with DATABASE_URL). See src/topology/.
    */
   topology: 'demo' | 'production';
-  /** PostgreSQL connection URL (production only; the demo ignores it). */
+  /**
+   * `sqljs` (the demo's default) or `postgres` (always in production; in the one-process demo with
+   * GATEWAYKIT_DATABASE=postgres and DATABASE_URL, so the app's test suites also run on the database a
+   * real store uses: the app README, "Tests").
+   */
+  database: 'sqljs' | 'postgres';
+  /** PostgreSQL connection URL (the `postgres` database only; sql.js ignores it). */
   databaseUrl: string | undefined;
   /** Redis of the job queue and cache (production): REDIS_URL, default redis://127.0.0.1:6379. */
   redisUrl: string;
@@ -94,9 +100,17 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
       ...(env.GATEWAYKIT_RECONCILE_MAX_AGE_MS
         ? { maxAgeMs: Number(env.GATEWAYKIT_RECONCILE_MAX_AGE_MS) }
         : {}),
+      // Checked by the plugin: anything but whole days from 0 to 366 stops the start, naming it.
+      ...(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS
+        ? { chargebackLookbackDays: Number(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS) }
+        : {}),
     },
     // Only the explicit switch: DATABASE_URL alone may be Medusa's, in the same shell as `npm run demo`.
     topology: env.GATEWAYKIT_TOPOLOGY === 'production' ? 'production' : 'demo',
+    database:
+      env.GATEWAYKIT_TOPOLOGY === 'production' || env.GATEWAYKIT_DATABASE === 'postgres'
+        ? 'postgres'
+        : 'sqljs',
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     tasksInWorkerOnly: env.GATEWAYKIT_TASKS_EVERYWHERE !== '1',
@@ -136,7 +150,7 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       cookieOptions: { secret: settings.cookieSecret },
     },
     dbConnectionOptions:
-      settings.topology === 'production' ? postgresOptions(settings) : sqljsOptions(settings),
+      settings.database === 'postgres' ? postgresOptions(settings) : sqljsOptions(settings),
     paymentOptions: {
       paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [],
       paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
@@ -180,7 +194,10 @@ function sqljsOptions(settings: StoreSettings): VendureConfig['dbConnectionOptio
 export const MIGRATIONS_DIR = path.join(APP_ROOT, 'migrations');
 
 function postgresOptions(settings: StoreSettings): VendureConfig['dbConnectionOptions'] {
-  if (!settings.databaseUrl) throw new Error('production topology: DATABASE_URL is not set');
+  if (!settings.databaseUrl)
+    throw new Error(
+      'PostgreSQL (production topology or GATEWAYKIT_DATABASE=postgres): DATABASE_URL is not set',
+    );
   return {
     type: 'postgres',
     url: settings.databaseUrl,

@@ -18,7 +18,7 @@ export async function startStore(
   options: { setup?: boolean } = {},
 ): Promise<INestApplication> {
   const config = buildConfig(settings);
-  const fresh = settings.topology === 'production' ? await emptyPostgres(settings) : freshSqlJs(settings);
+  const fresh = settings.database === 'postgres' ? await emptyPostgres(settings) : freshSqlJs(settings);
   const app = fresh
     ? await populate(() => bootstrap(config), initialData, path.join(APP_ROOT, 'data', 'products.csv'))
     : await bootstrap(config);

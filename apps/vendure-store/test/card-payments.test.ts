@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   adminOrder,
@@ -151,7 +150,7 @@ describe('card payments (PCI opt-in raw card mode) through the real server and s
   });
 
   it('no card number in the server log or the database', async () => {
-    const db = fs.readFileSync(stack.dbPath).toString('latin1');
+    const db = await stack.databaseText();
     for (const cardNo of Object.values(CARDS)) {
       expect(db.includes(cardNo)).toBe(false);
       expect(stack.server.output().includes(cardNo)).toBe(false);

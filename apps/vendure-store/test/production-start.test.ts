@@ -7,12 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, startSandbox } from '@gatewaykit/sandbox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfig, settingsFromEnv } from '../src/config';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { loginAdmin } from '../src/graphql-client';
 import { PRODUCTION_VARIABLES } from '../src/production-env';
 import { type ServerProcess, startServerProcess } from './support/server-process';
+import { copyTemplateDatabase, type TestDatabase } from './support/test-database';
 
 const STOREFRONT = 'https://shop.example';
 
@@ -75,26 +76,31 @@ describe('a production start of the real store', () => {
   let sandbox: Sandbox;
   let dir: string;
   let server: ServerProcess | undefined;
+  const databases: TestDatabase[] = [];
   beforeAll(async () => {
     sandbox = await startSandbox({ port: 0, merchants: [DEMO_MERCHANTS.main, DEMO_MERCHANTS.jp] });
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-production-'));
   });
   afterAll(async () => {
     await server?.stop();
+    for (const database of databases) await database.close();
     await sandbox.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const database = (name: string) => {
-    const dbPath = path.join(dir, `${name}.sqlite`);
-    fs.copyFileSync(inject('templateDb'), dbPath);
-    return dbPath;
+  /** The store's own copy of the populated database, in folder `name`. */
+  const database = async (name: string) => {
+    const folder = path.join(dir, name);
+    fs.mkdirSync(folder);
+    const copy = await copyTemplateDatabase(folder);
+    databases.push(copy);
+    return copy.env;
   };
 
   it('is refused on the demo defaults, naming what to set, before it serves anything', async () => {
     const refused = startServerProcess({
       NODE_ENV: 'production',
-      DB_PATH: database('refused'),
+      ...(await database('refused')),
       GATEWAY_BASE_URL: sandbox.url,
     });
     await expect(refused).rejects.toThrow(
@@ -105,7 +111,7 @@ describe('a production start of the real store', () => {
   it('answers only the listed storefronts, refuses a cross-site form post, and sets itself up as the configured superadmin', async () => {
     server = await startServerProcess({
       NODE_ENV: 'production',
-      DB_PATH: database('production'),
+      ...(await database('production')),
       ...productionEnv(sandbox.url),
     });
     const shopApi = `${server.baseUrl}/shop-api`;

@@ -1,11 +1,15 @@
 /**
- * An attempt the gateway's records never settle, past `reconcile.maxAgeMs`: the run stops asking about
- * it and hands it to a person once, on its order (real Vendure server and sandbox; the age is shortened
- * through GATEWAYKIT_RECONCILE_MAX_AGE_MS, so these tests have their own server).
+ * The reconciliation's own settings, on their own server (real Vendure server and sandbox):
+ * - an attempt the gateway's records never settle, past `reconcile.maxAgeMs`: the run stops asking about
+ *   it and hands it to a person once, on its order (the age shortened through GATEWAYKIT_RECONCILE_MAX_AGE_MS);
+ * - `reconcile.chargebackLookbackDays: 0` (GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS): the run asks the gateway
+ *   for no chargebacks, for a merchant account without access to the list.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConfig, settingsFromEnv } from '../src/config';
 import { pendingChargeNobodyLists, reconcileItems } from './support/reconcile';
-import { adminOrder } from './support/shop';
+import { paidCardOrder, paymentsWithRefunds, usd } from './support/refunds';
+import { adminOrder, eventually } from './support/shop';
 import { type Stack, startStack } from './support/stack';
 
 const MAX_AGE_MS = 6000;
@@ -21,6 +25,7 @@ describe('an attempt the reconciliation stops asking about', () => {
         GATEWAYKIT_RECONCILE_NO_RECORD_MS: '2000',
         GATEWAYKIT_RECONCILE_MAX_AGE_MS: String(MAX_AGE_MS),
         GATEWAYKIT_RECONCILE_SCHEDULE: '0 0 1 1 *',
+        GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS: '0',
       },
     );
   });
@@ -59,5 +64,45 @@ describe('an attempt the reconciliation stops asking about', () => {
     expect(await notesOf()).toHaveLength(1);
     // Still blocked for a person to settle: nothing was recorded or freed.
     expect((await adminOrder(stack.admin, order.id)).state).toBe('ArrangingPayment');
+  });
+
+  it('with chargebackLookbackDays 0 the run asks the gateway for no chargebacks: one whose notice was lost is kept when its notice comes', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ drop: true });
+    const chargeback = stack.sandbox.raiseChargeback({
+      tradeNo: payment.transactionId,
+      amount: usd(500),
+      reason: 'D4837-No Cardholder Authorization',
+      replyDeadline: '2026-12-24',
+    });
+    const lost = await eventually(
+      async () => stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo),
+      (kept) => kept.length > 0,
+    );
+    const chargebacksOf = async () =>
+      (await paymentsWithRefunds(stack.admin, order.id))[0]?.metadata.chargebacks;
+
+    const items = await reconcileItems(stack.admin);
+    expect(items.filter((item) => item.kind === 'chargeback')).toEqual([]);
+    // The default asks (refunds.test.ts checks the same path is asked there).
+    expect(stack.sandbox.requests().filter((r) => r.path.includes('/chargebacks'))).toEqual([]);
+    expect(await chargebacksOf()).toBeUndefined();
+
+    stack.sandbox.setChaos({});
+    for (const delivery of lost) {
+      expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+    }
+    expect(await chargebacksOf()).toEqual([expect.objectContaining({ batchNo: chargeback.batchNo })]);
+  });
+});
+
+describe('a chargeback look-back that is not whole days from 0 to 366', () => {
+  it('stops the start, naming the setting, before anything is served', () => {
+    for (const days of ['1.5', '-1', '400', 'ninety']) {
+      expect(() => buildConfig(settingsFromEnv({ GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS: days }))).toThrow(
+        'reconcile.chargebackLookbackDays must be a whole number of days from 0 to 366',
+      );
+    }
+    expect(() => buildConfig(settingsFromEnv({ GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS: '30' }))).not.toThrow();
   });
 });

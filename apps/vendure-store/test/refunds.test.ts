@@ -429,9 +429,13 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(await chargebacksOf()).toBeUndefined();
 
     const mine = (items: ReconcileItem[]) => items.filter((item) => item.reference === chargeback.batchNo);
+    const listed = () => stack.sandbox.requests().filter((r) => r.path.includes('/chargebacks')).length;
+    const listedBefore = listed();
     expect(mine(await reconcileItems(stack.admin))).toEqual([
       expect.objectContaining({ kind: 'chargeback', orderCode: order.code, after: 'recorded' }),
     ]);
+    // By default the run asks the gateway's list (180 days in 30-day slices, per channel and method).
+    expect(listed() - listedBefore).toBeGreaterThanOrEqual(7);
     expect(await chargebacksOf()).toEqual([
       expect.objectContaining({
         batchNo: chargeback.batchNo,

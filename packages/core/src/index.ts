@@ -146,9 +146,11 @@ export {
   storedAnswerOf,
 } from './reconcile.js';
 export {
+  CHARGEBACK_LOOKBACK_DAYS,
   CHARGEBACK_LOOKBACK_MS,
   type ChargebackListing,
   chargebackEventFromRecord,
+  chargebackLookbackMs,
   listRecentChargebacks,
 } from './reconcile-chargebacks.js';
 export { type ReconciledAttempt, reconcileAndRecord } from './reconcile-record.js';

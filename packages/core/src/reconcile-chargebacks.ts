@@ -19,12 +19,29 @@ import type { ChargebackRecord } from './schemas/transactions.js';
  * range. The times are UTC; the gateway's own time zone is not published, so the window's end reaches
  * a day past now.
  */
-export const CHARGEBACK_LOOKBACK_MS = 180 * 24 * 60 * 60 * 1000;
+export const CHARGEBACK_LOOKBACK_DAYS = 180;
 const DAY_MS = 24 * 60 * 60 * 1000;
+export const CHARGEBACK_LOOKBACK_MS = CHARGEBACK_LOOKBACK_DAYS * DAY_MS;
+/** The longest look-back a store may set: a year of 30-day slices is 13 calls a run. */
+const MAX_LOOKBACK_DAYS = 366;
 const SLICE_MS = 30 * DAY_MS;
 const PAGE_SIZE = 1000;
 /** A bound on one slice's reading (10,000 chargebacks in 30 days); past it the run says so. */
 const MAX_PAGES = 10;
+
+/**
+ * An adapter's look-back setting (`chargebackLookbackDays`), checked before the store starts: whole days
+ * from 0 to 366, the default when unset. 0 turns the chargeback pass off, for a merchant whose account
+ * has no access to the gateway's chargeback list (its every run would report the refusal); chargebacks
+ * then come only from their notices (docs/gateway-protocol.md#chargebacks-in-each-run).
+ */
+export function chargebackLookbackMs(days: unknown, option = 'chargebackLookbackDays'): number {
+  if (days === undefined) return CHARGEBACK_LOOKBACK_MS;
+  if (typeof days !== 'number' || !Number.isInteger(days) || days < 0 || days > MAX_LOOKBACK_DAYS) {
+    throw new TypeError(`${option} must be a whole number of days from 0 to ${MAX_LOOKBACK_DAYS}`);
+  }
+  return days * DAY_MS;
+}
 
 export interface ChargebackListing {
   /** The chargebacks listed, as their notices would have said them. */
@@ -59,6 +76,8 @@ export async function listRecentChargebacks(
   client: Pick<GatewayClient, 'chargebacks'>,
   options: { now?: Date | number; lookbackMs?: number; signal?: AbortSignal } = {},
 ): Promise<ChargebackListing> {
+  // A look-back of 0: the pass is off (chargebackLookbackMs), nothing is asked.
+  if (options.lookbackMs === 0) return { events: [] };
   const now = options.now === undefined ? Date.now() : new Date(options.now).getTime();
   const end = now + DAY_MS;
   const events: ChargebackEvent[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHARGEBACK_LOOKBACK_MS, listRecentChargebacks } from '../src/index.js';
+import { CHARGEBACK_LOOKBACK_MS, chargebackLookbackMs, listRecentChargebacks } from '../src/index.js';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
 const DAY = 24 * 60 * 60 * 1000;
@@ -100,5 +100,32 @@ describe('listRecentChargebacks', () => {
     expect(events.map((event) => event.batchNo)).toEqual(['CB1']);
     expect(error).toMatch(/^the gateway's list of chargebacks could not be read \(.*\); try again later$/);
     expect(error).not.toContain('4242424242424242');
+  });
+
+  it('a look-back of 0 asks nothing; a shorter one asks only its own slices', async () => {
+    const off = fakeGateway([chargeback(1, 1)]);
+    expect(await listRecentChargebacks(off.client, { now: NOW, lookbackMs: 0 })).toEqual({ events: [] });
+    expect(off.queries).toHaveLength(0);
+    const short = fakeGateway([chargeback(1, 1), chargeback(2, 150)]);
+    const { events } = await listRecentChargebacks(short.client, {
+      now: NOW,
+      lookbackMs: chargebackLookbackMs(30),
+    });
+    expect(short.queries[0]?.startTime).toBe(new Date(NOW - 30 * 86_400_000).toISOString().slice(0, 19));
+    expect(short.queries).toHaveLength(2);
+    expect(events.map((event) => event.batchNo)).toEqual(['CB1']);
+  });
+});
+
+describe('chargebackLookbackMs', () => {
+  it('takes whole days from 0 to 366, the default when unset, and refuses anything else naming the option', () => {
+    expect(chargebackLookbackMs(undefined)).toBe(CHARGEBACK_LOOKBACK_MS);
+    expect(chargebackLookbackMs(0)).toBe(0);
+    expect(chargebackLookbackMs(366)).toBe(366 * 86_400_000);
+    for (const bad of [-1, 1.5, 367, '30', null, Number.NaN]) {
+      expect(() => chargebackLookbackMs(bad, 'reconcile.chargebackLookbackDays')).toThrow(
+        'reconcile.chargebackLookbackDays must be a whole number of days from 0 to 366',
+      );
+    }
   });
 });

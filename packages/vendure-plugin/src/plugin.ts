@@ -1,3 +1,4 @@
+import { chargebackLookbackMs } from '@gatewaykit/core';
 import { APP_INTERCEPTOR } from '@nestjs/core';
 import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
 import { GatewaykitAdminResolver } from './api/admin.resolver';
@@ -135,6 +136,8 @@ export class GatewaykitPlugin {
     if (!options.storefrontOrderUrl.includes('{code}')) {
       throw new Error('GatewaykitPlugin: storefrontOrderUrl must contain {code}');
     }
+    // Checked here, so a bad setting stops the start instead of every run.
+    chargebackLookbackMs(options.reconcile?.chargebackLookbackDays, 'reconcile.chargebackLookbackDays');
     GatewaykitPlugin.options = options;
     return GatewaykitPlugin;
   }

@@ -45,6 +45,11 @@ export interface ReconcileOptions {
    * gateway page when it passes this age is said once on its order (and in the error log).
    */
   maxAgeMs?: number;
+  /**
+   * How many days back each run lists the gateway's chargebacks (docs/gateway-protocol.md#chargebacks-in-each-run);
+   * default 180. 0 turns that pass off, for a merchant account without access to the list.
+   */
+  chargebackLookbackDays?: number;
 }
 
 declare module '@vendure/core/dist/entity/custom-entity-fields' {

@@ -7,6 +7,7 @@ import { DEMO_MERCHANTS } from '../../src/gateways';
 import { GraphqlClient, loginAdmin } from '../../src/graphql-client';
 import { type Cluster, startCluster } from '../../src/topology/cluster';
 import { evidenceDir, keepServerEvidence } from './evidence';
+import { databaseText } from './test-database';
 
 export interface ClusterStack {
   sandbox: Sandbox;
@@ -84,12 +85,5 @@ export async function startClusterStack(env: Record<string, string> = {}): Promi
 async function keepDatabaseEvidence(db: Client): Promise<void> {
   const dir = evidenceDir();
   if (!dir) return;
-  const tables = await db.query<{ name: string }>(
-    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
-  );
-  const file = path.join(dir, `cluster-postgres-${Date.now()}.jsonl`);
-  for (const { name } of tables.rows) {
-    const rows = await db.query(`SELECT * FROM "${name.replaceAll('"', '""')}"`);
-    for (const row of rows.rows) fs.appendFileSync(file, `${JSON.stringify({ table: name, row })}\n`);
-  }
+  fs.writeFileSync(path.join(dir, `cluster-postgres-${Date.now()}.jsonl`), await databaseText(db));
 }

@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { type Sandbox, type SandboxOptions, startSandbox } from '@gatewaykit/sandbox';
-import { inject } from 'vitest';
 import { DEMO_MERCHANTS } from '../../src/gateways';
 import { GraphqlClient, loginAdmin } from '../../src/graphql-client';
 import { type ServerProcess, startServerProcess } from './server-process';
+import { copyTemplateDatabase } from './test-database';
 
 export interface Stack {
   sandbox: Sandbox;
@@ -13,11 +13,12 @@ export interface Stack {
   shopUrl: string;
   adminUrl: string;
   admin: GraphqlClient;
-  dbPath: string;
+  /** Everything the store's database holds, as text (card-data checks). */
+  databaseText(): Promise<string>;
   close(): Promise<void>;
 }
 
-/** A fresh sandbox + demo Vendure server (own copy of the populated database) for one test file. */
+/** A fresh sandbox + demo Vendure server (own copy of the populated database, test-database.ts) for one test file. */
 export async function startStack(
   sandboxOptions: SandboxOptions = {},
   serverEnv: Record<string, string> = {},
@@ -28,9 +29,8 @@ export async function startStack(
     ...sandboxOptions,
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gk-vendure-test-'));
-  const dbPath = path.join(dir, 'store.sqlite');
-  fs.copyFileSync(inject('templateDb'), dbPath);
-  const server = await startServerProcess({ ...serverEnv, DB_PATH: dbPath, GATEWAY_BASE_URL: sandbox.url });
+  const database = await copyTemplateDatabase(dir);
+  const server = await startServerProcess({ ...serverEnv, ...database.env, GATEWAY_BASE_URL: sandbox.url });
   const adminUrl = `${server.baseUrl}/admin-api`;
   return {
     sandbox,
@@ -38,9 +38,10 @@ export async function startStack(
     shopUrl: `${server.baseUrl}/shop-api`,
     adminUrl,
     admin: await loginAdmin(adminUrl),
-    dbPath,
+    databaseText: () => database.text(),
     async close() {
       await server.stop();
+      await database.close();
       // Debugging aid: GK_SERVER_LOG_DIR=/some/dir keeps each server's log.
       if (process.env.GK_SERVER_LOG_DIR) {
         fs.writeFileSync(

@@ -1,4 +1,5 @@
 import {
+  chargebackLookbackMs,
   DEFAULT_PENDING_AFTER_MS,
   listRecentChargebacks,
   reconcileAndRecord,
@@ -65,6 +66,8 @@ export interface ReconcileReport {
 @Injectable()
 export class ReconcileService {
   private readonly settings: typeof RECONCILE_DEFAULTS;
+  /** 0: the chargeback pass is off. */
+  private readonly chargebackLookbackMs: number;
 
   constructor(
     private readonly connection: TransactionalConnection,
@@ -75,7 +78,9 @@ export class ReconcileService {
     private readonly notes: OrderNotes,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) options: GatewaykitPluginOptions,
   ) {
-    this.settings = { ...RECONCILE_DEFAULTS, ...definedOnly(options.reconcile ?? {}) };
+    const { chargebackLookbackDays, ...reconcile } = options.reconcile ?? {};
+    this.settings = { ...RECONCILE_DEFAULTS, ...definedOnly(reconcile) };
+    this.chargebackLookbackMs = chargebackLookbackMs(chargebackLookbackDays);
   }
 
   /** One run over every channel (the scheduled task), or over one channel (the Admin API mutation). */
@@ -162,7 +167,9 @@ export class ReconcileService {
         reason: result.reason,
       });
     }
-    for (const source of await chargebackSources(attemptRows, batch.channelId)) {
+    const sources =
+      this.chargebackLookbackMs > 0 ? await chargebackSources(attemptRows, batch.channelId) : [];
+    for (const source of sources) {
       const items = await this.chargebacks(source, contextOf, now).catch((error: unknown) => [
         chargebackItem(
           '',
@@ -200,7 +207,10 @@ export class ReconcileService {
       if (error instanceof MethodConfigError) return [];
       throw error;
     }
-    const listing = await listRecentChargebacks(method.client, { now });
+    const listing = await listRecentChargebacks(method.client, {
+      now,
+      lookbackMs: this.chargebackLookbackMs,
+    });
     const items: ReconcileItem[] = [];
     if (listing.error) {
       Logger.error(
