@@ -14,6 +14,7 @@ import {
   CARDS,
   cardInput,
   completeRedirect,
+  eventually,
   prepareOrder,
   setPaymentMethodEnabled,
   startPayment,
@@ -100,6 +101,36 @@ describe('a gateway success the order cannot take as it was charged', () => {
     expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
     const after = await adminOrder(stack.admin, order.id);
     expect(after.payments.filter((p) => p.state === 'Settled')).toHaveLength(0);
+  });
+
+  it('a chargeback on a payment the order could not take: noted once on the order, telling the merchant not to refund it in the portal as well', async () => {
+    const { shop, order, orderNo } = await couponEndedWhilePaying();
+    expect(await payByCard(shop)).toMatchObject({ errorCode: 'PAID_NOT_APPLIED' });
+    const tradeNo = stack.sandbox.order(orderNo)?.tradeNo ?? '?';
+    const chargeback = stack.sandbox.raiseChargeback({
+      tradeNo,
+      amount: '12.34',
+      reason: 'D4837-No Cardholder Authorization',
+      replyDeadline: '2026-12-24',
+    });
+    const noted = async () =>
+      (await adminOrder(stack.admin, order.id)).history.items
+        .filter((entry) => entry.type === 'ORDER_NOTE')
+        .map((entry) => String(entry.data.note))
+        .filter((note) => note.startsWith(`Chargeback ${chargeback.batchNo} on gateway trade ${tradeNo}`));
+    const [delivery] = await eventually(
+      async () =>
+        stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo && c.state === 'delivered'),
+      (delivered) => delivered.length > 0,
+    );
+    expect(await noted()).toEqual([
+      expect.stringContaining(
+        'This payment was never applied to the order: the bank has taken the money back, so do not also refund it in the merchant portal.',
+      ),
+    ]);
+    // The same notice again adds nothing.
+    expect((await stack.sandbox.redeliver(String(delivery?.id)))?.attempts.at(-1)?.response).toBe('success');
+    expect(await noted()).toHaveLength(1);
   });
 
   it('attack: paid on the gateway page after the coupon ended: the return sends the shopper to payment=not_applied, not to a page waiting for a paid order', async () => {

@@ -41,5 +41,8 @@ describe('chargebacks on the payment', () => {
       "Chargeback C1 on gateway trade T1: 19.40 USD, reason: D4755-Non-Receipt of Goods or Services, reply deadline: 2026-12-24. Answer it in the gateway's merchant portal.",
     );
     expect(chargebackNote({ kind: 'chargeback' })).toContain('reason: not given, reply deadline: not given');
+    expect(chargebackNote(event, { unapplied: true })).toBe(
+      `${chargebackNote(event)} This payment was never applied to the order: the bank has taken the money back, so do not also refund it in the merchant portal.`,
+    );
   });
 });

@@ -28,14 +28,22 @@ export function withChargeback(
   return { metadata: { ...current, chargebacks: [...list, entry] }, added: true };
 }
 
-/** The order note: what was disputed, why, and by when to answer. */
-export function chargebackNote(event: ChargebackEvent): string {
+/**
+ * The order note: what was disputed, why, and by when to answer. `unapplied`: the order has no payment
+ * for this trade, because the gateway's success could not be applied to it (PAID BUT NOT APPLIED, whose
+ * note asks for a refund in the merchant portal): the bank has now taken the money back, so a portal
+ * refund as well would return it twice.
+ */
+export function chargebackNote(event: ChargebackEvent, options: { unapplied?: boolean } = {}): string {
   const amount = [event.amount ?? '?', event.currency ?? ''].join(' ').trim();
   return (
     `Chargeback ${event.batchNo ?? '(no batchNo)'} on gateway trade ${event.tradeNo ?? '?'}: ${amount}` +
     `, reason: ${event.reason ?? 'not given'}` +
     `, reply deadline: ${event.replyDeadline ?? 'not given'}` +
     (event.cpdDate ? ` (CPD ${event.cpdDate})` : '') +
-    ". Answer it in the gateway's merchant portal."
+    ". Answer it in the gateway's merchant portal." +
+    (options.unapplied
+      ? ' This payment was never applied to the order: the bank has taken the money back, so do not also refund it in the merchant portal.'
+      : '')
   );
 }

@@ -199,7 +199,8 @@ export class GatewayNoticeService {
   ): Promise<'added' | 'known'> {
     return exclusive(async (tx) => {
       const payment = paymentOfTrade(await this.paymentsOf(tx, row), event.tradeNo ?? row.tradeNo);
-      const text = chargebackNote(event);
+      // A success with no payment of its trade is one the order could not take (PAID BUT NOT APPLIED).
+      const text = chargebackNote(event, { unapplied: !payment && row.status === 'succeeded' });
       if (payment) {
         const { metadata, added } = withChargeback(payment.metadata, event);
         if (!added) {
