@@ -10,6 +10,7 @@ import {
 import { BullMQJobQueuePlugin } from '@vendure/job-queue-plugin/package/bullmq';
 import { maxOrderTotalChecker } from './eligibility-checker';
 import { orderOptionsFor } from './failing-order-process';
+import { refundProcessFor } from './failing-refund-process';
 import { noopPaymentHandler } from './noop-payment-handler';
 import { refuseDemoDefaultsInProduction } from './production-env';
 
@@ -25,6 +26,8 @@ export interface StoreSettings {
   benchBaseline: boolean;
   /** Tests only: an order process that throws after settling orders shipped to this city (failing-order-process.ts). */
   failAfterSettleCity: string | undefined;
+  /** Tests only: a refund process that throws after a refund of an order shipped to this city moved (failing-refund-process.ts). */
+  failAfterRefundCity: string | undefined;
   /** Per-request timeout towards the gateway (GATEWAY_TIMEOUT_MS), else the plugin's default. */
   gatewayTimeoutMs: number | undefined;
   /** Write every commit to dbPath (sql.js autoSave). Off only for benchmarks: the DB then lives in memory. */
@@ -82,6 +85,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     storefrontOrderUrl: env.STOREFRONT_ORDER_URL ?? `${publicUrl}/order-confirmation/{code}`,
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
     failAfterSettleCity: env.GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY || undefined,
+    failAfterRefundCity: env.GATEWAYKIT_TEST_FAIL_AFTER_REFUND_CITY || undefined,
     persist: env.DB_PERSIST !== '0',
     gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
     // On for the demo (the sandbox's test cards are typed in); in production only when asked for.
@@ -154,6 +158,9 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
     paymentOptions: {
       paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [],
       paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
+      ...(settings.failAfterRefundCity
+        ? { refundProcess: refundProcessFor(settings.failAfterRefundCity) }
+        : {}),
     },
     orderOptions: orderOptionsFor(settings.failAfterSettleCity),
     logger: new DefaultLogger({ level: settings.logLevel }),

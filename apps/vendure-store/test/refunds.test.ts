@@ -28,6 +28,7 @@ import {
   startPayment,
 } from './support/shop';
 import { type Stack, shopClient, startStack } from './support/stack';
+import { TEST_DATABASE } from './support/test-database';
 
 /** A second gateway method whose key the attacker knows (e.g. a staff test method). */
 const KNOWN_KEY_METHOD = {
@@ -36,11 +37,14 @@ const KNOWN_KEY_METHOD = {
   signKey: 'publicly-known-test-key',
 };
 
+/** Refunds of orders shipped here are rolled back once Settled (the demo's failing-refund-process.ts). */
+const REFUND_ROLLBACK_CITY = 'Refundville';
+
 describe('refunds through the gateway (Admin API refundOrder, refund notices)', () => {
   let stack: Stack;
   let token: string;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack({}, { GATEWAYKIT_TEST_FAIL_AFTER_REFUND_CITY: REFUND_ROLLBACK_CITY });
     const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
       `{ activeChannel { token } }`,
     );
@@ -728,5 +732,52 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
       expect(all).toContain('matches no gateway refund of this order in Vendure');
       expect(all).toContain(`for refund ${refund.id} ignored: it reports 20.00 USD, the refund is 2.00 USD`);
     });
+  });
+
+  it('attack: a refund whose admin request rolled back after the gateway made it is never sent again while its notice is held (PostgreSQL: its refund intent; sql.js: the gateway answers the repeated merTrackNo with the refund it made)', async () => {
+    const { order, payment } = await paidCardOrder(stack, 'gatewaykit-card', undefined, REFUND_ROLLBACK_CITY);
+    stack.sandbox.setChaos({ drop: true });
+    const refundRequests = () =>
+      stack.sandbox
+        .requests()
+        .filter((r) => r.path.endsWith('/refund') && r.body?.includes(payment.transactionId));
+
+    await expect(refundOrder(stack.admin, payment.id, 500)).rejects.toThrow(
+      /test refund process: failed after refund/,
+    );
+    // Made at the gateway, not recorded in Vendure.
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+    expect((await paymentsWithRefunds(stack.admin, order.id))[0]?.refunds).toEqual([]);
+
+    if (TEST_DATABASE === 'postgres') {
+      // The intent outlived the transaction: the retry is refused before anything is sent, and says why.
+      const retry = asRefund(await refundOrder(stack.admin, payment.id, 500));
+      expect(retry.state).toBe('Failed');
+      expect(retry.metadata?.message).toContain('but its record here was lost');
+      expect(refundRequests()).toHaveLength(1);
+
+      // The held notice says it was made: kept on the payment, and the payment's refunds go through the portal.
+      stack.sandbox.setChaos({});
+      const [made] = stack.sandbox.refunds(payment.transactionId);
+      const held = stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo);
+      expect(held.length).toBeGreaterThan(0);
+      for (const delivery of held) {
+        expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+      }
+      const notes = (await adminOrder(stack.admin, order.id)).history.items
+        .filter((entry) => entry.type === 'ORDER_NOTE')
+        .map((entry) => String(entry.data.note));
+      expect(notes.filter((note) => note.includes('sent from here but never recorded'))).toHaveLength(1);
+      const after = asRefund(await refundOrder(stack.admin, payment.id, 100));
+      expect(after.state).toBe('Failed');
+      expect(after.metadata?.message).toContain('refunded outside the store');
+      expect(refundRequests()).toHaveLength(1);
+    } else {
+      // One connection: the intent rolled back with the Refund. The retry sends the same merTrackNo, and
+      // the gateway answers with the refund it made (rolled back again by the same hook).
+      await expect(refundOrder(stack.admin, payment.id, 500)).rejects.toThrow(/test refund process/);
+      expect(new Set(refundRequests().map((r) => r.body?.match(/"merTrackNo":"([^"]+)"/)?.[1])).size).toBe(1);
+    }
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
   });
 });

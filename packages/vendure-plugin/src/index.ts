@@ -10,6 +10,7 @@ export { RECONCILE_TASK_ID } from './config/reconcile-task';
 export { HANDLER_CODE, ROUTE_PREFIX } from './constants';
 export { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
 export { type AttemptStatus, GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
+export { GatewaykitRefundIntent } from './entity/refund-intent.entity';
 export { GatewaykitPlugin } from './plugin';
 export type { CloseAttemptReport } from './service/close-attempt.service';
 export { databaseClockMismatch } from './service/database-clock';

@@ -19,6 +19,7 @@ import { gatewaykitRefundProcess } from './config/refund-process';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
 import { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
 import { GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
+import { GatewaykitRefundIntent } from './entity/refund-intent.entity';
 import { GatewaykitCallbackController } from './http/callback.controller';
 import { ChannelContextService } from './http/channel-context.service';
 import { GatewayEndpointService } from './http/gateway-endpoint.service';
@@ -35,6 +36,7 @@ import { OrderNotes } from './service/order-notes.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
 import { ReconcileService } from './service/reconcile.service';
 import { RefundFlights } from './service/refund-flights';
+import { RefundIntents } from './service/refund-intents';
 import { RefundLock } from './service/refund-lock';
 import { RefundNoteService } from './service/refund-note.service';
 import { SavedCardService } from './service/saved-card.service';
@@ -52,7 +54,7 @@ import type { GatewaykitPluginOptions } from './types';
  */
 @VendurePlugin({
   imports: [PluginCommonModule],
-  entities: [GatewaykitPaymentAttempt, GatewaykitElementCardBinding],
+  entities: [GatewaykitPaymentAttempt, GatewaykitElementCardBinding, GatewaykitRefundIntent],
   controllers: [GatewaykitCallbackController, GatewaykitReturnController],
   providers: [
     { provide: GATEWAYKIT_PLUGIN_OPTIONS, useFactory: () => GatewaykitPlugin.options },
@@ -67,6 +69,7 @@ import type { GatewaykitPluginOptions } from './types';
     DatabaseClockCheck,
     RefundFlights,
     RefundLock,
+    RefundIntents,
     GatewayRefundService,
     OrderNotes,
     GatewayNoticeService,

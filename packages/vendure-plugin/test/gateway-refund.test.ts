@@ -34,10 +34,16 @@ function service(
     attempts?: object[];
     /** The order's payments through the method, oldest first; payment() alone unless told. */
     payments?: object[];
+    /** Refund intents of the payment no Refund holds (refund-intents.ts). */
+    lost?: { merTrackNo: string; answer: string | null }[];
+    /** The intent's write fails. */
+    recordError?: unknown;
   } = {},
 ) {
   const sent: Record<string, unknown>[] = [];
   const notes: string[] = [];
+  /** Each intent recorded, with how many requests were sent when it was. */
+  const recorded: { merTrackNo: string; sentBefore: number }[] = [];
   const attempts = options.attempts ?? [ATTEMPT];
   const refunds = new GatewayRefundService(
     {
@@ -72,8 +78,21 @@ function service(
                 null,
             },
     } as never,
+    {
+      unheld: async () =>
+        (options.lost ?? []).map((intent) => ({
+          ...intent,
+          refundAmount: '5.00',
+          currency: 'USD',
+          createdAt: new Date('2026-11-28T10:00:00Z'),
+        })),
+      record: async (_ctx: unknown, intent: { merTrackNo: string }) => {
+        if (options.recordError !== undefined) throw options.recordError;
+        recorded.push({ merTrackNo: intent.merTrackNo, sentBefore: sent.length });
+      },
+    } as never,
   );
-  return { refunds, sent, notes };
+  return { refunds, sent, notes, recorded };
 }
 
 function ctxOfChannel(id: number): RequestContext {
@@ -97,6 +116,42 @@ const payment = (changes: object = {}) =>
   }) as never;
 
 describe('GatewayRefundService.create', () => {
+  it('commits the refund intent before the request leaves; an intent that cannot be written sends nothing', async () => {
+    const { refunds, sent, recorded } = service();
+    expect(await refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS)).toMatchObject({
+      state: 'Pending',
+    });
+    expect(recorded).toEqual([{ merTrackNo: 'ABC123-P7-R1', sentBefore: 0 }]);
+    expect(sent.map((request) => request.merTrackNo)).toEqual(['ABC123-P7-R1']);
+
+    const failing = service({ recordError: new Error('connection refused') });
+    const refused = await failing.refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+    expect(refused).toMatchObject({ state: 'Failed', metadata: { status: 'refused' } });
+    expect(failing.notes.join('\n')).toContain(
+      'the refund could not be recorded before sending (connection refused)',
+    );
+    expect(failing.sent).toEqual([]);
+  });
+
+  it('attack: a refund sent whose record was lost, not answered yet, blocks every refund of the payment: nothing is sent', async () => {
+    const { refunds, sent, notes } = service({ lost: [{ merTrackNo: 'ABC123-P7-R1', answer: null }] });
+    expect(await refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS)).toMatchObject({
+      state: 'Failed',
+    });
+    expect(notes.join('\n')).toContain(
+      'refund ABC123-P7-R1 (5.00 USD) was sent to the gateway at 2026-11-28T10:00:00.000Z, but its record here was lost',
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it('once the lost refund is answered failed the payment refunds again, under a number not used before', async () => {
+    const { refunds, sent } = service({ lost: [{ merTrackNo: 'ABC123-P7-R1', answer: 'failed' }] });
+    expect(await refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS)).toMatchObject({
+      state: 'Pending',
+    });
+    expect(sent.map((request) => request.merTrackNo)).toEqual(['ABC123-P7-R2']);
+  });
+
   it('attack: a second payment naming the same trade (a manual payment an administrator added) refunds nothing; the trade refunds through its own payment only', async () => {
     const manual = payment({ id: 8, amount: 2000 });
     const { refunds, sent, notes } = service({ payments: [payment(), manual] });

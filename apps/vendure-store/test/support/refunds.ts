@@ -19,9 +19,14 @@ export type RefundOrderResult =
  * A guest order paid by card (synchronous charge) through `methodCode` (in `channelToken`'s channel);
  * returns its Settled payment.
  */
-export async function paidCardOrder(stack: Stack, methodCode = 'gatewaykit-card', channelToken?: string) {
+export async function paidCardOrder(
+  stack: Stack,
+  methodCode = 'gatewaykit-card',
+  channelToken?: string,
+  city?: string,
+) {
   const shop = shopClient(stack, channelToken);
-  const order = await prepareOrder(shop);
+  const order = await prepareOrder(shop, city ? { city } : {});
   const paid = await startPayment(shop, { paymentMethodCode: methodCode, card: cardInput(CARDS.success) });
   if (paid.__typename !== 'GatewaykitPaymentCompleted') throw new Error(`card payment: ${paid.__typename}`);
   const admin = stack.admin.withChannel(channelToken);

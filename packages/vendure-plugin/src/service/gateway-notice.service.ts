@@ -24,6 +24,7 @@ import { chargebackNote, withChargeback } from './chargebacks';
 import { OrderNotes } from './order-notes.service';
 import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
 import { RefundFlights } from './refund-flights';
+import { RefundIntents } from './refund-intents';
 import { isGatewayRefund, knownRefundOf, portalRefundsOf, refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 import { vendureAmountToOrderAmount } from './vendure-money';
@@ -44,6 +45,7 @@ export class GatewayNoticeService {
     private readonly configService: ConfigService,
     private readonly notes: OrderNotes,
     private readonly flights: RefundFlights,
+    private readonly intents: RefundIntents,
   ) {}
 
   /** False when the event is neither a refund nor a chargeback (the caller notes it as it is). */
@@ -83,6 +85,12 @@ export class GatewayNoticeService {
       );
       const what = `${event.amount ?? '?'} ${event.currency ?? ''}`.trim();
       if (!found) {
+        const lost = await this.intents.answer(
+          tx,
+          payments.map((payment) => payment.id),
+          event,
+        );
+        if (lost) return this.lostRecordAnswered(tx, row, payments, event, source);
         const byHand =
           event.status === 'succeeded' ? await this.bindRecordedByHand(tx, row, payments, event) : undefined;
         if (byHand) {
@@ -221,6 +229,31 @@ export class GatewayNoticeService {
       Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
       return 'added';
     });
+  }
+
+  /**
+   * The notice of a refund sent whose record was lost (refund-intents.ts): made, it is kept on the payment
+   * as a refund Vendure does not count, as a portal refund is; failed, nothing was refunded and the
+   * payment's refunds go through Vendure again.
+   */
+  private async lostRecordAnswered(
+    tx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    payments: Payment[],
+    event: RefundEvent,
+    source: string,
+  ): Promise<'unmatched'> {
+    const made = event.status === 'succeeded';
+    if (made) await this.keepPortalRefund(tx, row, payments, event);
+    const text =
+      `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${`${event.amount ?? '?'} ${event.currency ?? ''}`.trim()} ` +
+      `(batchNo ${event.batchNo ?? '?'}) is refund ${event.merTrackNo ?? '?'}, sent from here but never recorded (the request that sent it did not finish). ` +
+      (made
+        ? 'It was made: it is kept on the payment, and any further refund of this payment is made in the merchant portal. Do not record it here with a refund: that would send the money again.'
+        : `It failed${event.reason ? ` (${event.reason})` : ''}: nothing was refunded, and the payment can be refunded here again.`);
+    Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+    await this.notes.noteOnce(tx, row.orderId, text);
+    return 'unmatched';
   }
 
   /**

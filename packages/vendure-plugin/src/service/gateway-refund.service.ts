@@ -23,6 +23,7 @@ import { MethodConfigService } from './method-config.service';
 import { paidAttemptOf } from './paid-attempt';
 import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
 import { RefundFlights } from './refund-flights';
+import { RefundIntents } from './refund-intents';
 import { RefundLock } from './refund-lock';
 import { portalRefundsOf } from './refund-notice';
 import {
@@ -54,6 +55,7 @@ export class GatewayRefundService {
     private readonly flights: RefundFlights,
     private readonly lock: RefundLock,
     private readonly connection: TransactionalConnection,
+    private readonly intents: RefundIntents,
   ) {}
 
   async create(
@@ -119,6 +121,21 @@ export class GatewayRefundService {
       );
     }
 
+    // A refund sent whose record was lost may have been made: nothing more is sent until its notice.
+    const lost = await this.intents.unheld(ctx, payment.id, refunds);
+    const unanswered = lost.find((intent) => intent.answer === null);
+    if (unanswered) {
+      return this.refused(
+        ctx,
+        order,
+        { gatewaykit: 'gateway' },
+        `refund ${unanswered.merTrackNo} (${unanswered.refundAmount} ${unanswered.currency}) was sent to the gateway at ` +
+          `${unanswered.createdAt.toISOString()}, but its record here was lost (the request that sent it did not finish), ` +
+          'so it may have been made. No refund of this payment is sent until its notice says how it ended ' +
+          '(if it was made, it is kept on the payment and any more is refunded in the merchant portal); nothing was sent',
+      );
+    }
+
     const precision = this.configService.entityOptions.moneyStrategy?.precision ?? 2;
     let request: ReturnType<typeof buildRefundRequest>;
     try {
@@ -131,6 +148,7 @@ export class GatewayRefundService {
         payment: { id: payment.id, amount: paid.amount, transactionId: paid.tradeNo, refunds },
         amount,
         reason,
+        lostRecords: lost.length,
       });
     } catch (error) {
       if (!(error instanceof RefundRequestError)) throw error;
@@ -155,6 +173,22 @@ export class GatewayRefundService {
       refundType: request.refundType,
     };
 
+    try {
+      await this.intents.record(ctx, {
+        merTrackNo: request.merTrackNo,
+        paymentId: payment.id,
+        orderId: order.id,
+        refundAmount: request.refundAmount,
+        currency: paid.currency,
+      });
+    } catch (error) {
+      return this.refused(
+        ctx,
+        order,
+        { gatewaykit: 'gateway' },
+        `the refund could not be recorded before sending (${redactedErrorText(error)}); nothing was sent`,
+      );
+    }
     this.flights.begin(request.merTrackNo, ctx);
     const result = await sendRefund(this.methods.clientFor(config), request);
     if (result.kind === 'refused') {

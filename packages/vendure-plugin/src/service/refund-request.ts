@@ -72,13 +72,19 @@ export interface RefundInput {
   /** Vendure minor units to refund from this payment. */
   amount: number;
   reason?: string | null | undefined;
+  /**
+   * Merchant refund ids of this payment sent without a Refund to hold them (their record was lost,
+   * refund-intents.ts): they are numbers used, so a new refund never reuses one.
+   */
+  lostRecords?: number;
 }
 
 /**
  * The merchant's refund id: the refund's number on its payment. Vendure calls createRefund before it
- * saves the Refund (so its id does not exist yet), and a refund whose Vendure transaction rolled back
- * after the gateway took it gets the same number again: the gateway answers the refund it already made
- * instead of refunding twice (or refuses another amount under that id).
+ * saves the Refund (so its id does not exist yet). A refund whose Vendure transaction rolled back after
+ * it was sent is left as a refund intent (refund-intents.ts), which blocks the payment's refunds until
+ * its notice comes and keeps its number used; on the embedded demo database, where the intent rolls
+ * back too, the retry gets the same number, and the gateway answers the refund it already made.
  */
 export function refundTrackNo(orderCode: string, paymentId: string | number, refundNumber: number): string {
   return `${orderCode}-P${paymentId}-R${refundNumber}`;
@@ -111,7 +117,7 @@ export function buildRefundRequest(input: RefundInput): CreateRefundRequest {
       `the refund amount cannot be sent in ${input.currency}: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  const number = (payment.refunds?.length ?? 0) + 1;
+  const number = (payment.refunds?.length ?? 0) + (input.lostRecords ?? 0) + 1;
   return refundRequest({
     merTrackNo: refundTrackNo(input.orderCode, payment.id, number),
     tradeNo,

@@ -1,0 +1,39 @@
+import { Column, CreateDateColumn, Entity, Index, PrimaryColumn } from 'typeorm';
+
+/**
+ * A gateway refund about to be sent, written and committed on its own before the request leaves
+ * (service/refund-intents.ts, docs/safety-rules.md#refund-intents). Vendure saves its Refund only when
+ * the admin request's transaction commits; should that roll back after the gateway took the refund,
+ * this row is what is left of it, so the refund is never sent again.
+ */
+@Entity('gatewaykit_refund_intent')
+@Index('IDX_gatewaykit_refund_intent_payment', ['paymentId'])
+export class GatewaykitRefundIntent {
+  // Named so the generated migration and the entity agree on the constraint.
+  @PrimaryColumn({ type: 'varchar', length: 100, primaryKeyConstraintName: 'PK_gatewaykit_refund_intent' })
+  merTrackNo: string;
+
+  @Column({ type: 'varchar' })
+  paymentId: string;
+
+  @Column({ type: 'varchar' })
+  orderId: string;
+
+  /** The gateway amount sent, in `currency`. */
+  @Column({ type: 'varchar', length: 20 })
+  refundAmount: string;
+
+  @Column({ type: 'varchar', length: 3 })
+  currency: string;
+
+  /**
+   * Only for an intent no Refund holds (its record was lost): what its notice said, `succeeded` (kept
+   * on the payment as a refund Vendure does not count) or `failed` (nothing was refunded); null while
+   * no notice has come.
+   */
+  @Column({ type: 'varchar', length: 16, nullable: true })
+  answer: string | null;
+
+  @CreateDateColumn()
+  createdAt: Date;
+}
