@@ -35,6 +35,8 @@ const gatewaykitOptions = {
   // Reconciliation thresholds (defaults 600 s and 1800 s); the tests shorten the second.
   reconcileAfterSeconds: process.env.GATEWAYKIT_RECONCILE_AFTER_SECONDS,
   failUnrecordedAfterSeconds: process.env.GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS,
+  // Days back each run lists the gateway's chargebacks (default 180; 0: no chargeback pass).
+  chargebackLookbackDays: process.env.GATEWAYKIT_CHARGEBACK_LOOKBACK_DAYS,
 };
 
 // A second merchant account (e.g. a test account beside the live one): its sessions, callbacks and
@@ -48,6 +50,7 @@ const secondAccount = process.env.GATEWAYKIT_SECOND_GATEWAY_NO
           ...gatewaykitOptions,
           gatewayNo: process.env.GATEWAYKIT_SECOND_GATEWAY_NO,
           signKey: secret('GATEWAYKIT_SECOND_SIGN_KEY', ''),
+          chargebackLookbackDays: process.env.GATEWAYKIT_SECOND_CHARGEBACK_LOOKBACK_DAYS,
         },
       },
     ]

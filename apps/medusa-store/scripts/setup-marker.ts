@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
- * Remembers that a database was migrated and seeded by this exact Medusa version, app configuration and
- * seed, so a second start goes straight to `medusa start` (migrating an up-to-date database still costs a
- * full app boot). A changed medusa-config.ts (e.g. a new module with tables) or seed runs setup again.
- * GATEWAYKIT_FORCE_SETUP=true runs migrations and the (idempotent) seed anyway.
+ * Remembers that a database was migrated and seeded by this exact Medusa version, app configuration,
+ * seed and set of the provider's migrations, so a second start goes straight to `medusa start` (migrating
+ * an up-to-date database still costs a full app boot). A changed medusa-config.ts (e.g. a new module with
+ * tables), seed or a new provider migration runs setup again. GATEWAYKIT_FORCE_SETUP=true runs migrations
+ * and the (idempotent) seed anyway.
  */
 function fingerprint(databaseUrl: string): string {
   const require = createRequire(__filename);
@@ -17,7 +18,19 @@ function fingerprint(databaseUrl: string): string {
   for (const file of ['medusa-config.ts', join('src', 'scripts', 'seed.ts')]) {
     sources.update(readFileSync(join(appDir, file)));
   }
+  for (const migration of providerMigrations(require)) sources.update(migration);
   return `${databaseUrl}|medusa ${medusa}|${sources.digest('hex').slice(0, 16)}`;
+}
+
+/** The names of the gatewaykit provider's built migrations (a new one adds a table or column). */
+function providerMigrations(require: NodeJS.Require): string[] {
+  const root = dirname(require.resolve('@gatewaykit/medusa-provider/package.json'));
+  const dir = join(root, '.medusa', 'server', 'src', 'providers', 'gatewaykit', 'migrations');
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((name) => name.endsWith('.js'))
+        .sort()
+    : [];
 }
 
 function markerFile(dataDir: string): string {

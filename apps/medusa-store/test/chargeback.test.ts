@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 // The order widget's own reading of the order (what the admin page shows).
 import { gatewaySummaries } from '../../../packages/medusa-provider/src/admin/lib/gateway-summary';
 import { adminOrder } from './support/admin';
+import { GATEWAY_NO, SECOND_GATEWAY_NO } from './support/global-setup';
 import {
   adminFeed,
   adminPayment,
@@ -20,6 +21,20 @@ afterEach(async () => {
 });
 
 describe('chargebacks', () => {
+  it('each run asks the gateway for the chargebacks of every account, except one set to chargebackLookbackDays 0', async () => {
+    const chargebackListings = async () =>
+      ((await sandboxControl('requests')) as { path: string; gatewayNo?: string }[]).filter((request) =>
+        request.path.includes('/chargebacks'),
+      );
+    const before = await chargebackListings();
+    const { status } = await reconcileNow({ orderNos: ['no-such-order'] });
+    expect(status).toBe(200);
+    const asked = (await chargebackListings()).slice(before.length);
+    // The first account: 180 days in 30-day slices; the second (0 days): nothing.
+    expect(asked.filter((request) => request.gatewayNo === GATEWAY_NO).length).toBeGreaterThanOrEqual(7);
+    expect(asked.filter((request) => request.gatewayNo === SECOND_GATEWAY_NO)).toEqual([]);
+  });
+
   it("a chargeback whose every notice was lost is recorded by the reconciliation from the gateway's list and alerted once; the notice delivered late adds nothing", async () => {
     const paid = await paidOrder();
     await sandboxControl('chaos', { drop: true });

@@ -643,6 +643,123 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(await ordersOf(email)).toEqual([]);
   });
 
+  /**
+   * A page paid after a cart change deleted its session, its callback delivered: reported PAID BUT NOT
+   * APPLIED and marked (the write after the alert) before the test goes on; with the page's trade.
+   */
+  async function paidDeletedPage(tag: string) {
+    const { session } = await pageDeletedByCartChange(tag);
+    await sandboxControl('chaos', { noReturn: 'always' });
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    await waitFor(async () => unappliedAlerts(session.id) === 1, "the callback's paid-but-not-applied alert");
+    await waitFor(
+      async () => (await keptPage(session.id))?.ended_as === 'reported',
+      'the page marked reported',
+    );
+    const { orders } = await sandboxControl('state');
+    const trade = orders.find((o: Json) => o.orderNo === session.id && o.orderStatus === 'success');
+    return { session, tradeNo: String(trade.tradeNo) };
+  }
+
+  /** How many CHARGEBACK ON UNAPPLIED PAYMENT alerts the server logged for chargeback `batchNo`. */
+  const pageChargebackAlerts = (batchNo: string) =>
+    log().split(`CHARGEBACK ON UNAPPLIED PAYMENT: Chargeback ${batchNo}`).length - 1;
+
+  it('a chargeback notice for a page paid after a cart change deleted its session: kept on the page and alerted CHARGEBACK ON UNAPPLIED PAYMENT (no portal refund) once; the notice again, and a run, add nothing', async () => {
+    const { session, tradeNo } = await paidDeletedPage('deleted-page-chargeback');
+    const raised = (await sandboxControl('chargebacks', {
+      tradeNo,
+      amount: '5.00',
+      reason: 'D4837-No Cardholder Authorization',
+    })) as { batchNo: string; replyDeadline: string };
+    // Acknowledged once the notice's work is done: the alert, then the page's write.
+    const [notice] = await waitFor(async () => {
+      const list = await deliveriesOfBatch(raised.batchNo);
+      return list.length > 0 && list.every((delivery) => delivery.state === 'delivered') && list;
+    }, 'the chargeback notice to be acknowledged');
+    expect(notice!.attempts.at(-1)?.response).toBe('success');
+    const kept = [
+      expect.objectContaining({
+        batchNo: raised.batchNo,
+        tradeNo,
+        amount: '5.00',
+        currency: 'USD',
+        reason: 'D4837-No Cardholder Authorization',
+        replyDeadline: raised.replyDeadline,
+        receivedAt: expect.any(String),
+      }),
+    ];
+    expect((await keptPage(session.id)).chargebacks).toEqual(kept);
+    await serverLogSoFar();
+    expect(pageChargebackAlerts(raised.batchNo)).toBe(1);
+    expect(log()).toMatch(
+      new RegExp(
+        `CHARGEBACK ON UNAPPLIED PAYMENT: Chargeback ${raised.batchNo} of 5\\.00 USD on tradeNo ${tradeNo} \\(orderNo ${session.id}\\): D4837-No Cardholder Authorization\\. This payment was never applied to an order.*do NOT also refund it in the gateway's merchant portal.*by ${raised.replyDeadline}`,
+      ),
+    );
+    // Not the plain CHARGEBACK alert, nor the warning about an orderNo of nothing.
+    expect(log()).not.toContain(`CHARGEBACK: Chargeback ${raised.batchNo}`);
+    expect(log()).not.toContain(`(batchNo ${raised.batchNo}): no payment session`);
+    expect(await adminFeed()).toContain(`Chargeback ${raised.batchNo} of 5.00 USD`);
+
+    await sandboxControl(`callbacks/${notice!.id}/redeliver`, {});
+    const repeated = await waitFor(async () => {
+      const [again] = await deliveriesOfBatch(raised.batchNo);
+      return (again?.attempts.length ?? 0) >= 2 && again;
+    }, 'the repeated chargeback notice');
+    expect(repeated.attempts.at(-1)?.response).toBe('success');
+    expect((await reconcileNow({ orderNos: [session.id] })).body.chargebacks).toEqual([]);
+    await serverLogSoFar();
+    expect(pageChargebackAlerts(raised.batchNo)).toBe(1);
+    expect((await keptPage(session.id)).chargebacks).toEqual(kept);
+    expect(unappliedAlerts(session.id)).toBe(1);
+  });
+
+  it('a chargeback on such a page whose every notice was lost: the run keeps it on the page and reports it once (line `recorded`); a second run and the late notice add nothing', async () => {
+    const { session, tradeNo } = await paidDeletedPage('deleted-page-chargeback-lost');
+    await sandboxControl('chaos', { drop: true });
+    const raised = (await sandboxControl('chargebacks', {
+      tradeNo,
+      reason: 'D4755-Non-Receipt of Goods or Services',
+    })) as { batchNo: string; amount: string };
+    const [lost] = await waitFor(async () => {
+      const list = await deliveriesOfBatch(raised.batchNo);
+      return list.length > 0 && list;
+    }, 'the chargeback notice, kept by the sandbox');
+    expect(lost!.state).toBe('dropped');
+    expect((await keptPage(session.id)).chargebacks).toEqual([]);
+
+    const run = await reconcileNow({ orderNos: [session.id] });
+    expect(run.status).toBe(200);
+    expect(run.body.chargebacks).toEqual([
+      expect.objectContaining({
+        orderNo: session.id,
+        batchNo: raised.batchNo,
+        result: 'recorded',
+        reason: expect.stringMatching(/kept on the page of a payment session a cart change deleted/),
+      }),
+    ]);
+    // The run answers once the alert and the page's write are done.
+    expect((await keptPage(session.id)).chargebacks).toEqual([
+      expect.objectContaining({ batchNo: raised.batchNo, tradeNo, amount: raised.amount, currency: 'USD' }),
+    ]);
+    await serverLogSoFar();
+    expect(pageChargebackAlerts(raised.batchNo)).toBe(1);
+
+    expect((await reconcileNow({ orderNos: [session.id] })).body.chargebacks).toEqual([]);
+    await sandboxControl('chaos', undefined, 'DELETE');
+    await sandboxControl(`callbacks/${lost!.id}/redeliver`, {});
+    const late = await waitFor(async () => {
+      const [again] = await deliveriesOfBatch(raised.batchNo);
+      return again?.state === 'delivered' && again;
+    }, 'the late notice to be acknowledged');
+    expect(late.attempts.at(-1)?.response).toBe('success');
+    await serverLogSoFar();
+    expect(pageChargebackAlerts(raised.batchNo)).toBe(1);
+    expect((await keptPage(session.id)).chargebacks).toHaveLength(1);
+    expect(log()).not.toContain(`CHARGEBACK: Chargeback ${raised.batchNo}`);
+  });
+
   it('a page whose session a cart change deleted, not paid while asked: asked about while young, ended once expired, nothing reported; paid there after all, its callback reports it once', async () => {
     const { session } = await pageDeletedByCartChange('deleted-page-unpaid');
     // Young for certain, however slow the machine: the page's time is now.

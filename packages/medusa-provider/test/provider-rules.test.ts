@@ -15,12 +15,22 @@ describe('validateOptions', () => {
     ['refunds', { ...OPTIONS, refunds: 'automatic' }],
     ['reconcileAfterSeconds', { ...OPTIONS, reconcileAfterSeconds: 0 }],
     ['failUnrecordedAfterSeconds', { ...OPTIONS, failUnrecordedAfterSeconds: 'soon' }],
+    ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: 1.5 }],
+    ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: '400' }],
   ];
   for (const [option, options] of cases) {
     it(`rejects a bad ${option} naming it`, () => {
       expect(() => GatewaykitBase.validateOptions(options)).toThrow(`invalid option "${option}"`);
     });
   }
+
+  it('takes the chargeback look-back in whole days, 0 turning the pass off, 180 by default', () => {
+    expect(() => GatewaykitBase.validateOptions({ ...OPTIONS, chargebackLookbackDays: 0 })).not.toThrow();
+    expect(() => GatewaykitBase.validateOptions({ ...OPTIONS, chargebackLookbackDays: '30' })).not.toThrow();
+    expect(() => GatewaykitBase.validateOptions({ ...OPTIONS, chargebackLookbackDays: -1 })).toThrow(
+      'invalid option "chargebackLookbackDays": must be a whole number of days from 0 to 366',
+    );
+  });
 
   it('accepts the environment preset instead of a base URL', () => {
     expect(() =>

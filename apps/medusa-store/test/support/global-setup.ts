@@ -53,6 +53,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'true',
       GATEWAYKIT_SECOND_GATEWAY_NO: SECOND_GATEWAY_NO,
       GATEWAYKIT_SECOND_SIGN_KEY: SECOND_SIGN_KEY,
+      // The second account runs without the chargeback pass (chargeback.test.ts: it asks nothing).
+      GATEWAYKIT_SECOND_CHARGEBACK_LOOKBACK_DAYS: '0',
       // A charge the gateway has no record of is failed this long after it was sent (reconcile.test.ts).
       GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS: String(FAIL_UNRECORDED_AFTER_SECONDS),
     },

@@ -2,6 +2,7 @@ import { redactedErrorText } from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
+import type { GatewayChargeback } from './gateway-records';
 import type { GatewaykitSessionData } from './session-data';
 import { placeholders } from './sql-placeholders';
 
@@ -104,6 +105,38 @@ export class DeletedPages {
     return row
       ? { kept: true, end: (row.ended_as ?? undefined) as DeletedPageEnd | undefined }
       : { kept: false };
+  }
+
+  /**
+   * The chargebacks kept on the page of `orderNo` (lib/deleted-page-chargebacks.ts), if `providerIds`
+   * kept one (as endOf: another account's key never reaches this account's pages) and it never became a
+   * payment (as open: a payment holds its own chargebacks).
+   */
+  async chargebacksOf(
+    orderNo: string,
+    providerIds: readonly string[],
+  ): Promise<GatewayChargeback[] | undefined> {
+    const { rows } = await this.db.raw(
+      `SELECT d.chargebacks FROM gatewaykit_deleted_page d
+        WHERE d.order_no = ? AND d.provider_id IN (${placeholders(providerIds)})
+          AND NOT EXISTS (SELECT 1 FROM payment p WHERE p.payment_session_id = d.order_no)`,
+      [orderNo, ...providerIds],
+    );
+    const row = rows[0];
+    return row ? ((row.chargebacks ?? []) as GatewayChargeback[]) : undefined;
+  }
+
+  /** Replaces the page's chargebacks; the caller holds the page lock and read them under it. */
+  async writeChargebacks(
+    orderNo: string,
+    providerIds: readonly string[],
+    chargebacks: readonly GatewayChargeback[],
+  ): Promise<void> {
+    await this.db.raw(
+      `UPDATE gatewaykit_deleted_page SET chargebacks = CAST(? AS jsonb)
+        WHERE order_no = ? AND provider_id IN (${placeholders(providerIds)})`,
+      [JSON.stringify(chargebacks), orderNo, ...providerIds],
+    );
   }
 
   /** Ends the page; a report is final, and only a report replaces another end. */

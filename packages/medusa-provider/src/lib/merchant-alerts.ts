@@ -232,6 +232,30 @@ export async function reportChargeback(
   );
 }
 
+/**
+ * A chargeback on a payment made on a page whose session Medusa deleted (lib/deleted-page-chargebacks.ts):
+ * PAID BUT NOT APPLIED asks the merchant to refund that payment in the portal, which would now return
+ * money the bank has already taken back.
+ */
+export async function reportChargebackOnUnappliedPayment(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  chargeback: ChargebackEvent,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'CHARGEBACK ON UNAPPLIED PAYMENT',
+    'Chargeback on a payment never applied',
+    `Chargeback ${chargeback.batchNo ?? '?'} of ${chargeback.amount ?? '?'} ${chargeback.currency ?? ''} on ` +
+      `${describePayment(payment)}: ${chargeback.reason ?? 'no reason given'}. ` +
+      'This payment was never applied to an order: its payment session was deleted (the cart changed) while the shopper had its gateway page open. ' +
+      "The cardholder's bank has taken this money back: do NOT also refund it in the gateway's merchant portal, " +
+      'as the PAID BUT NOT APPLIED alert for this orderNo asks (the money would go back twice; only what the chargeback leaves of the payment is still to refund). ' +
+      `Reply to the chargeback in the gateway's merchant portal by ${chargeback.replyDeadline ?? 'the deadline the gateway gives'}` +
+      ' (if the payment was refunded there already, say so in the reply).',
+  );
+}
+
 async function alertMerchant(
   scope: MedusaContainer,
   tag: string,

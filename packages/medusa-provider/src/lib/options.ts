@@ -1,4 +1,6 @@
 import {
+  CHARGEBACK_LOOKBACK_DAYS,
+  chargebackLookbackMs,
   type GatewayConfig,
   LOCAL_PAYMENT_METHODS,
   normalizeLocalPaymentMethod,
@@ -36,6 +38,12 @@ interface MedusaOptions {
    * (the attempt then ends failed).
    */
   failUnrecordedAfterSeconds?: number;
+  /**
+   * How many days back each reconciliation run lists the gateway's chargebacks: whole days from 0 to 366,
+   * default 180. 0 turns that pass off, for a merchant account without access to the chargeback list
+   * (docs/gateway-protocol.md#chargebacks-in-each-run).
+   */
+  chargebackLookbackDays?: number;
 }
 
 export const REFUND_MODES = ['gateway', 'manual'] as const;
@@ -63,6 +71,17 @@ function positiveSeconds(option: string, value: unknown, fallback: number): numb
     fail(option, 'must be a positive number of seconds');
   }
   return seconds;
+}
+
+function lookbackDays(value: unknown): number {
+  if (value === undefined || value === null || value === '') return CHARGEBACK_LOOKBACK_DAYS;
+  const days = typeof value === 'string' ? Number(value) : value;
+  try {
+    chargebackLookbackMs(days);
+  } catch (error) {
+    fail('chargebackLookbackDays', (error as Error).message.replace(/^chargebackLookbackDays /, ''));
+  }
+  return days as number;
 }
 
 function refundMode(value: unknown): RefundMode {
@@ -118,6 +137,7 @@ export function parseOptions(raw: unknown): GatewaykitOptions {
       options.failUnrecordedAfterSeconds,
       DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
     ),
+    chargebackLookbackDays: lookbackDays(options.chargebackLookbackDays),
     ...(localPaymentMethod ? { localPaymentMethod: String(localPaymentMethod) } : {}),
   };
 }

@@ -1,4 +1,9 @@
-import { gatewayClientFor, listRecentChargebacks, redactedErrorText } from '@gatewaykit/core';
+import {
+  chargebackLookbackMs,
+  gatewayClientFor,
+  listRecentChargebacks,
+  redactedErrorText,
+} from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
 import type { GatewaykitAccount } from './resolve-options';
 import { SessionAttempts } from './session-attempts';
@@ -16,8 +21,9 @@ export interface ChargebackLine {
  * The run's pass over chargebacks (docs/gateway-protocol.md#chargebacks-in-each-run): the gateway's list for the
  * look-back (core's listRecentChargebacks), each recorded through the same path as its notice
  * (SessionAttempts.recordChargeback), so a chargeback whose every notice was lost is still stored on its
- * payment and raised once. Those already stored, and those of no session of this account (another
- * store on the same gateway account, a payment made before the plugin), are left without a line.
+ * payment (or on the page kept for its deleted session) and raised once. Those already stored, and
+ * those of no session or kept page of this account (another store on the same gateway account, a
+ * payment made before the plugin), are left without a line.
  */
 export async function reconcileChargebacks(
   scope: MedusaContainer,
@@ -26,6 +32,8 @@ export async function reconcileChargebacks(
 ): Promise<ChargebackLine[]> {
   const listing = await listRecentChargebacks(gatewayClientFor(account.options), {
     now: options.now ?? new Date(),
+    // 0: the pass is off, nothing is asked.
+    lookbackMs: chargebackLookbackMs(account.options.chargebackLookbackDays),
   });
   const lines: ChargebackLine[] = [];
   if (listing.error) {
@@ -37,11 +45,14 @@ export async function reconcileChargebacks(
     if (!orderNo || (options.orderNos && !options.orderNos.includes(orderNo))) continue;
     const line = { account: account.id, orderNo, batchNo: event.batchNo ?? '' };
     try {
-      if ((await store.recordChargeback(orderNo, event)) === 'added') {
+      const recorded = await store.recordChargeback(orderNo, event);
+      const listed = `the gateway lists chargeback ${event.batchNo ?? '?'}, which no notice had brought`;
+      if (recorded === 'added') lines.push({ ...line, result: 'recorded', reason: listed });
+      if (recorded === 'added-on-deleted-page') {
         lines.push({
           ...line,
           result: 'recorded',
-          reason: `the gateway lists chargeback ${event.batchNo ?? '?'}, which no notice had brought`,
+          reason: `${listed}; kept on the page of a payment session a cart change deleted (the payment was never applied), reported as CHARGEBACK ON UNAPPLIED PAYMENT`,
         });
       }
     } catch (error) {

@@ -14,12 +14,14 @@ import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import { processPaymentWorkflow } from '@medusajs/medusa/core-flows';
 import { cartIdOfCollection, isCartCompleted } from './cart-of-collection';
 import { totalDiffersFromPaid } from './cart-total';
+import { recordChargebackOnDeletedPage } from './deleted-page-chargebacks';
 import { reportPaidWithoutSession } from './deleted-pages';
 import type { GatewayRefund } from './gateway-records';
 import {
   type PaymentRef,
   reportAmountMismatch,
   reportChargeback,
+  reportChargebackOnUnappliedPayment,
   reportFailedAfterOrder,
   reportRefundFailed,
   reportRefundMismatch,
@@ -285,14 +287,21 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   /**
    * Refund and chargeback notices (docs/callbacks-and-returns.md#refund-and-chargeback-events), found
-   * by orderNo among this account's sessions only, so another account's key changes nothing here.
+   * by orderNo among this account's sessions only (a chargeback also among the pages its providers
+   * kept for deleted sessions), so another account's key changes nothing here.
    */
   async notice(event: CallbackEvent, attempt: SessionAttempt | undefined): Promise<void> {
     const typed = noticeEventOf(event);
     if (!typed) return;
     if (!attempt) {
+      // A chargeback of money paid on a page whose session was deleted: kept on that page.
+      const recorded =
+        typed.kind === 'chargeback' && typed.orderNo
+          ? await this.recordChargeback(typed.orderNo, typed)
+          : 'not-found';
+      if (recorded !== 'not-found') return;
       this.logger.warn(
-        `gatewaykit: ${event.type} for orderNo ${typed.orderNo ?? '?'} (batchNo ${typed.batchNo ?? '?'}): no payment session of provider account "${this.account.id}" has this orderNo; nothing changed`,
+        `gatewaykit: ${event.type} for orderNo ${typed.orderNo ?? '?'} (batchNo ${typed.batchNo ?? '?'}): no payment session of provider account "${this.account.id}"${typed.kind === 'chargeback' ? ', nor a page it kept for a deleted one,' : ''} has this orderNo; nothing changed`,
       );
       return;
     }
@@ -401,13 +410,14 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
 
   /**
    * Stores a chargeback of session `orderNo`'s payment, from its notice or from the gateway's list
-   * (reconciliation): one path, so it is stored and alerted once whichever comes first. `no-session`:
-   * no session of this account has the orderNo.
+   * (reconciliation): one path, so it is stored and alerted once whichever comes first. With no session,
+   * on the page this account's providers kept when Medusa deleted it (`added-on-deleted-page`, alerted
+   * apart: that payment was never applied). `not-found`: neither has the orderNo.
    */
-  async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<'added' | 'known' | 'no-session'> {
+  async recordChargeback(orderNo: string, event: ChargebackEvent): Promise<ChargebackRecording> {
     // Each run lists the week's chargebacks again: one already stored is answered without the lock.
     const seen = await this.session(orderNo);
-    if (!seen) return 'no-session';
+    if (!seen) return this.recordChargebackOnDeletedPage(orderNo, event);
     if (await chargebackStored(this.scope, seen, event)) return 'known';
     // Said before it is stored (alert first, then the write): a repeated notice finds it stored.
     const result = await this.exclusive(orderNo, async () => {
@@ -418,12 +428,27 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
           )
         : undefined;
     });
-    if (!result) return 'no-session';
+    if (!result) return this.recordChargebackOnDeletedPage(orderNo, event);
     if (!result.added)
       this.logger.info(
         `gatewaykit: chargeback ${event.batchNo ?? '?'} of orderNo ${orderNo} already recorded`,
       );
     return result.added ? 'added' : 'known';
+  }
+
+  /** A chargeback of no session: kept on the page this account kept for the deleted session, if any. */
+  private async recordChargebackOnDeletedPage(
+    orderNo: string,
+    event: ChargebackEvent,
+  ): Promise<ChargebackRecording> {
+    const result = await recordChargebackOnDeletedPage(
+      this.scope,
+      this.account.providerIds,
+      orderNo,
+      event,
+      () => reportChargebackOnUnappliedPayment(this.scope, { orderNo, tradeNo: event.tradeNo }, event),
+    );
+    return result === 'added' ? 'added-on-deleted-page' : result;
   }
 
   private get logger() {
@@ -455,6 +480,12 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     return session;
   }
 }
+
+/**
+ * What recording a chargeback did: `added` on the payment (or session), `added-on-deleted-page` on the
+ * page kept for a deleted session, `known` (already kept), `not-found` (no session or kept page).
+ */
+export type ChargebackRecording = 'added' | 'added-on-deleted-page' | 'known' | 'not-found';
 
 /** No final answer before this one: the charge was sent (or answered unknown or pending) only. */
 function hadNoFinalAnswer(before: PaymentOutcome | undefined): boolean {
