@@ -26,8 +26,8 @@ export interface StoreSettings {
   benchBaseline: boolean;
   /** Tests only: an order process that throws after settling orders shipped to this city (failing-order-process.ts). */
   failAfterSettleCity: string | undefined;
-  /** Tests only: a refund process that throws after a refund of an order shipped to this city moved (failing-refund-process.ts). */
-  failAfterRefundCity: string | undefined;
+  /** Tests only: a refund process that throws once a refund given this reason is Settled (failing-refund-process.ts). */
+  failAfterRefundReason: string | undefined;
   /** Per-request timeout towards the gateway (GATEWAY_TIMEOUT_MS), else the plugin's default. */
   gatewayTimeoutMs: number | undefined;
   /** Write every commit to dbPath (sql.js autoSave). Off only for benchmarks: the DB then lives in memory. */
@@ -85,7 +85,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     storefrontOrderUrl: env.STOREFRONT_ORDER_URL ?? `${publicUrl}/order-confirmation/{code}`,
     benchBaseline: env.GATEWAYKIT_BENCH === '1',
     failAfterSettleCity: env.GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY || undefined,
-    failAfterRefundCity: env.GATEWAYKIT_TEST_FAIL_AFTER_REFUND_CITY || undefined,
+    failAfterRefundReason: env.GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON || undefined,
     persist: env.DB_PERSIST !== '0',
     gatewayTimeoutMs: env.GATEWAY_TIMEOUT_MS ? Number(env.GATEWAY_TIMEOUT_MS) : undefined,
     // On for the demo (the sandbox's test cards are typed in); in production only when asked for.
@@ -106,7 +106,7 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
         : {}),
       // Checked by the plugin: anything but whole days from 0 to 366 stops the start, naming it.
       ...(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS
-        ? { chargebackLookbackDays: Number(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS) }
+        ? { chargebackLookbackDays: wholeNumber(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS) }
         : {}),
     },
     // Only the explicit switch: DATABASE_URL alone may be Medusa's, in the same shell as `npm run demo`.
@@ -158,8 +158,8 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
     paymentOptions: {
       paymentMethodHandlers: settings.benchBaseline ? [noopPaymentHandler] : [],
       paymentMethodEligibilityCheckers: [maxOrderTotalChecker],
-      ...(settings.failAfterRefundCity
-        ? { refundProcess: refundProcessFor(settings.failAfterRefundCity) }
+      ...(settings.failAfterRefundReason
+        ? { refundProcess: refundProcessFor(settings.failAfterRefundReason) }
         : {}),
     },
     orderOptions: orderOptionsFor(settings.failAfterSettleCity),
@@ -251,4 +251,9 @@ function productionParts(settings: StoreSettings): PlatformParts {
       DefaultSchedulerPlugin.init({ manualTriggerCheckInterval: 2000 }),
     ],
   };
+}
+
+/** Digits only, else NaN (refused by the check it reaches): a blank or a sign is never 0. */
+function wholeNumber(text: string): number {
+  return /^\d+$/.test(text) ? Number(text) : Number.NaN;
 }

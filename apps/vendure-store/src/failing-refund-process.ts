@@ -1,15 +1,14 @@
 import { defaultRefundProcess, type VendureConfig } from '@vendure/core';
 
 /**
- * Tests only (GATEWAYKIT_TEST_FAIL_AFTER_REFUND_CITY): another plugin's refund process whose hook throws
- * once a refund of an order shipped to `city` is Settled, after the gateway made it: the admin request's
- * transaction rolls back, the Refund with it (docs/safety-rules.md#refund-intents). Never configured in
- * a real store.
+ * Tests only (GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON): another plugin's refund process whose hook throws
+ * once a refund given `reason` is Settled, after the gateway made it: the admin request's transaction
+ * rolls back, the Refund with it (docs/safety-rules.md#refund-intents). Never configured in a real store.
  */
-function failingAfterRefund(city: string): typeof defaultRefundProcess {
+function failingAfterRefund(reason: string): typeof defaultRefundProcess {
   return {
     onTransitionEnd(_fromState, toState, data) {
-      if (toState === 'Settled' && data.order.shippingAddress?.city === city) {
+      if (toState === 'Settled' && data.refund.reason === reason) {
         throw new Error(`test refund process: failed after refund of ${data.order.code} was made`);
       }
     },
@@ -17,7 +16,9 @@ function failingAfterRefund(city: string): typeof defaultRefundProcess {
 }
 
 export function refundProcessFor(
-  failAfterRefundCity: string | undefined,
+  failAfterRefundReason: string | undefined,
 ): VendureConfig['paymentOptions']['refundProcess'] {
-  return failAfterRefundCity ? [defaultRefundProcess, failingAfterRefund(failAfterRefundCity)] : undefined;
+  return failAfterRefundReason
+    ? [defaultRefundProcess, failingAfterRefund(failAfterRefundReason)]
+    : undefined;
 }

@@ -98,7 +98,7 @@ describe('an attempt the reconciliation stops asking about', () => {
 
 describe('a chargeback look-back that is not whole days from 0 to 366', () => {
   it('stops the start, naming the setting, before anything is served', () => {
-    for (const days of ['1.5', '-1', '400', 'ninety']) {
+    for (const days of ['1.5', '-1', '400', 'ninety', ' ', '+3']) {
       expect(() => buildConfig(settingsFromEnv({ GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS: days }))).toThrow(
         'reconcile.chargebackLookbackDays must be a whole number of days from 0 to 366',
       );

@@ -37,14 +37,14 @@ const KNOWN_KEY_METHOD = {
   signKey: 'publicly-known-test-key',
 };
 
-/** Refunds of orders shipped here are rolled back once Settled (the demo's failing-refund-process.ts). */
-const REFUND_ROLLBACK_CITY = 'Refundville';
+/** Refunds given this reason are rolled back once Settled (the demo's failing-refund-process.ts). */
+const ROLLBACK_REASON = 'test: roll back after the gateway made it';
 
 describe('refunds through the gateway (Admin API refundOrder, refund notices)', () => {
   let stack: Stack;
   let token: string;
   beforeAll(async () => {
-    stack = await startStack({}, { GATEWAYKIT_TEST_FAIL_AFTER_REFUND_CITY: REFUND_ROLLBACK_CITY });
+    stack = await startStack({}, { GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON: ROLLBACK_REASON });
     const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
       `{ activeChannel { token } }`,
     );
@@ -735,49 +735,91 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
   });
 
   it('attack: a refund whose admin request rolled back after the gateway made it is never sent again while its notice is held (PostgreSQL: its refund intent; sql.js: the gateway answers the repeated merTrackNo with the refund it made)', async () => {
-    const { order, payment } = await paidCardOrder(stack, 'gatewaykit-card', undefined, REFUND_ROLLBACK_CITY);
+    const { order, payment } = await paidCardOrder(stack);
     stack.sandbox.setChaos({ drop: true });
     const refundRequests = () =>
       stack.sandbox
         .requests()
         .filter((r) => r.path.endsWith('/refund') && r.body?.includes(payment.transactionId));
+    const notes = async (text: string) =>
+      (await adminOrder(stack.admin, order.id)).history.items
+        .filter((entry) => entry.type === 'ORDER_NOTE' && String(entry.data.note).includes(text))
+        .map((entry) => String(entry.data.note));
 
-    await expect(refundOrder(stack.admin, payment.id, 500)).rejects.toThrow(
+    await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
       /test refund process: failed after refund/,
     );
     // Made at the gateway, not recorded in Vendure.
     expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
     expect((await paymentsWithRefunds(stack.admin, order.id))[0]?.refunds).toEqual([]);
+    const [made] = stack.sandbox.refunds(payment.transactionId);
 
-    if (TEST_DATABASE === 'postgres') {
-      // The intent outlived the transaction: the retry is refused before anything is sent, and says why.
-      const retry = asRefund(await refundOrder(stack.admin, payment.id, 500));
-      expect(retry.state).toBe('Failed');
-      expect(retry.metadata?.message).toContain('but its record here was lost');
-      expect(refundRequests()).toHaveLength(1);
-
-      // The held notice says it was made: kept on the payment, and the payment's refunds go through the portal.
-      stack.sandbox.setChaos({});
-      const [made] = stack.sandbox.refunds(payment.transactionId);
-      const held = stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo);
-      expect(held.length).toBeGreaterThan(0);
-      for (const delivery of held) {
-        expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
-      }
-      const notes = (await adminOrder(stack.admin, order.id)).history.items
-        .filter((entry) => entry.type === 'ORDER_NOTE')
-        .map((entry) => String(entry.data.note));
-      expect(notes.filter((note) => note.includes('sent from here but never recorded'))).toHaveLength(1);
-      const after = asRefund(await refundOrder(stack.admin, payment.id, 100));
-      expect(after.state).toBe('Failed');
-      expect(after.metadata?.message).toContain('refunded outside the store');
-      expect(refundRequests()).toHaveLength(1);
-    } else {
+    if (TEST_DATABASE === 'sqljs') {
       // One connection: the intent rolled back with the Refund. The retry sends the same merTrackNo, and
       // the gateway answers with the refund it made (rolled back again by the same hook).
-      await expect(refundOrder(stack.admin, payment.id, 500)).rejects.toThrow(/test refund process/);
-      expect(new Set(refundRequests().map((r) => r.body?.match(/"merTrackNo":"([^"]+)"/)?.[1])).size).toBe(1);
+      await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
+        /test refund process/,
+      );
+      expect(refundRequests().map((r) => r.body?.match(/"merTrackNo":"([^"]+)"/)?.[1])).toEqual([
+        made?.merTrackNo,
+        made?.merTrackNo,
+      ]);
+      expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+      return;
     }
-    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+
+    // PostgreSQL: the intent outlived the transaction. The retry is refused before anything is sent.
+    const retry = asRefund(await refundOrder(stack.admin, payment.id, 500));
+    expect(retry.state).toBe('Failed');
+    expect(retry.metadata?.message).toContain(
+      `refund ${made?.merTrackNo} (5.00 USD) was sent to the gateway at`,
+    );
+    expect(retry.metadata?.message).toContain('but its record here was lost');
+    expect(refundRequests()).toHaveLength(1);
+
+    // Closing it needs the permission, in the order's channel, with a note.
+    const CLOSE = `mutation ($merTrackNo: String!, $note: String!) {
+      gatewaykitCloseRefundIntent(merTrackNo: $merTrackNo, note: $note) { closed reason } }`;
+    await expect(stack.admin.query(CLOSE, { merTrackNo: made?.merTrackNo, note: ' ' })).rejects.toThrow(
+      /note: is required/,
+    );
+    const none = await stack.admin.query<{
+      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
+    }>(CLOSE, { merTrackNo: 'NO-SUCH-R1', note: 'portal shows nothing' });
+    expect(none.gatewaykitCloseRefundIntent).toEqual({
+      closed: false,
+      reason: 'no refund NO-SUCH-R1 in this channel',
+    });
+    const closed = await stack.admin.query<{
+      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
+    }>(CLOSE, { merTrackNo: made?.merTrackNo, note: 'the portal shows it made; refunding the rest here' });
+    expect(closed.gatewaykitCloseRefundIntent.closed).toBe(true);
+    expect(await notes(`Refund ${made?.merTrackNo} (5.00 USD, sent`)).toHaveLength(1);
+    const again = await stack.admin.query<{
+      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
+    }>(CLOSE, { merTrackNo: made?.merTrackNo, note: 'twice' });
+    expect(again.gatewaykitCloseRefundIntent).toEqual({
+      closed: false,
+      reason: `refund ${made?.merTrackNo} is already closed`,
+    });
+
+    // The payment refunds again, under a merchant refund id not used before.
+    const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(next.state).not.toBe('Failed');
+    expect(next.metadata?.merTrackNo).not.toBe(made?.merTrackNo);
+    expect(refundRequests()).toHaveLength(2);
+
+    // The held notice says the lost one was made: kept on the payment, noted once, refunds go to the portal.
+    stack.sandbox.setChaos({});
+    const held = stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo);
+    expect(held.length).toBeGreaterThan(0);
+    for (const delivery of held) {
+      expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+    }
+    expect(await notes('sent from here but never recorded')).toHaveLength(1);
+    const after = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(after.state).toBe('Failed');
+    expect(after.metadata?.message).toContain('refunded outside the store');
+    expect(refundRequests()).toHaveLength(2);
   });
 });

@@ -17,6 +17,7 @@ describe('validateOptions', () => {
     ['failUnrecordedAfterSeconds', { ...OPTIONS, failUnrecordedAfterSeconds: 'soon' }],
     ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: 1.5 }],
     ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: '400' }],
+    ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: ' ' }],
   ];
   for (const [option, options] of cases) {
     it(`rejects a bad ${option} naming it`, () => {

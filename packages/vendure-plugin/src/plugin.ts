@@ -28,6 +28,7 @@ import { GatewaykitReturnController } from './http/return.controller';
 import { CardElementService } from './service/card-element.service';
 import { CheckoutService } from './service/checkout.service';
 import { CloseAttemptService } from './service/close-attempt.service';
+import { CloseRefundIntentService } from './service/close-refund-intent.service';
 import { DatabaseClockCheck } from './service/database-clock';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
@@ -75,6 +76,7 @@ import type { GatewaykitPluginOptions } from './types';
     GatewayNoticeService,
     ReconcileService,
     CloseAttemptService,
+    CloseRefundIntentService,
     MethodArgsSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: HiddenSignKeyInterceptor },

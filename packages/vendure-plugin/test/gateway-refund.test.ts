@@ -44,6 +44,8 @@ function service(
   const notes: string[] = [];
   /** Each intent recorded, with how many requests were sent when it was. */
   const recorded: { merTrackNo: string; sentBefore: number }[] = [];
+  /** Intents the gateway's own answer ended. */
+  const answered: [string, string][] = [];
   const attempts = options.attempts ?? [ATTEMPT];
   const refunds = new GatewayRefundService(
     {
@@ -90,9 +92,12 @@ function service(
         if (options.recordError !== undefined) throw options.recordError;
         recorded.push({ merTrackNo: intent.merTrackNo, sentBefore: sent.length });
       },
+      answered: async (_ctx: unknown, merTrackNo: string, answer: string) => {
+        answered.push([merTrackNo, answer]);
+      },
     } as never,
   );
-  return { refunds, sent, notes, recorded };
+  return { refunds, sent, notes, recorded, answered };
 }
 
 function ctxOfChannel(id: number): RequestContext {
@@ -126,11 +131,27 @@ describe('GatewayRefundService.create', () => {
 
     const failing = service({ recordError: new Error('connection refused') });
     const refused = await failing.refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
-    expect(refused).toMatchObject({ state: 'Failed', metadata: { status: 'refused' } });
+    // The Refund holds the id, so an intent written late blocks nothing and the next refund takes another.
+    expect(refused).toMatchObject({
+      state: 'Failed',
+      metadata: { status: 'refused', merTrackNo: 'ABC123-P7-R1' },
+    });
     expect(failing.notes.join('\n')).toContain(
       'the refund could not be recorded before sending (connection refused)',
     );
     expect(failing.sent).toEqual([]);
+  });
+
+  it("a refund the gateway's answer says was not made ends its intent at once, so a rollback leaves nothing blocking", async () => {
+    const refusedAtGateway = service({ sendError: new GatewayApiError('refused', { code: 'E0001' }) });
+    await refusedAtGateway.refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+    expect(refusedAtGateway.answered).toEqual([['ABC123-P7-R1', 'refused']]);
+    const failedAtGateway = service({ refundStatus: 'fail' });
+    await failedAtGateway.refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+    expect(failedAtGateway.answered).toEqual([['ABC123-P7-R1', 'failed']]);
+    const pending = service();
+    await pending.refunds.create(ctxOfChannel(1), null, 500, order(), payment(), ARGS);
+    expect(pending.answered).toEqual([]);
   });
 
   it('attack: a refund sent whose record was lost, not answered yet, blocks every refund of the payment: nothing is sent', async () => {

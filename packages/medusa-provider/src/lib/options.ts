@@ -75,7 +75,8 @@ function positiveSeconds(option: string, value: unknown, fallback: number): numb
 
 function lookbackDays(value: unknown): number {
   if (value === undefined || value === null || value === '') return CHARGEBACK_LOOKBACK_DAYS;
-  const days = typeof value === 'string' ? Number(value) : value;
+  // Digits only from the environment: a blank or a sign is never 0 days.
+  const days = typeof value === 'string' ? (/^\d+$/.test(value.trim()) ? Number(value) : Number.NaN) : value;
   try {
     chargebackLookbackMs(days);
   } catch (error) {

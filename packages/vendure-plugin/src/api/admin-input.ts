@@ -21,6 +21,15 @@ export const closeAttemptArgs = z.strictObject({
     .max(CLOSE_NOTE_MAX_LENGTH, `must be at most ${CLOSE_NOTE_MAX_LENGTH} characters`),
 });
 
+export const closeRefundIntentArgs = z.strictObject({
+  merTrackNo: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  note: z
+    .string()
+    .trim()
+    .min(1, 'is required (what the merchant portal showed)')
+    .max(CLOSE_NOTE_MAX_LENGTH, `must be at most ${CLOSE_NOTE_MAX_LENGTH} characters`),
+});
+
 export type AdminInputResult<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** Parses one Admin API argument object; a failure names every bad field ("note: must be ..."). */

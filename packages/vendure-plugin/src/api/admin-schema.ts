@@ -31,6 +31,12 @@ export const adminApiSchema = gql`
     reason: String!
   }
 
+  type GatewaykitCloseRefundIntentResult {
+    closed: Boolean!
+    "What was done, or why not"
+    reason: String!
+  }
+
   extend type Mutation {
     "Reconciles this channel's gateway payments and refunds left without an answer, now"
     gatewaykitReconcile: GatewaykitReconcileResult!
@@ -40,5 +46,10 @@ export const adminApiSchema = gql`
     charge is refunded in the merchant portal or its payment added to the order by hand
     """
     gatewaykitCloseAttempt(orderNo: String!, note: String!): GatewaykitCloseAttemptResult!
+    """
+    Closes a gateway refund of this channel whose record was lost (its admin request did not finish), once the
+    merchant portal shows how it ended: the payment's refunds, blocked until then, go through Vendure again
+    """
+    gatewaykitCloseRefundIntent(merTrackNo: String!, note: String!): GatewaykitCloseRefundIntentResult!
   }
 `;

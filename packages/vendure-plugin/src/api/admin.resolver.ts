@@ -1,15 +1,20 @@
 import { Args, Mutation, Resolver } from '@nestjs/graphql';
-import { Allow, Ctx, RequestContext, UserInputError } from '@vendure/core';
+import { Allow, Ctx, RequestContext, Transaction, UserInputError } from '@vendure/core';
 import { gatewaykitReconcilePermission } from '../config/permissions';
 import { type CloseAttemptReport, CloseAttemptService } from '../service/close-attempt.service';
+import {
+  type CloseRefundIntentReport,
+  CloseRefundIntentService,
+} from '../service/close-refund-intent.service';
 import { type ReconcileReport, ReconcileService } from '../service/reconcile.service';
-import { closeAttemptArgs, parseAdminInput } from './admin-input';
+import { closeAttemptArgs, closeRefundIntentArgs, parseAdminInput } from './admin-input';
 
 @Resolver()
 export class GatewaykitAdminResolver {
   constructor(
     private readonly reconciler: ReconcileService,
     private readonly closer: CloseAttemptService,
+    private readonly intentCloser: CloseRefundIntentService,
   ) {}
 
   // Only the admin's own channel: a permission is granted per channel.
@@ -29,5 +34,18 @@ export class GatewaykitAdminResolver {
     const parsed = parseAdminInput(closeAttemptArgs, args);
     if (!parsed.ok) throw new UserInputError(parsed.message);
     return this.closer.close(ctx, parsed.value.orderNo, parsed.value.note);
+  }
+
+  // The refund section's row lock is held until this request's transaction ends.
+  @Transaction()
+  @Mutation()
+  @Allow(gatewaykitReconcilePermission.Permission)
+  gatewaykitCloseRefundIntent(
+    @Ctx() ctx: RequestContext,
+    @Args() args: { merTrackNo: string; note: string },
+  ): Promise<CloseRefundIntentReport> {
+    const parsed = parseAdminInput(closeRefundIntentArgs, args);
+    if (!parsed.ok) throw new UserInputError(parsed.message);
+    return this.intentCloser.close(ctx, parsed.value.merTrackNo, parsed.value.note);
   }
 }

@@ -5,6 +5,7 @@ import {
   findNoticedRefund,
   judgeRefundNotice,
   type RefundEvent,
+  redactText,
   refundEventOf,
   withUncountedRefund,
 } from '@gatewaykit/core';
@@ -85,11 +86,9 @@ export class GatewayNoticeService {
       );
       const what = `${event.amount ?? '?'} ${event.currency ?? ''}`.trim();
       if (!found) {
-        const lost = await this.intents.answer(
-          tx,
-          payments.map((payment) => payment.id),
-          event,
-        );
+        // Only the intent of the payment of the notice's trade: that payment keeps what it answers.
+        const tradePayment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
+        const lost = tradePayment ? await this.intents.answer(tx, tradePayment.id, event) : undefined;
         if (lost) return this.lostRecordAnswered(tx, row, payments, event, source);
         const byHand =
           event.status === 'succeeded' ? await this.bindRecordedByHand(tx, row, payments, event) : undefined;
@@ -108,7 +107,7 @@ export class GatewayNoticeService {
           `. It matches no gateway refund of this order in Vendure (batchNo ${event.batchNo ?? '?'}, merTrackNo ${event.merTrackNo ?? '?'}): ` +
           'if it was made in the merchant portal, do not record it here with a refund: that would send the money ' +
           'again (further refunds of this payment are refused here; make them in the portal); otherwise check the portal.';
-        Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+        Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
         await this.notes.noteOnce(tx, row.orderId, text);
         return 'unmatched';
       }
@@ -226,7 +225,7 @@ export class GatewayNoticeService {
         // No payment to keep it on: the order's note is what says it was seen.
         return 'known';
       }
-      Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+      Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
       return 'added';
     });
   }
@@ -251,7 +250,7 @@ export class GatewayNoticeService {
       (made
         ? 'It was made: it is kept on the payment, and any further refund of this payment is made in the merchant portal. Do not record it here with a refund: that would send the money again.'
         : `It failed${event.reason ? ` (${event.reason})` : ''}: nothing was refunded, and the payment can be refunded here again.`);
-    Logger.warn(`Order ${row.orderCode}: ${text}`, loggerCtx);
+    Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
     await this.notes.noteOnce(tx, row.orderId, text);
     return 'unmatched';
   }

@@ -182,10 +182,11 @@ export class GatewayRefundService {
         currency: paid.currency,
       });
     } catch (error) {
+      // The Refund keeps the id: an intent written late is held by it, and the next refund takes another.
       return this.refused(
         ctx,
         order,
-        { gatewaykit: 'gateway' },
+        { gatewaykit: 'gateway', merTrackNo: request.merTrackNo },
         `the refund could not be recorded before sending (${redactedErrorText(error)}); nothing was sent`,
       );
     }
@@ -194,6 +195,7 @@ export class GatewayRefundService {
     if (result.kind === 'refused') {
       // The gateway answered with a refusal, or the request provably never left: nothing was refunded.
       this.flights.end(request.merTrackNo);
+      await this.notMade(ctx, request.merTrackNo, 'refused');
       return this.refused(ctx, order, sent, result.error.message);
     }
     if (result.kind === 'unknown') {
@@ -217,6 +219,7 @@ export class GatewayRefundService {
       );
     }
     if (status === 'failed') {
+      await this.notMade(ctx, request.merTrackNo, 'failed');
       // Its notice follows: the flight ends when this refund is committed, so the notice finds it.
       return this.refused(
         ctx,
@@ -261,6 +264,23 @@ export class GatewayRefundService {
     } catch (error) {
       return `the payment was charged back, and its refunds cannot be counted in its currency (${redactedErrorText(error)})`;
     }
+  }
+
+  /**
+   * The gateway's answer says the refund was not made: its intent must not block the payment's refunds
+   * should this request's transaction roll back. Best effort: if it commits, its Refund holds the intent.
+   */
+  private async notMade(
+    ctx: RequestContext,
+    merTrackNo: string,
+    answer: 'refused' | 'failed',
+  ): Promise<void> {
+    await this.intents.answered(ctx, merTrackNo, answer).catch((error: unknown) => {
+      Logger.warn(
+        `refund ${merTrackNo}: its intent could not be marked ${answer}: ${redactedErrorText(error)}`,
+        loggerCtx,
+      );
+    });
   }
 
   private async refused(

@@ -1,6 +1,7 @@
 import type { RefundEvent } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import { type ID, type RequestContext, TransactionalConnection } from '@vendure/core';
+import { IsNull, type Repository } from 'typeorm';
 import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import { singleConnection } from './attempt-lock';
 import type { EarlierRefund } from './refund-request';
@@ -15,21 +16,36 @@ export interface RefundIntent {
 }
 
 /**
+ * How an intent no Refund holds ended: its notice said `succeeded` or `failed`; the gateway's own answer
+ * said `refused` or `failed` (nothing was refunded); or an administrator `closed` it after looking it up
+ * in the merchant portal. Only an intent without one blocks the payment's refunds.
+ */
+export type RefundIntentAnswer = 'succeeded' | 'failed' | 'refused' | 'closed';
+
+/**
+ * The longest the intent's write may wait. On a server database it needs a second pooled connection
+ * while the admin request holds one and its order's row lock: with the pool taken by requests waiting
+ * for that lock, waiting longer would stall the instance. Past it the refund is refused, nothing sent.
+ */
+const RECORD_TIMEOUT_MS = 5_000;
+
+/**
  * Refund intents (docs/safety-rules.md#refund-intents): before a gateway refund is sent, its merchant
  * refund id is committed in a statement of its own, outside the admin request's transaction. Vendure
  * saves the Refund only when that transaction commits; if it rolls back after the gateway took the
  * refund (an error later in the request, a process that died), the intent is left without a Refund,
- * and every later refund of the payment is refused until the refund's notice says how it ended: the
- * same refund is never sent twice, whatever the gateway does with a merchant refund id it has seen.
+ * and every later refund of the payment is refused until the refund's notice says how it ended, or an
+ * administrator closes it: the same refund is never sent twice, whatever the gateway does with a
+ * merchant refund id it has seen.
  *
- * On the embedded sql.js demo database the statement shares the admin transaction (one connection),
+ * On an embedded database (sql.js, SQLite: one connection) the statement shares the admin transaction,
  * so a rollback takes the intent with it there.
  */
 @Injectable()
 export class RefundIntents {
   constructor(private readonly connection: TransactionalConnection) {}
 
-  /** Commits the intent now (server databases), before the request leaves. */
+  /** Commits the intent now (server databases), before the request leaves; throws past the bound. */
   async record(ctx: RequestContext, intent: RefundIntent): Promise<void> {
     const row = {
       ...intent,
@@ -37,16 +53,32 @@ export class RefundIntents {
       orderId: String(intent.orderId),
       answer: null,
     };
-    const repository = singleConnection(this.connection.rawConnection)
-      ? this.connection.getRepository(ctx, GatewaykitRefundIntent)
-      : // The data source's own manager: a pooled connection in autocommit, not the admin's transaction.
-        this.connection.rawConnection.getRepository(GatewaykitRefundIntent);
-    await repository.insert(row);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no database connection within ${RECORD_TIMEOUT_MS / 1000} s`)),
+        RECORD_TIMEOUT_MS,
+      );
+    });
+    try {
+      await Promise.race([this.ownStatement(ctx).insert(row), bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Records what the gateway's own answer said of a refund that was not made (refused, or failed at
+   * once), in a statement of its own: should the admin transaction roll back, the intent does not block.
+   */
+  async answered(ctx: RequestContext, merTrackNo: string, answer: 'refused' | 'failed'): Promise<void> {
+    await this.ownStatement(ctx).update({ merTrackNo, answer: IsNull() }, { answer });
   }
 
   /**
    * The intents of the payment no Refund holds (by merTrackNo): refunds sent whose record was lost.
-   * `refunds` are the payment's refunds as read inside its refund section (refund-lock.ts).
+   * `refunds` are the payment's refunds as read inside its refund section (refund-lock.ts), where the
+   * intents are read too (MySQL: a locking read, to see those committed since the transaction began).
    */
   async unheld(
     ctx: RequestContext,
@@ -56,29 +88,50 @@ export class RefundIntents {
     const held = new Set(
       refunds.map((refund) => (refund.metadata as { merTrackNo?: unknown } | null | undefined)?.merTrackNo),
     );
-    const intents = await this.connection
+    const query = this.connection
       .getRepository(ctx, GatewaykitRefundIntent)
-      .find({ where: { paymentId: String(paymentId) }, order: { createdAt: 'ASC' } });
+      .createQueryBuilder('intent')
+      .where('intent.paymentId = :paymentId', { paymentId: String(paymentId) })
+      .orderBy('intent.createdAt', 'ASC');
+    const type = this.connection.rawConnection.options.type;
+    const intents =
+      type === 'mysql' || type === 'mariadb'
+        ? await query.setLock('pessimistic_read').getMany()
+        : await query.getMany();
     return intents.filter((intent) => !held.has(intent.merTrackNo));
   }
 
   /**
-   * Records what the notice of a refund no Refund holds said, on the payment's intent of that
-   * merTrackNo, if there is one not answered yet; returns it.
+   * Records what the notice of a refund no Refund holds said, on the intent of that merTrackNo if it
+   * belongs to `paymentId` (the payment of the notice's trade) and has no answer yet; returns the intent.
    */
   async answer(
     ctx: RequestContext,
-    paymentIds: readonly ID[],
+    paymentId: ID,
     event: RefundEvent,
   ): Promise<GatewaykitRefundIntent | undefined> {
-    if (!event.merTrackNo || paymentIds.length === 0) return undefined;
+    if (!event.merTrackNo) return undefined;
     const repository = this.connection.getRepository(ctx, GatewaykitRefundIntent);
     const intent = await repository.findOne({ where: { merTrackNo: event.merTrackNo } });
-    if (!intent || !paymentIds.map(String).includes(intent.paymentId)) return undefined;
+    if (!intent || intent.paymentId !== String(paymentId)) return undefined;
     if (intent.answer === null) {
       intent.answer = event.status === 'succeeded' ? 'succeeded' : 'failed';
       await repository.update({ merTrackNo: intent.merTrackNo }, { answer: intent.answer });
     }
     return intent;
+  }
+
+  /** Closes an intent no Refund holds and nothing answered (the caller holds the payment's refund section). */
+  async close(ctx: RequestContext, intent: GatewaykitRefundIntent): Promise<void> {
+    await this.connection
+      .getRepository(ctx, GatewaykitRefundIntent)
+      .update({ merTrackNo: intent.merTrackNo }, { answer: 'closed' satisfies RefundIntentAnswer });
+  }
+
+  /** Outside the admin transaction on a server database: a pooled connection in autocommit. */
+  private ownStatement(ctx: RequestContext): Repository<GatewaykitRefundIntent> {
+    return singleConnection(this.connection.rawConnection)
+      ? this.connection.getRepository(ctx, GatewaykitRefundIntent)
+      : this.connection.rawConnection.getRepository(GatewaykitRefundIntent);
   }
 }

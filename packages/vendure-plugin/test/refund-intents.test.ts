@@ -1,0 +1,72 @@
+import { RequestContext } from '@vendure/core';
+import { DataSource } from 'typeorm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GatewaykitRefundIntent } from '../src/entity/refund-intent.entity';
+import { RefundIntents } from '../src/service/refund-intents';
+
+/**
+ * Against a real sql.js database with the intent entity (docs/safety-rules.md#refund-intents): which
+ * intents block a payment's refunds, and what may end one.
+ */
+describe('RefundIntents', () => {
+  let db: DataSource;
+  let intents: RefundIntents;
+  const ctx = RequestContext.empty();
+  const intent = (merTrackNo: string, paymentId = '7') => ({
+    merTrackNo,
+    paymentId,
+    orderId: '10',
+    refundAmount: '5.00',
+    currency: 'USD',
+  });
+  const refundEvent = (merTrackNo: string, status: 'succeeded' | 'failed') =>
+    ({ kind: 'refund', merTrackNo, status }) as never;
+
+  beforeAll(async () => {
+    db = new DataSource({ type: 'sqljs', entities: [GatewaykitRefundIntent], synchronize: true });
+    await db.initialize();
+    intents = new RefundIntents({
+      rawConnection: db,
+      getRepository: (_ctx: unknown, entity: typeof GatewaykitRefundIntent) => db.getRepository(entity),
+    } as never);
+  });
+  afterAll(async () => {
+    await db?.destroy();
+  });
+
+  it('a payment is blocked only by its own intents that no Refund holds by merTrackNo', async () => {
+    await intents.record(ctx, intent('A-P7-R1'));
+    await intents.record(ctx, intent('A-P7-R2'));
+    await intents.record(ctx, intent('A-P8-R1', '8'));
+    const refunds = [{ state: 'Settled', total: 500, metadata: { merTrackNo: 'A-P7-R1' } }];
+    expect((await intents.unheld(ctx, 7, refunds)).map((row) => row.merTrackNo)).toEqual(['A-P7-R2']);
+    expect((await intents.unheld(ctx, 8, [])).map((row) => row.merTrackNo)).toEqual(['A-P8-R1']);
+    // The same merchant refund id is never written twice.
+    await expect(intents.record(ctx, intent('A-P7-R2'))).rejects.toThrow();
+  });
+
+  it("the gateway's own answer ends an unanswered intent, and never replaces an answer", async () => {
+    await intents.record(ctx, intent('B-P7-R1'));
+    await intents.answered(ctx, 'B-P7-R1', 'refused');
+    await intents.answered(ctx, 'B-P7-R1', 'failed');
+    expect(
+      (await db.getRepository(GatewaykitRefundIntent).findOneByOrFail({ merTrackNo: 'B-P7-R1' })).answer,
+    ).toBe('refused');
+  });
+
+  it("a notice answers only the intent of its trade's payment, once; a later notice keeps the first answer", async () => {
+    await intents.record(ctx, intent('C-P7-R1'));
+    expect(await intents.answer(ctx, 8, refundEvent('C-P7-R1', 'succeeded'))).toBeUndefined();
+    expect(await intents.answer(ctx, 7, refundEvent('NOT-SENT', 'succeeded'))).toBeUndefined();
+    expect((await intents.answer(ctx, 7, refundEvent('C-P7-R1', 'failed')))?.answer).toBe('failed');
+    expect((await intents.answer(ctx, 7, refundEvent('C-P7-R1', 'succeeded')))?.answer).toBe('failed');
+  });
+
+  it('an administrator closes an intent', async () => {
+    await intents.record(ctx, intent('D-P9-R1', '9'));
+    const [open] = await intents.unheld(ctx, 9, []);
+    expect(open?.answer).toBeNull();
+    await intents.close(ctx, open as GatewaykitRefundIntent);
+    expect((await intents.unheld(ctx, 9, []))[0]?.answer).toBe('closed');
+  });
+});
