@@ -1,6 +1,6 @@
 import { RequestContext } from '@vendure/core';
 import { DataSource } from 'typeorm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewaykitRefundIntent } from '../src/entity/refund-intent.entity';
 import { RefundIntents } from '../src/service/refund-intents';
 
@@ -68,5 +68,34 @@ describe('RefundIntents', () => {
     expect(open?.answer).toBeNull();
     await intents.close(ctx, open as GatewaykitRefundIntent);
     expect((await intents.unheld(ctx, 9, []))[0]?.answer).toBe('closed');
+  });
+
+  it('on a server database the intent is written outside the admin transaction, and gives up after 5 s without a connection', async () => {
+    vi.useFakeTimers();
+    try {
+      const ownStatements: string[] = [];
+      const waiting = new RefundIntents({
+        rawConnection: {
+          options: { type: 'postgres' },
+          getRepository: () => ({
+            insert: (row: { merTrackNo: string }) => {
+              ownStatements.push(row.merTrackNo);
+              // A pool with no connection to give: the write never starts.
+              return new Promise(() => {});
+            },
+          }),
+        },
+        getRepository: () => {
+          throw new Error('the admin transaction must not write the intent');
+        },
+      } as never);
+      const recording = waiting.record(ctx, intent('E-P7-R1'));
+      const outcome = expect(recording).rejects.toThrow('no database connection within 5 s');
+      await vi.advanceTimersByTimeAsync(5_000);
+      await outcome;
+      expect(ownStatements).toEqual(['E-P7-R1']);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
