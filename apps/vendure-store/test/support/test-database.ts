@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Client } from 'pg';
@@ -33,8 +34,6 @@ export interface TestDatabase {
   close(): Promise<void>;
 }
 
-let copies = 0;
-
 /** A copy of the template for one test file; `dir` is the file's own temporary folder. */
 export async function copyTemplateDatabase(dir: string): Promise<TestDatabase> {
   const template = inject('templateDatabase');
@@ -47,8 +46,8 @@ export async function copyTemplateDatabase(dir: string): Promise<TestDatabase> {
       close: async () => {},
     };
   }
-  copies += 1;
-  const database = `gk_test_${process.pid}_${copies}`;
+  // Unique across test files and worker processes, also when a crashed file left its copy behind.
+  const database = `gk_test_${randomUUID().replaceAll('-', '')}`;
   await onAdmin(template.adminUrl, (admin) =>
     admin.query(`CREATE DATABASE ${database} TEMPLATE ${template.template}`),
   );
