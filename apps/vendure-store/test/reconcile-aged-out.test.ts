@@ -3,16 +3,20 @@
  * - an attempt the gateway's records never settle, past `reconcile.maxAgeMs`: the run stops asking about
  *   it and hands it to a person once, on its order (the age shortened through GATEWAYKIT_RECONCILE_MAX_AGE_MS);
  * - `reconcile.chargebackLookbackDays: 0` (GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS): the run asks the gateway
- *   for no chargebacks, for a merchant account without access to the list.
+ *   for no chargebacks, for a merchant account without access to the list;
+ * - `reconcile.afterMs: 0`: a refund whose record was lost may be closed as not made at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfig, settingsFromEnv } from '../src/config';
 import { pendingChargeNobodyLists, reconcileItems } from './support/reconcile';
-import { paidCardOrder, paymentsWithRefunds, usd } from './support/refunds';
+import { asRefund, paidCardOrder, paymentsWithRefunds, refundOrder, usd } from './support/refunds';
 import { adminOrder, eventually } from './support/shop';
 import { type Stack, startStack } from './support/stack';
+import { TEST_DATABASE } from './support/test-database';
 
 const MAX_AGE_MS = 6000;
+/** Refunds given this reason are rolled back once Settled (the demo's failing-refund-process.ts). */
+const ROLLBACK_REASON = 'test: roll back after the gateway made it';
 
 describe('an attempt the reconciliation stops asking about', () => {
   let stack: Stack;
@@ -26,6 +30,7 @@ describe('an attempt the reconciliation stops asking about', () => {
         GATEWAYKIT_RECONCILE_MAX_AGE_MS: String(MAX_AGE_MS),
         GATEWAYKIT_RECONCILE_SCHEDULE: '0 0 1 1 *',
         GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS: '0',
+        GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON: ROLLBACK_REASON,
       },
     );
   });
@@ -93,6 +98,39 @@ describe('an attempt the reconciliation stops asking about', () => {
       expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
     }
     expect(await chargebacksOf()).toEqual([expect.objectContaining({ batchNo: chargeback.batchNo })]);
+  });
+
+  it('a refund whose record was lost, closed as not made once its notice had its time (afterMs): the payment refunds through Vendure again, under a new id', async () => {
+    const { payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ drop: true });
+    try {
+      await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
+        /test refund process/,
+      );
+      const [made] = stack.sandbox.refunds(payment.transactionId);
+      const { gatewaykitCloseRefundIntent: closed } = await stack.admin.query<{
+        gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
+      }>(
+        `mutation ($merTrackNo: String!) {
+          gatewaykitCloseRefundIntent(merTrackNo: $merTrackNo, made: false, note: "portal shows none") { closed reason } }`,
+        { merTrackNo: made?.merTrackNo },
+      );
+      if (TEST_DATABASE === 'sqljs') {
+        // One connection: the intent rolled back with the request, there is nothing to close.
+        expect(closed).toEqual({ closed: false, reason: `no refund ${made?.merTrackNo} in this channel` });
+        return;
+      }
+      expect(closed).toEqual({
+        closed: true,
+        reason: `refund ${made?.merTrackNo} closed as not made: the payment refunds through Vendure again`,
+      });
+      const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
+      expect(next.state).toBe('Settled');
+      expect(next.metadata?.merTrackNo).toMatch(/-R2$/);
+      expect(made?.merTrackNo).toMatch(/-R1$/);
+    } finally {
+      stack.sandbox.setChaos({});
+    }
   });
 });
 

@@ -4,8 +4,9 @@
  * Admin API mutation and through the scheduled task, exactly as a callback would have settled them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphqlClient, loginAdmin } from '../src/graphql-client';
+import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
+import { limitedAdmin } from './support/admins';
 import { paymentRequests, rawGraphql } from './support/attacker';
 import { pendingChargeNobodyLists, type ReconcileItem } from './support/reconcile';
 import { asRefund, paidCardOrder, refundById, refundOrder } from './support/refunds';
@@ -265,7 +266,7 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(fromShop.body.data ?? null).toBeNull();
     expect(fromShop.body.errors?.[0]?.message).toContain('Cannot query field "gatewaykitCloseAttempt"');
 
-    const forbidden = await rawGraphql(await limitedAdmin(stack.admin), CLOSE_ATTEMPT, variables);
+    const forbidden = await rawGraphql(await limitedAdmin(stack), CLOSE_ATTEMPT, variables);
     expect(forbidden.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     const untouched = await adminOrder(stack.admin, order.id);
     expect([untouched.state, untouched.payments]).toEqual(['ArrangingPayment', []]);
@@ -400,7 +401,7 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(fromShop.body.data ?? null).toBeNull();
     expect(fromShop.body.errors?.[0]?.message).toContain('Cannot query field "gatewaykitReconcile"');
 
-    const limited = await limitedAdmin(stack.admin);
+    const limited = await limitedAdmin(stack);
     const forbidden = await rawGraphql(limited, RECONCILE, {});
     expect(forbidden.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await adminOrder(stack.admin, order.id)).state).toBe('ArrangingPayment');
@@ -408,33 +409,4 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     await reconcile(stack.admin);
     expect((await adminOrder(stack.admin, order.id)).state).toBe('PaymentSettled');
   });
-
-  /** An administrator who may read and update orders, but not run the reconciliation. */
-  async function limitedAdmin(admin: GraphqlClient): Promise<GraphqlClient> {
-    const suffix = Math.random().toString(36).slice(2, 8);
-    const { createRole } = await admin.query<{ createRole: { id: string } }>(
-      `mutation ($input: CreateRoleInput!) { createRole(input: $input) { id } }`,
-      {
-        input: {
-          code: `order-clerk-${suffix}`,
-          description: 'orders only',
-          permissions: ['ReadOrder', 'UpdateOrder'],
-        },
-      },
-    );
-    const email = `clerk-${suffix}@example.com`;
-    await admin.query(
-      `mutation ($input: CreateAdministratorInput!) { createAdministrator(input: $input) { id } }`,
-      {
-        input: {
-          firstName: 'Order',
-          lastName: 'Clerk',
-          emailAddress: email,
-          password: 'clerk-password',
-          roleIds: [createRole.id],
-        },
-      },
-    );
-    return loginAdmin(stack.adminUrl, email, 'clerk-password');
-  }
 });

@@ -7,6 +7,8 @@ import { GatewayClient } from '@gatewaykit/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
+import { limitedAdmin } from './support/admins';
+import { rawGraphql } from './support/attacker';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { type ReconcileItem, reconcileItems } from './support/reconcile';
 import {
@@ -778,38 +780,47 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     expect(refundRequests()).toHaveLength(1);
 
     // Closing it needs the permission, in the order's channel, with a note.
-    const CLOSE = `mutation ($merTrackNo: String!, $note: String!) {
-      gatewaykitCloseRefundIntent(merTrackNo: $merTrackNo, note: $note) { closed reason } }`;
-    await expect(stack.admin.query(CLOSE, { merTrackNo: made?.merTrackNo, note: ' ' })).rejects.toThrow(
-      /note: is required/,
-    );
-    const none = await stack.admin.query<{
-      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
-    }>(CLOSE, { merTrackNo: 'NO-SUCH-R1', note: 'portal shows nothing' });
-    expect(none.gatewaykitCloseRefundIntent).toEqual({
-      closed: false,
-      reason: 'no refund NO-SUCH-R1 in this channel',
+    const CLOSE = `mutation ($merTrackNo: String!, $made: Boolean!, $note: String!) {
+      gatewaykitCloseRefundIntent(merTrackNo: $merTrackNo, made: $made, note: $note) { closed reason } }`;
+    type Closed = { gatewaykitCloseRefundIntent: { closed: boolean; reason: string } };
+    const close = (variables: { merTrackNo?: string; made: boolean; note: string }, admin = stack.admin) =>
+      admin.query<Closed>(CLOSE, variables).then((answer) => answer.gatewaykitCloseRefundIntent);
+    const lost = { merTrackNo: made?.merTrackNo };
+    const forbidden = await rawGraphql(await limitedAdmin(stack), CLOSE, {
+      ...lost,
+      made: false,
+      note: 'none',
     });
-    const closed = await stack.admin.query<{
-      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
-    }>(CLOSE, { merTrackNo: made?.merTrackNo, note: 'the portal shows it made; refunding the rest here' });
-    expect(closed.gatewaykitCloseRefundIntent.closed).toBe(true);
+    expect(forbidden.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(
+      await close({ ...lost, made: false, note: 'none' }, stack.admin.withChannel(JP_CHANNEL_TOKEN)),
+    ).toEqual({
+      closed: false,
+      reason: `no refund ${made?.merTrackNo} in this channel`,
+    });
+    await expect(close({ ...lost, made: true, note: ' ' })).rejects.toThrow(/note: is required/);
+    // Not made, while its notice may still come: refused.
+    expect(await close({ ...lost, made: false, note: 'portal shows nothing yet' })).toMatchObject({
+      closed: false,
+      reason: expect.stringContaining('its notice may still come'),
+    });
+
+    // The portal shows it made: kept on the payment, so the rest is refunded in the portal, never here.
+    expect(await close({ ...lost, made: true, note: 'the portal shows it made' })).toEqual({
+      closed: true,
+      reason: `refund ${made?.merTrackNo} closed as made: further refunds of this payment go through the merchant portal`,
+    });
     expect(await notes(`Refund ${made?.merTrackNo} (5.00 USD, sent`)).toHaveLength(1);
-    const again = await stack.admin.query<{
-      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
-    }>(CLOSE, { merTrackNo: made?.merTrackNo, note: 'twice' });
-    expect(again.gatewaykitCloseRefundIntent).toEqual({
+    expect(await close({ ...lost, made: true, note: 'twice' })).toEqual({
       closed: false,
       reason: `refund ${made?.merTrackNo} is already closed`,
     });
-
-    // The payment refunds again, under a merchant refund id not used before.
     const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
-    expect(next.state).not.toBe('Failed');
-    expect(next.metadata?.merTrackNo).not.toBe(made?.merTrackNo);
-    expect(refundRequests()).toHaveLength(2);
+    expect(next.state).toBe('Failed');
+    expect(next.metadata?.message).toContain('refunded outside the store');
+    expect(refundRequests()).toHaveLength(1);
 
-    // The held notice says the lost one was made: kept on the payment, noted once, refunds go to the portal.
+    // The held notice, delivered late, says the same: noted once, nothing more sent.
     stack.sandbox.setChaos({});
     const held = stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo);
     expect(held.length).toBeGreaterThan(0);
@@ -820,6 +831,6 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     const after = asRefund(await refundOrder(stack.admin, payment.id, 100));
     expect(after.state).toBe('Failed');
     expect(after.metadata?.message).toContain('refunded outside the store');
-    expect(refundRequests()).toHaveLength(2);
+    expect(refundRequests()).toHaveLength(1);
   });
 });

@@ -23,6 +23,7 @@ export const closeAttemptArgs = z.strictObject({
 
 export const closeRefundIntentArgs = z.strictObject({
   merTrackNo: z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+  made: z.boolean(),
   note: z
     .string()
     .trim()

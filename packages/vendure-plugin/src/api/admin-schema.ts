@@ -48,8 +48,10 @@ export const adminApiSchema = gql`
     gatewaykitCloseAttempt(orderNo: String!, note: String!): GatewaykitCloseAttemptResult!
     """
     Closes a gateway refund of this channel whose record was lost (its admin request did not finish), once the
-    merchant portal shows how it ended: the payment's refunds, blocked until then, go through Vendure again
+    merchant portal shows how it ended. made: true keeps it on the payment as a refund Vendure does not count
+    (further refunds go through the portal); false lets the payment refund through Vendure again (only once
+    the refund is older than the reconciliation's afterMs)
     """
-    gatewaykitCloseRefundIntent(merTrackNo: String!, note: String!): GatewaykitCloseRefundIntentResult!
+    gatewaykitCloseRefundIntent(merTrackNo: String!, made: Boolean!, note: String!): GatewaykitCloseRefundIntentResult!
   }
 `;

@@ -42,10 +42,10 @@ export class GatewaykitAdminResolver {
   @Allow(gatewaykitReconcilePermission.Permission)
   gatewaykitCloseRefundIntent(
     @Ctx() ctx: RequestContext,
-    @Args() args: { merTrackNo: string; note: string },
+    @Args() args: { merTrackNo: string; made: boolean; note: string },
   ): Promise<CloseRefundIntentReport> {
     const parsed = parseAdminInput(closeRefundIntentArgs, args);
     if (!parsed.ok) throw new UserInputError(parsed.message);
-    return this.intentCloser.close(ctx, parsed.value.merTrackNo, parsed.value.note);
+    return this.intentCloser.close(ctx, parsed.value);
   }
 }

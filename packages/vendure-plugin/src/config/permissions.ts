@@ -6,5 +6,6 @@ import { PermissionDefinition } from '@vendure/core';
  */
 export const gatewaykitReconcilePermission = new PermissionDefinition({
   name: 'GatewaykitReconcile',
-  description: 'Allows running the card gateway reconciliation now and closing an attempt it leaves open',
+  description:
+    'Allows running the card gateway reconciliation now, closing an attempt it leaves open, and closing a gateway refund whose record was lost',
 });

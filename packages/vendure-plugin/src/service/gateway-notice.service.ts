@@ -7,7 +7,6 @@ import {
   type RefundEvent,
   redactText,
   refundEventOf,
-  withUncountedRefund,
 } from '@gatewaykit/core';
 import { Injectable } from '@nestjs/common';
 import {
@@ -26,8 +25,9 @@ import { OrderNotes } from './order-notes.service';
 import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
 import { RefundFlights } from './refund-flights';
 import { RefundIntents } from './refund-intents';
-import { isGatewayRefund, knownRefundOf, portalRefundsOf, refundMetadataOf } from './refund-notice';
+import { isGatewayRefund, knownRefundOf, refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
+import { keepUncountedRefund } from './uncounted-refund';
 import { vendureAmountToOrderAmount } from './vendure-money';
 
 /** Runs `work` in the attempt store's exclusive section (one transaction holding the attempt's and order's row locks). */
@@ -266,13 +266,7 @@ export class GatewayNoticeService {
     event: RefundEvent,
   ): Promise<void> {
     const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
-    if (!payment) return;
-    const metadata = payment.metadata ?? {};
-    const portalRefunds = withUncountedRefund(portalRefundsOf(metadata), event);
-    if (!portalRefunds) return;
-    await this.connection
-      .getRepository(tx, Payment)
-      .update({ id: payment.id }, { metadata: { ...metadata, portalRefunds } });
+    if (payment) await keepUncountedRefund(this.connection, tx, payment, event);
   }
 
   /**
