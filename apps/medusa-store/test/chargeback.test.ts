@@ -10,6 +10,8 @@ import {
   deliveriesOfBatch,
   paidOrder,
   reconcileNow,
+  redeliverAgain,
+  redeliverLate,
   sandboxRefunds,
 } from './support/payments';
 import { sandboxControl } from './support/sandbox-pages';
@@ -75,12 +77,7 @@ describe('chargebacks', () => {
 
     // A second run, and the lost notice delivered late: nothing added, nothing said again.
     expect((await reconcileNow({ orderNos: [paid.orderNo] })).body.chargebacks).toEqual([]);
-    await sandboxControl('chaos', undefined, 'DELETE');
-    await sandboxControl(`callbacks/${lost!.id}/redeliver`, {});
-    const late = await waitFor(async () => {
-      const [again] = await deliveriesOfBatch(raised.batchNo);
-      return again?.state === 'delivered' && again;
-    }, 'the late notice to be acknowledged');
+    const late = await redeliverLate(lost!.id, raised.batchNo);
     expect(late.attempts.at(-1)?.response).toBe('success');
     expect(await chargebacksOnPayment()).toHaveLength(1);
     expect(alerts(await serverLogSoFar())).toBe(1);
@@ -125,11 +122,7 @@ describe('chargebacks', () => {
     expect(await serverLogSoFar()).toContain(`CHARGEBACK: Chargeback ${raised.batchNo}`);
 
     // The same notice again adds nothing.
-    await sandboxControl(`callbacks/${notice!.id}/redeliver`, {});
-    const repeated = await waitFor(async () => {
-      const [again] = await deliveriesOfBatch(raised.batchNo);
-      return (again?.attempts.length ?? 0) >= 2 && again;
-    }, 'the repeated chargeback notice');
+    const repeated = await redeliverAgain(notice!.id, raised.batchNo);
     expect(repeated.attempts.at(-1)?.response).toBe('success');
     const after = await adminOrder(paid.orderId);
     expect(after.payment_collections[0].payments[0].data.chargebacks).toHaveLength(1);

@@ -13,6 +13,8 @@ import {
   deliveriesOfBatch,
   paidOrder,
   reconcileNow,
+  redeliverAgain,
+  redeliverLate,
   sandboxRefunds,
 } from './support/payments';
 import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
@@ -702,11 +704,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(log()).not.toContain(`(batchNo ${raised.batchNo}): no payment session`);
     expect(await adminFeed()).toContain(`Chargeback ${raised.batchNo} of 5.00 USD`);
 
-    await sandboxControl(`callbacks/${notice!.id}/redeliver`, {});
-    const repeated = await waitFor(async () => {
-      const [again] = await deliveriesOfBatch(raised.batchNo);
-      return (again?.attempts.length ?? 0) >= 2 && again;
-    }, 'the repeated chargeback notice');
+    const repeated = await redeliverAgain(notice!.id, raised.batchNo);
     expect(repeated.attempts.at(-1)?.response).toBe('success');
     expect((await reconcileNow({ orderNos: [session.id] })).body.chargebacks).toEqual([]);
     await serverLogSoFar();
@@ -747,12 +745,7 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect(pageChargebackAlerts(raised.batchNo)).toBe(1);
 
     expect((await reconcileNow({ orderNos: [session.id] })).body.chargebacks).toEqual([]);
-    await sandboxControl('chaos', undefined, 'DELETE');
-    await sandboxControl(`callbacks/${lost!.id}/redeliver`, {});
-    const late = await waitFor(async () => {
-      const [again] = await deliveriesOfBatch(raised.batchNo);
-      return again?.state === 'delivered' && again;
-    }, 'the late notice to be acknowledged');
+    const late = await redeliverLate(lost!.id, raised.batchNo);
     expect(late.attempts.at(-1)?.response).toBe('success');
     await serverLogSoFar();
     expect(pageChargebackAlerts(raised.batchNo)).toBe(1);

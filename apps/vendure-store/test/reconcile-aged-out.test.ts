@@ -9,8 +9,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfig, settingsFromEnv } from '../src/config';
 import { pendingChargeNobodyLists, reconcileItems } from './support/reconcile';
-import { asRefund, paidCardOrder, paymentsWithRefunds, refundOrder, usd } from './support/refunds';
-import { adminOrder, eventually } from './support/shop';
+import {
+  asRefund,
+  chargebackWithLostNotice,
+  paidCardOrder,
+  paymentsWithRefunds,
+  refundOrder,
+  usd,
+} from './support/refunds';
+import { adminOrder } from './support/shop';
 import { type Stack, startStack } from './support/stack';
 import { TEST_DATABASE } from './support/test-database';
 
@@ -73,17 +80,7 @@ describe('an attempt the reconciliation stops asking about', () => {
 
   it('with chargebackLookbackDays 0 the run asks the gateway for no chargebacks: one whose notice was lost is kept when its notice comes', async () => {
     const { order, payment } = await paidCardOrder(stack);
-    stack.sandbox.setChaos({ drop: true });
-    const chargeback = stack.sandbox.raiseChargeback({
-      tradeNo: payment.transactionId,
-      amount: usd(500),
-      reason: 'D4837-No Cardholder Authorization',
-      replyDeadline: '2026-12-24',
-    });
-    const lost = await eventually(
-      async () => stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo),
-      (kept) => kept.length > 0,
-    );
+    const { chargeback, lost } = await chargebackWithLostNotice(stack, payment.transactionId, usd(500));
     const chargebacksOf = async () =>
       (await paymentsWithRefunds(stack.admin, order.id))[0]?.metadata.chargebacks;
 

@@ -13,6 +13,7 @@ import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { type ReconcileItem, reconcileItems } from './support/reconcile';
 import {
   asRefund,
+  chargebackWithLostNotice,
   paidCardOrder,
   paymentsWithRefunds,
   refundById,
@@ -415,17 +416,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
 
   it("a chargeback whose every notice was lost is kept by the reconciliation from the gateway's list and noted once; the notice delivered late adds nothing", async () => {
     const { order, payment } = await paidCardOrder(stack);
-    stack.sandbox.setChaos({ drop: true });
-    const chargeback = stack.sandbox.raiseChargeback({
-      tradeNo: payment.transactionId,
-      amount: usd(500),
-      reason: 'D4837-No Cardholder Authorization',
-      replyDeadline: '2026-12-24',
-    });
-    const lost = await eventually(
-      async () => stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo),
-      (kept) => kept.length > 0,
-    );
+    const { chargeback, lost } = await chargebackWithLostNotice(stack, payment.transactionId, usd(500));
     const chargebacksOf = async () =>
       (await paymentsWithRefunds(stack.admin, order.id))[0]?.metadata.chargebacks;
     const noted = async () =>

@@ -88,6 +88,28 @@ export async function deliveriesOfBatch(batchNo: string): Promise<Delivery[]> {
   return all.filter((delivery) => delivery.batchNo === batchNo);
 }
 
+/**
+ * Lifts the sandbox's chaos and delivers the kept notice `deliveryId` of batch `batchNo` again; waits
+ * until it is acknowledged and returns the delivery.
+ */
+export async function redeliverLate(deliveryId: string, batchNo: string): Promise<Delivery> {
+  await sandboxControl('chaos', undefined, 'DELETE');
+  await sandboxControl(`callbacks/${deliveryId}/redeliver`, {});
+  return waitFor(async () => {
+    const [again] = await deliveriesOfBatch(batchNo);
+    return again?.state === 'delivered' && again;
+  }, 'the late notice to be acknowledged');
+}
+
+/** Delivers the notice `deliveryId` of batch `batchNo` once more; waits until that attempt is answered. */
+export async function redeliverAgain(deliveryId: string, batchNo: string): Promise<Delivery> {
+  await sandboxControl(`callbacks/${deliveryId}/redeliver`, {});
+  return waitFor(async () => {
+    const [again] = await deliveriesOfBatch(batchNo);
+    return (again?.attempts.length ?? 0) >= 2 && again;
+  }, 'the repeated notice');
+}
+
 /** Waits until the payment data shows the refund `merTrackNo` with `status`; returns the entry. */
 export async function refundEntryWhen(
   paymentId: string,

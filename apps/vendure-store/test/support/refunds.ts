@@ -1,5 +1,5 @@
 import type { GraphqlClient } from '../../src/graphql-client';
-import { adminOrder, CARDS, cardInput, prepareOrder, startPayment } from './shop';
+import { adminOrder, CARDS, cardInput, eventually, prepareOrder, startPayment } from './shop';
 import { type Stack, shopClient } from './stack';
 
 export interface AdminRefund {
@@ -96,4 +96,23 @@ export async function refundTransitions(admin: GraphqlClient, orderId: string, r
 /** Vendure minor units (2 decimals in the demo's USD) as the gateway's amount. */
 export function usd(minor: number): string {
   return (minor / 100).toFixed(2);
+}
+
+/**
+ * A chargeback of `amount` raised on the trade with every notice kept by the sandbox (chaos `drop`,
+ * lifted by the caller): the chargeback and its kept deliveries.
+ */
+export async function chargebackWithLostNotice(stack: Stack, tradeNo: string, amount: string) {
+  stack.sandbox.setChaos({ drop: true });
+  const chargeback = stack.sandbox.raiseChargeback({
+    tradeNo,
+    amount,
+    reason: 'D4837-No Cardholder Authorization',
+    replyDeadline: '2026-12-24',
+  });
+  const lost = await eventually(
+    async () => stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo),
+    (kept) => kept.length > 0,
+  );
+  return { chargeback, lost };
 }

@@ -226,10 +226,20 @@ export async function reportChargeback(
     scope,
     'CHARGEBACK',
     'Chargeback raised',
-    `Chargeback ${chargeback.batchNo ?? '?'} of ${chargeback.amount ?? '?'} ${chargeback.currency ?? ''} on ` +
-      `${describePayment(payment)}: ${chargeback.reason ?? 'no reason given'}. ` +
-      `Reply in the gateway's merchant portal by ${chargeback.replyDeadline ?? 'the deadline the gateway gives'}.`,
+    `${chargebackSummary(payment, chargeback)} Reply in the gateway's merchant portal by ${replyDeadline(chargeback)}.`,
   );
+}
+
+/** What a chargeback alert opens with: which chargeback, how much, on which payment, and why. */
+function chargebackSummary(payment: PaymentRef, chargeback: ChargebackEvent): string {
+  return (
+    `Chargeback ${chargeback.batchNo ?? '?'} of ${chargeback.amount ?? '?'} ${chargeback.currency ?? ''} on ` +
+    `${describePayment(payment)}: ${chargeback.reason ?? 'no reason given'}.`
+  );
+}
+
+function replyDeadline(chargeback: ChargebackEvent): string {
+  return chargeback.replyDeadline ?? 'the deadline the gateway gives';
 }
 
 /**
@@ -246,12 +256,11 @@ export async function reportChargebackOnUnappliedPayment(
     scope,
     'CHARGEBACK ON UNAPPLIED PAYMENT',
     'Chargeback on a payment never applied',
-    `Chargeback ${chargeback.batchNo ?? '?'} of ${chargeback.amount ?? '?'} ${chargeback.currency ?? ''} on ` +
-      `${describePayment(payment)}: ${chargeback.reason ?? 'no reason given'}. ` +
+    `${chargebackSummary(payment, chargeback)} ` +
       'This payment was never applied to an order: its payment session was deleted (the cart changed) while the shopper had its gateway page open. ' +
       "The cardholder's bank has taken this money back: do NOT also refund it in the gateway's merchant portal, " +
       'as the PAID BUT NOT APPLIED alert for this orderNo asks (the money would go back twice; only what the chargeback leaves of the payment is still to refund). ' +
-      `Reply to the chargeback in the gateway's merchant portal by ${chargeback.replyDeadline ?? 'the deadline the gateway gives'}` +
+      `Reply to the chargeback in the gateway's merchant portal by ${replyDeadline(chargeback)}` +
       ' (if the payment was refunded there already, say so in the reply).',
   );
 }
