@@ -129,6 +129,45 @@ describe('an attempt the reconciliation stops asking about', () => {
       stack.sandbox.setChaos({});
     }
   });
+
+  it('a refund whose record was lost and whose notice never came is read back by the run from its batchNo: made, it is kept on the payment and later refunds go to the portal', async () => {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ drop: true });
+    try {
+      await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
+        /test refund process/,
+      );
+      const [made] = stack.sandbox.refunds(payment.transactionId);
+      const mine = async () =>
+        (await reconcileItems(stack.admin)).filter((item) => item.reference === made?.batchNo);
+      if (TEST_DATABASE === 'sqljs') {
+        // One connection: the intent rolled back with the request, the run has nothing to read back.
+        expect(await mine()).toEqual([]);
+        return;
+      }
+      expect(await mine()).toEqual([
+        expect.objectContaining({
+          kind: 'refund',
+          orderCode: order.code,
+          before: 'record lost',
+          after: 'succeeded',
+        }),
+      ]);
+      const noted = (await adminOrder(stack.admin, order.id)).history.items.filter(
+        (entry) =>
+          entry.type === 'ORDER_NOTE' &&
+          String(entry.data.note).includes('sent from here but never recorded'),
+      );
+      expect(noted).toHaveLength(1);
+      const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
+      expect(next.state).toBe('Failed');
+      expect(next.metadata?.message).toContain('refunded outside the store');
+      // Answered: the next run leaves it.
+      expect(await mine()).toEqual([]);
+    } finally {
+      stack.sandbox.setChaos({});
+    }
+  });
 });
 
 describe('a chargeback look-back that is not whole days from 0 to 366', () => {

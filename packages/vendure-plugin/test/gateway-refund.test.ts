@@ -95,6 +95,7 @@ function service(
       answered: async (_ctx: unknown, merTrackNo: string, answer: string) => {
         answered.push([merTrackNo, answer]);
       },
+      numbered: async () => {},
     } as never,
   );
   return { refunds, sent, notes, recorded, answered };

@@ -27,6 +27,13 @@ export class GatewaykitRefundIntent {
   currency: string;
 
   /**
+   * The gateway's refund number, once its answer gave one (written on its own, as the intent is): the
+   * reconciliation reads the refund back by it when the record was lost and no notice came.
+   */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  batchNo: string | null;
+
+  /**
    * Only for an intent no Refund holds (its record was lost): what its notice said, `succeeded` (kept
    * on the payment as a refund Vendure does not count) or `failed` (nothing was refunded); null while
    * no notice has come.

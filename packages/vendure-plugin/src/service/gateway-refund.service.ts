@@ -232,6 +232,13 @@ export class GatewayRefundService {
       `Order ${order.code}: refund ${request.merTrackNo} (${request.refundAmount} ${paid.currency}) sent, batchNo ${batchNo}, ${status}`,
       loggerCtx,
     );
+    // Should this request's transaction roll back, the reconciliation can read the refund back by it.
+    await this.intents.numbered(ctx, request.merTrackNo, batchNo).catch((error: unknown) => {
+      Logger.warn(
+        `refund ${request.merTrackNo}: its batchNo could not be kept with its intent: ${redactedErrorText(error)}`,
+        loggerCtx,
+      );
+    });
     // A refund the answer already calls made is settled now; its notice then repeats it.
     return status === 'succeeded'
       ? {

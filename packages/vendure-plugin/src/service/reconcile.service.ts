@@ -8,10 +8,18 @@ import {
   redactText,
 } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
-import { type ID, Logger, Refund, type RequestContext, TransactionalConnection } from '@vendure/core';
+import {
+  type ID,
+  Logger,
+  Payment,
+  Refund,
+  type RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
 import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import { ChannelContextService } from '../http/channel-context.service';
 import type { GatewaykitPluginOptions } from '../types';
 import { attemptClockNow } from './attempt-clock';
@@ -24,6 +32,7 @@ import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
 import { type ChargebackSource, chargebackSources } from './reconcile-chargebacks';
+import { RefundIntents } from './refund-intents';
 import { refundMetadataOf } from './refund-notice';
 import type { RefundMetadata } from './refund-request';
 
@@ -76,6 +85,7 @@ export class ReconcileService {
     private readonly recorder: PaymentRecorderService,
     private readonly notices: GatewayNoticeService,
     private readonly notes: OrderNotes,
+    private readonly intents: RefundIntents,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) options: GatewaykitPluginOptions,
   ) {
     const { chargebackLookbackDays, ...reconcile } = options.reconcile ?? {};
@@ -167,6 +177,29 @@ export class ReconcileService {
         reason: result.reason,
       });
     }
+    // Refunds sent whose record was lost and whose notice has not come, read back by batchNo.
+    const lost = await this.intents.unansweredNumbered(
+      new Date(now - this.settings.maxAgeMs),
+      new Date(now - this.settings.afterMs),
+      this.settings.batchSize,
+    );
+    for (const intent of lost) {
+      const item = await this.lostRefund(intent, contextOf, only).catch(
+        (error: unknown): ReconcileItem => ({
+          kind: 'refund',
+          orderCode: '',
+          reference: intent.batchNo ?? intent.merTrackNo,
+          before: 'record lost',
+          after: 'record lost',
+          reason: failed(`(order ${intent.orderId})`, `refund ${intent.merTrackNo}`, error),
+        }),
+      );
+      if (!item) continue;
+      report.checked++;
+      if (item.after !== item.before) report.changed++;
+      report.items.push(item);
+    }
+
     const sources =
       this.chargebackLookbackMs > 0 ? await chargebackSources(attemptRows, batch.channelId) : [];
     for (const source of sources) {
@@ -380,6 +413,44 @@ export class ReconcileService {
     );
     const after = applied === 'settled' ? 'Settled' : applied === 'failed' ? 'Failed' : 'Pending';
     return { after, reason: `${read.reason}${after === 'Pending' ? ` (${applied})` : ''}` };
+  }
+
+  /**
+   * A refund sent whose record was lost (refund-intents.ts) and that the gateway numbered: read back by
+   * its batchNo and applied as its notice would be (GatewayNoticeService: made, kept as a refund Vendure
+   * does not count; failed, the payment refunds again). Undefined when a Refund holds it after all, or
+   * it is another channel's.
+   */
+  private async lostRefund(
+    intent: GatewaykitRefundIntent,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+    only: { channelId: ID } | undefined,
+  ): Promise<ReconcileItem | undefined> {
+    const payment = await this.connection.rawConnection
+      .getRepository(Payment)
+      .findOne({ where: { id: intent.paymentId }, relations: ['refunds'] });
+    const held = payment?.refunds?.some(
+      (refund) => refundMetadataOf(refund).merTrackNo === intent.merTrackNo,
+    );
+    const orderNo = (payment?.metadata as { orderNo?: unknown } | undefined)?.orderNo;
+    if (!payment || held || typeof orderNo !== 'string') return undefined;
+    const row = await this.connection.rawConnection
+      .getRepository(GatewaykitPaymentAttempt)
+      .findOne({ where: { orderNo } });
+    if (!row || (only && row.channelId !== String(only.channelId))) return undefined;
+    const batchNo = intent.batchNo ?? undefined;
+    const result = await this.refund(row, batchNo, { merTrackNo: intent.merTrackNo }, contextOf);
+    const now = await this.connection.rawConnection
+      .getRepository(GatewaykitRefundIntent)
+      .findOne({ where: { merTrackNo: intent.merTrackNo } });
+    return {
+      kind: 'refund',
+      orderCode: row.orderCode,
+      reference: batchNo ?? intent.merTrackNo,
+      before: 'record lost',
+      after: now?.answer ?? 'record lost',
+      reason: result.reason,
+    };
   }
 
   private async methodOf(

@@ -51,6 +51,7 @@ export class RefundIntents {
       ...intent,
       paymentId: String(intent.paymentId),
       orderId: String(intent.orderId),
+      batchNo: null,
       answer: null,
     };
     let timer: NodeJS.Timeout | undefined;
@@ -76,6 +77,27 @@ export class RefundIntents {
    */
   async answered(ctx: RequestContext, merTrackNo: string, answer: 'refused' | 'failed'): Promise<void> {
     await this.ownStatement(ctx).update({ merTrackNo, answer: IsNull() }, { answer });
+  }
+
+  /** Keeps the gateway's refund number with the intent, in a statement of its own (for the reconciliation). */
+  async numbered(ctx: RequestContext, merTrackNo: string, batchNo: string): Promise<void> {
+    await this.ownStatement(ctx).update({ merTrackNo }, { batchNo });
+  }
+
+  /**
+   * Intents no notice or answer ended that the gateway numbered, created between `from` and `to`, oldest
+   * first: the reconciliation reads each back by its batchNo (those a Refund holds are skipped there).
+   */
+  unansweredNumbered(from: Date, to: Date, limit: number): Promise<GatewaykitRefundIntent[]> {
+    return this.connection.rawConnection
+      .getRepository(GatewaykitRefundIntent)
+      .createQueryBuilder('intent')
+      .where('intent.answer IS NULL')
+      .andWhere('intent.batchNo IS NOT NULL')
+      .andWhere('intent.createdAt BETWEEN :from AND :to', { from, to })
+      .orderBy('intent.createdAt', 'ASC')
+      .take(limit)
+      .getMany();
   }
 
   /**
