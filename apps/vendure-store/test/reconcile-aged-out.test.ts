@@ -125,6 +125,13 @@ describe('an attempt the reconciliation stops asking about', () => {
       expect(next.state).toBe('Settled');
       expect(next.metadata?.merTrackNo).toMatch(/-R2$/);
       expect(made?.merTrackNo).toMatch(/-R1$/);
+      // The saved Refund marked its intent in the same transaction: the run never reads it back.
+      const intents = (await stack.databaseText())
+        .split('\n')
+        .filter((line) => line.startsWith('{"table":"gatewaykit_refund_intent"'))
+        .map((line) => JSON.parse(line).row as { merTrackNo: string; answer: string | null });
+      expect(intents.find((row) => row.merTrackNo === next.metadata?.merTrackNo)?.answer).toBe('recorded');
+      expect(intents.find((row) => row.merTrackNo === made?.merTrackNo)?.answer).toBe('closed');
     } finally {
       stack.sandbox.setChaos({});
     }
@@ -162,8 +169,18 @@ describe('an attempt the reconciliation stops asking about', () => {
       const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
       expect(next.state).toBe('Failed');
       expect(next.metadata?.message).toContain('refunded outside the store');
-      // Answered: the next run leaves it.
+      // Answered: the next run leaves it, and its notice delivered late notes nothing more.
       expect(await mine()).toEqual([]);
+      stack.sandbox.setChaos({});
+      for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo)) {
+        expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+      }
+      const notedAgain = (await adminOrder(stack.admin, order.id)).history.items.filter(
+        (entry) =>
+          entry.type === 'ORDER_NOTE' &&
+          String(entry.data.note).includes('sent from here but never recorded'),
+      );
+      expect(notedAgain).toHaveLength(1);
     } finally {
       stack.sandbox.setChaos({});
     }

@@ -25,10 +25,13 @@ describe('RefundIntents', () => {
   beforeAll(async () => {
     db = new DataSource({ type: 'sqljs', entities: [GatewaykitRefundIntent], synchronize: true });
     await db.initialize();
-    intents = new RefundIntents({
-      rawConnection: db,
-      getRepository: (_ctx: unknown, entity: typeof GatewaykitRefundIntent) => db.getRepository(entity),
-    } as never);
+    intents = new RefundIntents(
+      {
+        rawConnection: db,
+        getRepository: (_ctx: unknown, entity: typeof GatewaykitRefundIntent) => db.getRepository(entity),
+      } as never,
+      {} as never,
+    );
   });
   afterAll(async () => {
     await db?.destroy();
@@ -62,6 +65,23 @@ describe('RefundIntents', () => {
     expect((await intents.answer(ctx, 7, refundEvent('C-P7-R1', 'succeeded')))?.answer).toBe('failed');
   });
 
+  it('an intent its Refund holds is marked recorded with it, and the run reads back only those nothing ended', async () => {
+    await intents.record(ctx, intent('F-P7-R1'));
+    await intents.record(ctx, intent('F-P7-R2'));
+    await intents.numbered(ctx, 'F-P7-R1', 'B1');
+    await intents.numbered(ctx, 'F-P7-R2', 'B2');
+    await intents.held(ctx, 'F-P7-R1');
+    const window = [new Date(Date.now() - 60_000), new Date(Date.now() + 60_000)] as const;
+    const lost = await intents.unansweredNumbered(...window, 10);
+    expect(lost.map((row) => row.merTrackNo)).toContain('F-P7-R2');
+    expect(lost.map((row) => row.merTrackNo)).not.toContain('F-P7-R1');
+    // A later answer never replaces `recorded`.
+    await intents.answered(ctx, 'F-P7-R1', 'refused');
+    expect(
+      (await db.getRepository(GatewaykitRefundIntent).findOneByOrFail({ merTrackNo: 'F-P7-R1' })).answer,
+    ).toBe('recorded');
+  });
+
   it('an administrator closes an intent', async () => {
     await intents.record(ctx, intent('D-P9-R1', '9'));
     const [open] = await intents.unheld(ctx, 9, []);
@@ -74,21 +94,24 @@ describe('RefundIntents', () => {
     vi.useFakeTimers();
     try {
       const ownStatements: string[] = [];
-      const waiting = new RefundIntents({
-        rawConnection: {
-          options: { type: 'postgres' },
-          getRepository: () => ({
-            insert: (row: { merTrackNo: string }) => {
-              ownStatements.push(row.merTrackNo);
-              // A pool with no connection to give: the write never starts.
-              return new Promise(() => {});
-            },
-          }),
-        },
-        getRepository: () => {
-          throw new Error('the admin transaction must not write the intent');
-        },
-      } as never);
+      const waiting = new RefundIntents(
+        {
+          rawConnection: {
+            options: { type: 'postgres' },
+            getRepository: () => ({
+              insert: (row: { merTrackNo: string }) => {
+                ownStatements.push(row.merTrackNo);
+                // A pool with no connection to give: the write never starts.
+                return new Promise(() => {});
+              },
+            }),
+          },
+          getRepository: () => {
+            throw new Error('the admin transaction must not write the intent');
+          },
+        } as never,
+        {} as never,
+      );
       const recording = waiting.record(ctx, intent('E-P7-R1'));
       const outcome = expect(recording).rejects.toThrow('no database connection within 5 s');
       await vi.advanceTimersByTimeAsync(5_000);

@@ -20,6 +20,7 @@ import {
 } from '@vendure/core';
 import { loggerCtx } from '../constants';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import type { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import { chargebackNote, withChargeback } from './chargebacks';
 import { OrderNotes } from './order-notes.service';
 import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
@@ -89,7 +90,7 @@ export class GatewayNoticeService {
         // Only the intent of the payment of the notice's trade: that payment keeps what it answers.
         const tradePayment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
         const lost = tradePayment ? await this.intents.answer(tx, tradePayment.id, event) : undefined;
-        if (lost) return this.lostRecordAnswered(tx, row, payments, event, source);
+        if (lost) return this.lostRecordAnswered(tx, row, payments, lost, event, source);
         const byHand =
           event.status === 'succeeded' ? await this.bindRecordedByHand(tx, row, payments, event) : undefined;
         if (byHand) {
@@ -239,18 +240,22 @@ export class GatewayNoticeService {
     tx: RequestContext,
     row: GatewaykitPaymentAttempt,
     payments: Payment[],
+    intent: GatewaykitRefundIntent,
     event: RefundEvent,
     source: string,
   ): Promise<'unmatched'> {
-    const made = event.status === 'succeeded';
-    if (made) await this.keepPortalRefund(tx, row, payments, event);
+    // The first answer stands (a later notice repeating or contradicting it changes nothing); one an
+    // administrator closed still keeps a refund its notice says was made.
+    const made = intent.answer === 'closed' ? event.status === 'succeeded' : intent.answer === 'succeeded';
+    if (made) await this.keepPortalRefund(tx, row, payments, { ...event, status: 'succeeded' });
+    // The same words whichever path brings it (notice or read-back), so it is noted once.
     const text =
-      `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${`${event.amount ?? '?'} ${event.currency ?? ''}`.trim()} ` +
-      `(batchNo ${event.batchNo ?? '?'}) is refund ${event.merTrackNo ?? '?'}, sent from here but never recorded (the request that sent it did not finish). ` +
+      `Gateway refund ${intent.merTrackNo} of ${intent.refundAmount} ${intent.currency} (batchNo ${event.batchNo ?? '?'}), ` +
+      'sent from here but never recorded (the request that sent it did not finish): ' +
       (made
-        ? 'It was made: it is kept on the payment, and any further refund of this payment is made in the merchant portal. Do not record it here with a refund: that would send the money again.'
-        : `It failed${event.reason ? ` (${event.reason})` : ''}: nothing was refunded, and the payment can be refunded here again.`);
-    Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
+        ? 'it was made. It is kept on the payment, and any further refund of this payment is made in the merchant portal. Do not record it here with a refund: that would send the money again.'
+        : 'it failed. Nothing was refunded, and the payment can be refunded here again.');
+    Logger.warn(`Order ${row.orderCode}: ${source}: ${redactText(text)}`, loggerCtx);
     await this.notes.noteOnce(tx, row.orderId, text);
     return 'unmatched';
   }

@@ -443,12 +443,14 @@ export class ReconcileService {
     const now = await this.connection.rawConnection
       .getRepository(GatewaykitRefundIntent)
       .findOne({ where: { merTrackNo: intent.merTrackNo } });
+    // A Refund committed meanwhile was settled by the read-back instead: its state is the outcome.
+    const after = result.after !== 'Pending' ? result.after : (now?.answer ?? 'record lost');
     return {
       kind: 'refund',
       orderCode: row.orderCode,
       reference: batchNo ?? intent.merTrackNo,
       before: 'record lost',
-      after: now?.answer ?? 'record lost',
+      after,
       reason: result.reason,
     };
   }

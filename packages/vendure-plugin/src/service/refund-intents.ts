@@ -1,6 +1,6 @@
-import type { RefundEvent } from '@gatewaykit/core';
-import { Injectable } from '@nestjs/common';
-import { type ID, type RequestContext, TransactionalConnection } from '@vendure/core';
+import type { RefundEvent as GatewayRefundEvent } from '@gatewaykit/core';
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { EventBus, type ID, RefundEvent, type RequestContext, TransactionalConnection } from '@vendure/core';
 import { IsNull, type Repository } from 'typeorm';
 import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import { singleConnection } from './attempt-lock';
@@ -16,11 +16,13 @@ export interface RefundIntent {
 }
 
 /**
- * How an intent no Refund holds ended: its notice said `succeeded` or `failed`; the gateway's own answer
- * said `refused` or `failed` (nothing was refunded); or an administrator `closed` it after looking it up
- * in the merchant portal. Only an intent without one blocks the payment's refunds.
+ * How an intent ended: `recorded` (its Refund was saved, in the same transaction); or, for one no Refund
+ * holds, its notice (or the reconciliation's read-back) said `succeeded` or `failed`, the gateway's own
+ * answer said `refused` or `failed` (nothing was refunded), or an administrator `closed` it after looking
+ * it up in the merchant portal. Only an intent no Refund holds and without an answer blocks the
+ * payment's refunds.
  */
-export type RefundIntentAnswer = 'succeeded' | 'failed' | 'refused' | 'closed';
+export type RefundIntentAnswer = 'recorded' | 'succeeded' | 'failed' | 'refused' | 'closed';
 
 /**
  * The longest the intent's write may wait. On a server database it needs a second pooled connection
@@ -42,8 +44,24 @@ const RECORD_TIMEOUT_MS = 5_000;
  * so a rollback takes the intent with it there.
  */
 @Injectable()
-export class RefundIntents {
-  constructor(private readonly connection: TransactionalConnection) {}
+export class RefundIntents implements OnApplicationBootstrap {
+  constructor(
+    private readonly connection: TransactionalConnection,
+    private readonly eventBus: EventBus,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    // Blocking: runs inside the admin request right after Vendure saved the Refund, before its commit.
+    this.eventBus.registerBlockingEventHandler({
+      event: RefundEvent,
+      id: 'gatewaykit-refund-intent-held',
+      handler: async (event) => {
+        const merTrackNo = (event.refund.metadata as { merTrackNo?: unknown } | undefined)?.merTrackNo;
+        if (event.type === 'created' && typeof merTrackNo === 'string')
+          await this.held(event.ctx, merTrackNo);
+      },
+    });
+  }
 
   /** Commits the intent now (server databases), before the request leaves; throws past the bound. */
   async record(ctx: RequestContext, intent: RefundIntent): Promise<void> {
@@ -54,21 +72,7 @@ export class RefundIntents {
       batchNo: null,
       answer: null,
     };
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`no database connection within ${RECORD_TIMEOUT_MS / 1000} s`)),
-        RECORD_TIMEOUT_MS,
-      );
-    });
-    const insert = this.ownStatement(ctx).insert(row);
-    // Past the bound the refund is refused: a late failure of the write changes nothing then.
-    insert.catch(() => undefined);
-    try {
-      await Promise.race([insert, bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withinBound(this.ownStatement(ctx).insert(row));
   }
 
   /**
@@ -76,17 +80,18 @@ export class RefundIntents {
    * once), in a statement of its own: should the admin transaction roll back, the intent does not block.
    */
   async answered(ctx: RequestContext, merTrackNo: string, answer: 'refused' | 'failed'): Promise<void> {
-    await this.ownStatement(ctx).update({ merTrackNo, answer: IsNull() }, { answer });
+    await withinBound(this.ownStatement(ctx).update({ merTrackNo, answer: IsNull() }, { answer }));
   }
 
   /** Keeps the gateway's refund number with the intent, in a statement of its own (for the reconciliation). */
   async numbered(ctx: RequestContext, merTrackNo: string, batchNo: string): Promise<void> {
-    await this.ownStatement(ctx).update({ merTrackNo }, { batchNo });
+    await withinBound(this.ownStatement(ctx).update({ merTrackNo }, { batchNo }));
   }
 
   /**
-   * Intents no notice or answer ended that the gateway numbered, created between `from` and `to`, oldest
-   * first: the reconciliation reads each back by its batchNo (those a Refund holds are skipped there).
+   * Intents nothing ended that the gateway numbered, created between `from` and `to`, oldest first:
+   * refunds whose record was lost (a saved Refund marks its intent `recorded`), which the reconciliation
+   * reads back by batchNo.
    */
   unansweredNumbered(from: Date, to: Date, limit: number): Promise<GatewaykitRefundIntent[]> {
     return this.connection.rawConnection
@@ -127,13 +132,14 @@ export class RefundIntents {
   }
 
   /**
-   * Records what the notice of a refund no Refund holds said, on the intent of that merTrackNo if it
-   * belongs to `paymentId` (the payment of the notice's trade) and has no answer yet; returns the intent.
+   * Records what the notice of a refund no Refund holds said (or the reconciliation's read-back), on the
+   * intent of that merTrackNo if it belongs to `paymentId` (the payment of the notice's trade), unless
+   * it has an answer already; returns the intent with its answer, the first one standing.
    */
   async answer(
     ctx: RequestContext,
     paymentId: ID,
-    event: RefundEvent,
+    event: GatewayRefundEvent,
   ): Promise<GatewaykitRefundIntent | undefined> {
     if (!event.merTrackNo) return undefined;
     const repository = this.connection.getRepository(ctx, GatewaykitRefundIntent);
@@ -144,6 +150,17 @@ export class RefundIntents {
       await repository.update({ merTrackNo: intent.merTrackNo }, { answer: intent.answer });
     }
     return intent;
+  }
+
+  /**
+   * Marks the intent its Refund now holds, in the admin transaction that saves that Refund (Vendure's
+   * RefundEvent, published inside it): committed with the Refund, rolled back with it. The
+   * reconciliation then reads back only intents whose record was lost.
+   */
+  async held(ctx: RequestContext, merTrackNo: string): Promise<void> {
+    await this.connection
+      .getRepository(ctx, GatewaykitRefundIntent)
+      .update({ merTrackNo, answer: IsNull() }, { answer: 'recorded' satisfies RefundIntentAnswer });
   }
 
   /** Closes an intent no Refund holds and nothing answered (the caller holds the payment's refund section). */
@@ -158,5 +175,22 @@ export class RefundIntents {
     return singleConnection(this.connection.rawConnection)
       ? this.connection.getRepository(ctx, GatewaykitRefundIntent)
       : this.connection.rawConnection.getRepository(GatewaykitRefundIntent);
+  }
+}
+
+/** The own statements wait at most RECORD_TIMEOUT_MS; a late failure past it changes nothing. */
+async function withinBound<T>(statement: Promise<T>): Promise<T> {
+  statement.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`no database connection within ${RECORD_TIMEOUT_MS / 1000} s`)),
+      RECORD_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([statement, bound]);
+  } finally {
+    clearTimeout(timer);
   }
 }
