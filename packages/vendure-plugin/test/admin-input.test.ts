@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closeAttemptArgs, parseAdminInput } from '../src/api/admin-input';
+import { closeAttemptArgs, closeRefundIntentArgs, parseAdminInput } from '../src/api/admin-input';
 
 describe('gatewaykitCloseAttempt arguments', () => {
   it('takes an orderNo and a note, trimmed', () => {
@@ -34,5 +34,34 @@ describe('gatewaykitCloseAttempt arguments', () => {
     expect(parseAdminInput(closeAttemptArgs, { orderNo: 'A-1', note: 'n', status: 'succeeded' }).ok).toBe(
       false,
     );
+  });
+});
+
+describe('gatewaykitCloseRefundIntent arguments', () => {
+  it('takes a merTrackNo, what the portal shows and a note, trimmed', () => {
+    expect(
+      parseAdminInput(closeRefundIntentArgs, {
+        merTrackNo: 'ABC-P7-R1',
+        made: true,
+        note: ' portal shows it ',
+      }),
+    ).toEqual({ ok: true, value: { merTrackNo: 'ABC-P7-R1', made: true, note: 'portal shows it' } });
+  });
+
+  it('attack: refuses a blank or overlong id, a made that is not a boolean, a blank note, and extra keys (a forged answer), naming the field', () => {
+    const base = { merTrackNo: 'ABC-P7-R1', made: false, note: 'none in the portal' };
+    const cases: [Record<string, unknown>, RegExp][] = [
+      [{ ...base, merTrackNo: '' }, /^merTrackNo: /],
+      [{ ...base, merTrackNo: 'x'.repeat(101) }, /^merTrackNo: /],
+      [{ ...base, made: 'true' }, /^made: /],
+      [{ ...base, made: undefined }, /^made: /],
+      [{ ...base, note: '   ' }, /^note: /],
+      [{ ...base, answer: 'succeeded' }, /answer/],
+    ];
+    for (const [args, field] of cases) {
+      const parsed = parseAdminInput(closeRefundIntentArgs, args);
+      expect(parsed.ok).toBe(false);
+      if (!parsed.ok) expect(parsed.message).toMatch(field);
+    }
   });
 });

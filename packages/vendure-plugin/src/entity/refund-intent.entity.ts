@@ -34,9 +34,10 @@ export class GatewaykitRefundIntent {
   batchNo: string | null;
 
   /**
-   * Only for an intent no Refund holds (its record was lost): what its notice said, `succeeded` (kept
-   * on the payment as a refund Vendure does not count) or `failed` (nothing was refunded); null while
-   * no notice has come.
+   * How it ended (service/refund-intents.ts, RefundIntentAnswer): `recorded` when its Refund was saved;
+   * for one whose record was lost, what its notice or read-back said (`succeeded`, `failed`), what the
+   * gateway's own answer said (`refused`, `failed`), or `closed` by an administrator. Null while nothing
+   * has ended it: one no Refund holds then blocks its payment's refunds.
    */
   @Column({ type: 'varchar', length: 16, nullable: true })
   answer: string | null;

@@ -4,6 +4,7 @@ import { Logger, OrderService, type RequestContext, TransactionalConnection } fr
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
+import { administratorName } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { isUnappliedCharge, releaseUnappliedCharge } from './unapplied-charge';
 
@@ -98,8 +99,7 @@ export class CloseAttemptService {
     what: string,
     note: string,
   ): Promise<void> {
-    const who = adminCtx.session?.user?.identifier ?? `user ${String(adminCtx.activeUserId ?? '?')}`;
-    const text = redactText(`${what} ${who}: ${note.trim()}`);
+    const text = redactText(`${what} ${administratorName(adminCtx)}: ${note.trim()}`);
     Logger.info(`Order ${row.orderCode}: ${text}`, loggerCtx);
     await this.orderService.addNoteToOrder(adminCtx, { id: row.orderId, note: text, isPublic: false });
   }

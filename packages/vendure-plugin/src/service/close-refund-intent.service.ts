@@ -1,10 +1,11 @@
 import { redactText } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
-import { Logger, OrderService, Payment, type RequestContext, TransactionalConnection } from '@vendure/core';
+import { Logger, Payment, type RequestContext, TransactionalConnection } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import type { GatewaykitPluginOptions } from '../types';
+import { administratorName, OrderNotes } from './order-notes.service';
 import { RECONCILE_DEFAULTS } from './reconcile.service';
 import { RefundIntents } from './refund-intents';
 import { RefundLock } from './refund-lock';
@@ -40,7 +41,7 @@ export class CloseRefundIntentService {
     private readonly connection: TransactionalConnection,
     private readonly intents: RefundIntents,
     private readonly lock: RefundLock,
-    private readonly orderService: OrderService,
+    private readonly notes: OrderNotes,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
 
@@ -105,15 +106,14 @@ export class CloseRefundIntentService {
 
   /** A private order note naming the administrator, who is also its author in the history. */
   private async note(ctx: RequestContext, intent: GatewaykitRefundIntent, input: CloseRefundIntentInput) {
-    const who = ctx.session?.user?.identifier ?? `user ${String(ctx.activeUserId ?? '?')}`;
     const outcome = input.made
       ? 'made (the merchant portal shows it): kept on the payment as a refund Vendure does not count, so any more of this payment is refunded in the merchant portal'
       : 'not made (the merchant portal shows none): refunds of this payment go through Vendure again; should its notice still say it was made, it is kept as a refund Vendure does not count';
     const text = redactText(
       `Refund ${intent.merTrackNo} (${intent.refundAmount} ${intent.currency}, sent ${intent.createdAt.toISOString()} with no record here) ` +
-        `closed as ${outcome}, by ${who}: ${input.note.trim()}`,
+        `closed as ${outcome}, by ${administratorName(ctx)}: ${input.note.trim()}`,
     );
     Logger.info(`Refund intent ${intent.merTrackNo}: ${text}`, loggerCtx);
-    await this.orderService.addNoteToOrder(ctx, { id: intent.orderId, note: text, isPublic: false });
+    await this.notes.note(ctx, intent.orderId, text);
   }
 }

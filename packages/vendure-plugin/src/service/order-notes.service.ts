@@ -3,6 +3,11 @@ import { Injectable } from '@nestjs/common';
 import type { SortOrder } from '@vendure/common/lib/generated-types';
 import { ConfigService, HistoryService, type ID, OrderService, type RequestContext } from '@vendure/core';
 
+/** The administrator a note names: their identifier, else their user id. */
+export function administratorName(ctx: RequestContext): string {
+  return ctx.session?.user?.identifier ?? `user ${String(ctx.activeUserId ?? '?')}`;
+}
+
 /**
  * The plugin's private order notes: what the merchant is told on the order itself. Every note is
  * redacted (a gateway message may echo card data). `noteOnce` is for what is said again and again (a
