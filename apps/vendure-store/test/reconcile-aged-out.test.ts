@@ -6,7 +6,7 @@
  *   for no chargebacks, for a merchant account without access to the list;
  * - `reconcile.afterMs: 0`: a refund whose record was lost may be closed as not made at once.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfig, settingsFromEnv } from '../src/config';
 import { pendingChargeNobodyLists, reconcileItems } from './support/reconcile';
 import {
@@ -22,7 +22,7 @@ import { type Stack, startStack } from './support/stack';
 import { TEST_DATABASE } from './support/test-database';
 
 const MAX_AGE_MS = 6000;
-/** Refunds given this reason are rolled back once Settled (the demo's failing-refund-process.ts). */
+/** Refunds given this reason are rolled back once created, after the gateway was asked (the demo's failing-refund-process.ts). */
 const ROLLBACK_REASON = 'test: roll back after the gateway made it';
 
 describe('an attempt the reconciliation stops asking about', () => {
@@ -44,6 +44,25 @@ describe('an attempt the reconciliation stops asking about', () => {
   afterAll(async () => {
     await stack?.close();
   });
+  afterEach(() => {
+    stack.sandbox.setChaos({});
+  });
+
+  /**
+   * A paid order whose 5.00 USD refund the gateway made while the admin request that sent it rolled back
+   * (its notices held; `answerLost`: the gateway's answer to it lost too).
+   */
+  async function refundWithLostRecord(options: { answerLost?: boolean } = {}) {
+    const { order, payment } = await paidCardOrder(stack);
+    stack.sandbox.setChaos({ drop: true });
+    if (options.answerLost) stack.sandbox.addFault({ route: 'createRefund', kind: 'commit-then-drop' });
+    await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
+      /test refund process/,
+    );
+    const [made, ...more] = stack.sandbox.refunds(payment.transactionId);
+    expect(more).toEqual([]);
+    return { order, payment, made };
+  }
 
   it('attack: a pending charge the gateway never lists is handed to a person once it passes maxAgeMs: one order note, not dropped silently (found by review)', async () => {
     const { order, orderNo } = await pendingChargeNobodyLists(stack);
@@ -98,92 +117,158 @@ describe('an attempt the reconciliation stops asking about', () => {
   });
 
   it('a refund whose record was lost, closed as not made once its notice had its time (afterMs): the payment refunds through Vendure again, under a new id', async () => {
-    const { payment } = await paidCardOrder(stack);
-    stack.sandbox.setChaos({ drop: true });
-    try {
-      await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
-        /test refund process/,
-      );
-      const [made] = stack.sandbox.refunds(payment.transactionId);
-      const { gatewaykitCloseRefundIntent: closed } = await stack.admin.query<{
-        gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
-      }>(
-        `mutation ($merTrackNo: String!) {
+    const { payment, made } = await refundWithLostRecord();
+    const { gatewaykitCloseRefundIntent: closed } = await stack.admin.query<{
+      gatewaykitCloseRefundIntent: { closed: boolean; reason: string };
+    }>(
+      `mutation ($merTrackNo: String!) {
           gatewaykitCloseRefundIntent(merTrackNo: $merTrackNo, made: false, note: "portal shows none") { closed reason } }`,
-        { merTrackNo: made?.merTrackNo },
-      );
-      if (TEST_DATABASE === 'sqljs') {
-        // One connection: the intent rolled back with the request, there is nothing to close.
-        expect(closed).toEqual({ closed: false, reason: `no refund ${made?.merTrackNo} in this channel` });
-        return;
-      }
-      expect(closed).toEqual({
-        closed: true,
-        reason: `refund ${made?.merTrackNo} closed as not made: the payment refunds through Vendure again`,
-      });
-      const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
-      expect(next.state).toBe('Settled');
-      expect(next.metadata?.merTrackNo).toMatch(/-R2$/);
-      expect(made?.merTrackNo).toMatch(/-R1$/);
-      // The saved Refund marked its intent in the same transaction: the run never reads it back.
-      const intents = (await stack.databaseText())
-        .split('\n')
-        .filter((line) => line.startsWith('{"table":"gatewaykit_refund_intent"'))
-        .map((line) => JSON.parse(line).row as { merTrackNo: string; answer: string | null });
-      expect(intents.find((row) => row.merTrackNo === next.metadata?.merTrackNo)?.answer).toBe('recorded');
-      expect(intents.find((row) => row.merTrackNo === made?.merTrackNo)?.answer).toBe('closed');
-    } finally {
-      stack.sandbox.setChaos({});
+      { merTrackNo: made?.merTrackNo },
+    );
+    if (TEST_DATABASE === 'sqljs') {
+      // One connection: the intent rolled back with the request, there is nothing to close.
+      expect(closed).toEqual({ closed: false, reason: `no refund ${made?.merTrackNo} in this channel` });
+      return;
     }
+    expect(closed).toEqual({
+      closed: true,
+      reason: `refund ${made?.merTrackNo} closed as not made: the payment refunds through Vendure again`,
+    });
+    const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(next.state).toBe('Settled');
+    expect(next.metadata?.merTrackNo).toMatch(/-R2$/);
+    expect(made?.merTrackNo).toMatch(/-R1$/);
+    // The saved Refund marked its intent in the same transaction: the run never reads it back.
+    const intents = (await stack.databaseText())
+      .split('\n')
+      .filter((line) => line.startsWith('{"table":"gatewaykit_refund_intent"'))
+      .map((line) => JSON.parse(line).row as { merTrackNo: string; answer: string | null });
+    expect(intents.find((row) => row.merTrackNo === next.metadata?.merTrackNo)?.answer).toBe('recorded');
+    expect(intents.find((row) => row.merTrackNo === made?.merTrackNo)?.answer).toBe('closed');
   });
 
   it('a refund whose record was lost and whose notice never came is read back by the run from its batchNo: made, it is kept on the payment and later refunds go to the portal', async () => {
-    const { order, payment } = await paidCardOrder(stack);
-    stack.sandbox.setChaos({ drop: true });
-    try {
-      await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
-        /test refund process/,
-      );
-      const [made] = stack.sandbox.refunds(payment.transactionId);
-      const mine = async () =>
-        (await reconcileItems(stack.admin)).filter((item) => item.reference === made?.batchNo);
-      if (TEST_DATABASE === 'sqljs') {
-        // One connection: the intent rolled back with the request, the run has nothing to read back.
-        expect(await mine()).toEqual([]);
-        return;
-      }
-      expect(await mine()).toEqual([
-        expect.objectContaining({
-          kind: 'refund',
-          orderCode: order.code,
-          before: 'record lost',
-          after: 'succeeded',
-        }),
-      ]);
-      const noted = (await adminOrder(stack.admin, order.id)).history.items.filter(
-        (entry) =>
-          entry.type === 'ORDER_NOTE' &&
-          String(entry.data.note).includes('sent from here but never recorded'),
-      );
-      expect(noted).toHaveLength(1);
-      const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
-      expect(next.state).toBe('Failed');
-      expect(next.metadata?.message).toContain('refunded outside the store');
-      // Answered: the next run leaves it, and its notice delivered late notes nothing more.
+    const { order, payment, made } = await refundWithLostRecord();
+    const mine = async () =>
+      (await reconcileItems(stack.admin)).filter((item) => item.reference === made?.batchNo);
+    if (TEST_DATABASE === 'sqljs') {
+      // One connection: the intent rolled back with the request, the run has nothing to read back.
       expect(await mine()).toEqual([]);
-      stack.sandbox.setChaos({});
-      for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo)) {
-        expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
-      }
-      const notedAgain = (await adminOrder(stack.admin, order.id)).history.items.filter(
-        (entry) =>
-          entry.type === 'ORDER_NOTE' &&
-          String(entry.data.note).includes('sent from here but never recorded'),
-      );
-      expect(notedAgain).toHaveLength(1);
-    } finally {
-      stack.sandbox.setChaos({});
+      return;
     }
+    expect(await mine()).toEqual([
+      expect.objectContaining({
+        kind: 'refund',
+        orderCode: order.code,
+        before: 'record lost',
+        after: 'succeeded',
+      }),
+    ]);
+    const noted = (await adminOrder(stack.admin, order.id)).history.items.filter(
+      (entry) =>
+        entry.type === 'ORDER_NOTE' && String(entry.data.note).includes('sent from here but never recorded'),
+    );
+    expect(noted).toHaveLength(1);
+    const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(next.state).toBe('Failed');
+    expect(next.metadata?.message).toContain('refunded outside the store');
+    // Answered: the next run leaves it, and its notice delivered late notes nothing more.
+    expect(await mine()).toEqual([]);
+    stack.sandbox.setChaos({});
+    for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo)) {
+      expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+    }
+    const notedAgain = (await adminOrder(stack.admin, order.id)).history.items.filter(
+      (entry) =>
+        entry.type === 'ORDER_NOTE' && String(entry.data.note).includes('sent from here but never recorded'),
+    );
+    expect(notedAgain).toHaveLength(1);
+  });
+
+  it('attack: a refund whose record was lost and whose answer was lost too cannot be read back: the run says so once on its order, the payment refunds no more, and its late notice ends it (found by review)', async () => {
+    const { order, payment, made } = await refundWithLostRecord({ answerLost: true });
+    const merTrackNo = String(made?.merTrackNo);
+    const mine = async () =>
+      (await reconcileItems(stack.admin)).filter((item) => item.reference === merTrackNo);
+    const handedOver = async () =>
+      (await adminOrder(stack.admin, order.id)).history.items
+        .filter((entry) => entry.type === 'ORDER_NOTE')
+        .map((entry) => String(entry.data.note))
+        .filter((note) => note.includes(`refund ${merTrackNo} (5.00 USD) was sent to the gateway`));
+    if (TEST_DATABASE === 'sqljs') {
+      // One connection: the intent rolled back with the request; nothing is left to hand over.
+      expect(await mine()).toEqual([]);
+      expect(await handedOver()).toEqual([]);
+      return;
+    }
+    expect(await mine()).toEqual([
+      expect.objectContaining({
+        kind: 'refund',
+        orderCode: order.code,
+        before: 'record lost',
+        after: 'record lost',
+        reason: 'left to a person: said on the order',
+      }),
+    ]);
+    const [note, ...again] = await handedOver();
+    expect(again).toEqual([]);
+    expect(note).toContain(
+      "the gateway's answer was lost too, so there is no refund number to read it back by",
+    );
+    expect(note).toContain(`Look it up by merTrackNo ${merTrackNo} in the merchant portal`);
+    expect(note).toContain('gatewaykitCloseRefundIntent');
+    // The next run finds its note: said once, never again.
+    expect(await mine()).toEqual([
+      expect.objectContaining({ reason: 'left to a person (said on the order before)' }),
+    ]);
+    expect(await handedOver()).toHaveLength(1);
+    // Nothing read it back: no refund query was sent (there is no batchNo), and no refund went again.
+    expect(
+      stack.sandbox
+        .requests()
+        .filter((r) => r.operation === 'retrieveRefund' && r.path.includes(String(made?.batchNo))),
+    ).toEqual([]);
+    const retry = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(retry.state).toBe('Failed');
+    expect(retry.metadata?.message).toContain('but its record here was lost');
+    expect(stack.sandbox.refunds(payment.transactionId)).toHaveLength(1);
+
+    // Its notice, delivered late, ends it: kept on the payment, and the run leaves it.
+    stack.sandbox.setChaos({});
+    for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo)) {
+      expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
+    }
+    expect(await mine()).toEqual([]);
+    const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(next.state).toBe('Failed');
+    expect(next.metadata?.message).toContain('refunded outside the store');
+  });
+
+  it('a refund whose record was lost that the run did not read back within maxAgeMs is no longer asked about and is handed to a person once, naming its batchNo', async () => {
+    const { order, made } = await refundWithLostRecord();
+    if (TEST_DATABASE === 'sqljs') return; // the intent rolled back with the request (tests above)
+    // No run read it back in its time (the gateway's read side down, runs missed).
+    await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 500));
+    const mine = (await reconcileItems(stack.admin)).filter((item) => item.reference === made?.batchNo);
+    expect(mine).toEqual([
+      expect.objectContaining({
+        before: 'record lost',
+        after: 'record lost',
+        reason: 'left to a person: said on the order',
+      }),
+    ]);
+    expect(
+      stack.sandbox
+        .requests()
+        .filter((r) => r.operation === 'retrieveRefund' && r.path.includes(String(made?.batchNo))),
+    ).toEqual([]);
+    const notes = (await adminOrder(stack.admin, order.id)).history.items
+      .map((entry) => String(entry.data.note ?? ''))
+      .filter((note) => note.includes(`refund ${made?.merTrackNo} (5.00 USD) was sent to the gateway`));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(
+      `the gateway's record of it (batchNo ${made?.batchNo}) did not settle it within 6 seconds`,
+    );
   });
 });
 

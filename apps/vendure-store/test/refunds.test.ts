@@ -40,7 +40,7 @@ const KNOWN_KEY_METHOD = {
   signKey: 'publicly-known-test-key',
 };
 
-/** Refunds given this reason are rolled back once Settled (the demo's failing-refund-process.ts). */
+/** Refunds given this reason are rolled back once created, after the gateway was asked (the demo's failing-refund-process.ts). */
 const ROLLBACK_REASON = 'test: roll back after the gateway made it';
 
 describe('refunds through the gateway (Admin API refundOrder, refund notices)', () => {

@@ -49,7 +49,7 @@ describe('reconciliation items that fail', () => {
       {} as never,
       {} as never,
       {} as never,
-      { unansweredNumbered: async () => [] } as never,
+      { unanswered: async () => [] } as never,
       { vendureHost: 'http://localhost', storefrontOrderUrl: 'http://localhost/order/{code}' },
     );
   }

@@ -65,16 +65,23 @@ describe('RefundIntents', () => {
     expect((await intents.answer(ctx, 7, refundEvent('C-P7-R1', 'succeeded')))?.answer).toBe('failed');
   });
 
-  it('an intent its Refund holds is marked recorded with it, and the run reads back only those nothing ended', async () => {
+  it('an intent its Refund holds is marked recorded with it, and the run reads back only those nothing ended (numbered apart from those whose answer was lost)', async () => {
     await intents.record(ctx, intent('F-P7-R1'));
     await intents.record(ctx, intent('F-P7-R2'));
+    await intents.record(ctx, intent('F-P7-R3'));
     await intents.numbered(ctx, 'F-P7-R1', 'B1');
     await intents.numbered(ctx, 'F-P7-R2', 'B2');
     await intents.held(ctx, 'F-P7-R1');
     const window = [new Date(Date.now() - 60_000), new Date(Date.now() + 60_000)] as const;
-    const lost = await intents.unansweredNumbered(...window, 10);
-    expect(lost.map((row) => row.merTrackNo)).toContain('F-P7-R2');
-    expect(lost.map((row) => row.merTrackNo)).not.toContain('F-P7-R1');
+    const lost = (await intents.unanswered(...window, true, 10)).map((row) => row.merTrackNo);
+    expect(lost).toContain('F-P7-R2');
+    expect(lost).not.toContain('F-P7-R1');
+    expect(lost).not.toContain('F-P7-R3');
+    // Its answer lost too: no batchNo, listed apart (handed to a person, never read back).
+    const unnumbered = (await intents.unanswered(...window, false, 10)).map((row) => row.merTrackNo);
+    expect(unnumbered).toContain('F-P7-R3');
+    expect(unnumbered).not.toContain('F-P7-R2');
+    expect(await intents.unanswered(...window, false, 0)).toEqual([]);
     // A later answer never replaces `recorded`.
     await intents.answered(ctx, 'F-P7-R1', 'refused');
     expect(

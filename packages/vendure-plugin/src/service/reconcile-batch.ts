@@ -44,11 +44,12 @@ export async function attemptsToReconcile(
 }
 
 /**
- * How long past `maxAgeMs` an attempt still unsettled is looked for, to hand it to a person once: a
- * week, so runs missed for days (a worker down, an upgrade) still find it. Each run reads those already
- * handed over again and finds their note (OrderNotes.noteOnce); there are few, all needing a person.
+ * How long past `maxAgeMs` an attempt (or a refund whose record was lost) still unsettled is looked for,
+ * to hand it to a person once: a week, so runs missed for days (a worker down, an upgrade) still find
+ * it. Each run reads those already handed over again and finds their note (OrderNotes.noteOnce); there
+ * are few, all needing a person.
  */
-const AGED_OUT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+export const AGED_OUT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Attempts that passed `maxAgeMs` still owed or on a gateway page, within a week of it (at most

@@ -30,7 +30,7 @@ import { MethodConfigService, type ResolvedMethod } from './method-config.servic
 import type { OrderAttempt } from './order-attempts';
 import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
-import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
+import { AGED_OUT_WINDOW_MS, agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
 import { type ChargebackSource, chargebackSources } from './reconcile-chargebacks';
 import { RefundIntents } from './refund-intents';
 import { refundMetadataOf } from './refund-notice';
@@ -177,14 +177,19 @@ export class ReconcileService {
         reason: result.reason,
       });
     }
-    // Refunds sent whose record was lost and whose notice has not come, read back by batchNo.
-    const lost = await this.intents.unansweredNumbered(
-      new Date(now - this.settings.maxAgeMs),
-      new Date(now - this.settings.afterMs),
-      this.settings.batchSize,
+    // Refunds sent whose record was lost and whose notice has not come: read back by batchNo while
+    // younger than maxAgeMs, handed to a person once when they cannot be (no batchNo, or too old).
+    const lostFrom = new Date(now - this.settings.maxAgeMs - AGED_OUT_WINDOW_MS);
+    const lostTo = new Date(now - this.settings.afterMs);
+    const lostNumbered = await this.intents.unanswered(lostFrom, lostTo, true, this.settings.batchSize);
+    const lostUnnumbered = await this.intents.unanswered(
+      lostFrom,
+      lostTo,
+      false,
+      this.settings.batchSize - lostNumbered.length,
     );
-    for (const intent of lost) {
-      const item = await this.lostRefund(intent, contextOf, only).catch(
+    for (const intent of [...lostNumbered, ...lostUnnumbered]) {
+      const item = await this.lostRefund(intent, contextOf, only, now).catch(
         (error: unknown): ReconcileItem => ({
           kind: 'refund',
           orderCode: '',
@@ -352,15 +357,28 @@ export class ReconcileService {
       `Gateway reconciliation stopped asking about payment attempt ${row.orderNo} (${row.status}) ` +
       `${durationText(this.settings.maxAgeMs)} after it was sent: the gateway's records did not settle it. ` +
       'Look it up in the merchant portal: if it was paid, settle or refund it there; then close the attempt (gatewaykitCloseAttempt).';
+    const said = await this.leaveToPerson(row, row.orderId, text, contextOf);
+    return said === 'said on the order'
+      ? `left to a person after ${durationText(this.settings.maxAgeMs)}: ${said}`
+      : said;
+  }
+
+  /** Says `text` once on the order (and in the error log when said); the report's reason. */
+  private async leaveToPerson(
+    row: GatewaykitPaymentAttempt,
+    orderId: ID,
+    text: string,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+  ): Promise<string> {
     const ctx = await contextOf(row.channelId);
     if (!ctx) {
       Logger.error(`Order ${row.orderCode}: ${text} (its channel is gone)`, loggerCtx);
       return 'left to a person; its channel is gone, said in the log';
     }
-    if (!(await this.notes.noteOnce(ctx, row.orderId, text)))
+    if (!(await this.notes.noteOnce(ctx, orderId, text)))
       return 'left to a person (said on the order before)';
     Logger.error(`Order ${row.orderCode}: ${text}`, loggerCtx);
-    return `left to a person after ${durationText(this.settings.maxAgeMs)}: said on the order`;
+    return 'said on the order';
   }
 
   /**
@@ -416,15 +434,17 @@ export class ReconcileService {
   }
 
   /**
-   * A refund sent whose record was lost (refund-intents.ts) and that the gateway numbered: read back by
-   * its batchNo and applied as its notice would be (GatewayNoticeService: made, kept as a refund Vendure
-   * does not count; failed, the payment refunds again). Undefined when a Refund holds it after all, or
-   * it is another channel's.
+   * A refund sent whose record was lost (refund-intents.ts): one the gateway numbered is read back by its
+   * batchNo while younger than `maxAgeMs` and applied as its notice would be (GatewayNoticeService: made,
+   * kept as a refund Vendure does not count; failed, the payment refunds again). One that cannot be read
+   * back (its answer was lost too, or the read-back had its time) is handed to a person once, on its
+   * order. Undefined when a Refund holds it after all, or it is another channel's.
    */
   private async lostRefund(
     intent: GatewaykitRefundIntent,
     contextOf: (channelId: string) => Promise<RequestContext | undefined>,
     only: { channelId: ID } | undefined,
+    now: number,
   ): Promise<ReconcileItem | undefined> {
     const payment = await this.connection.rawConnection
       .getRepository(Payment)
@@ -439,20 +459,46 @@ export class ReconcileService {
       .findOne({ where: { orderNo } });
     if (!row || (only && row.channelId !== String(only.channelId))) return undefined;
     const batchNo = intent.batchNo ?? undefined;
-    const result = await this.refund(row, batchNo, { merTrackNo: intent.merTrackNo }, contextOf);
-    const now = await this.connection.rawConnection
-      .getRepository(GatewaykitRefundIntent)
-      .findOne({ where: { merTrackNo: intent.merTrackNo } });
-    // A Refund committed meanwhile was settled by the read-back instead: its state is the outcome.
-    const after = result.after !== 'Pending' ? result.after : (now?.answer ?? 'record lost');
-    return {
+    const item = (after: string, reason: string): ReconcileItem => ({
       kind: 'refund',
       orderCode: row.orderCode,
       reference: batchNo ?? intent.merTrackNo,
       before: 'record lost',
       after,
-      reason: result.reason,
-    };
+      reason,
+    });
+    if (batchNo && intent.createdAt.getTime() >= now - this.settings.maxAgeMs) {
+      const result = await this.refund(row, batchNo, { merTrackNo: intent.merTrackNo }, contextOf);
+      if (result.after !== 'Pending') return item(result.after, result.reason);
+      const answered = await this.connection.rawConnection
+        .getRepository(GatewaykitRefundIntent)
+        .findOne({ where: { merTrackNo: intent.merTrackNo } });
+      // A Refund committed meanwhile was settled by the read-back instead: its state is the outcome.
+      return item(answered?.answer ?? 'record lost', result.reason);
+    }
+    return item('record lost', await this.handOverLostRefund(row, intent, contextOf));
+  }
+
+  /**
+   * A lost refund the run cannot read back: said once on its order (and in the error log when said),
+   * since every refund of its payment is refused until its notice comes or an administrator closes it.
+   */
+  private async handOverLostRefund(
+    row: GatewaykitPaymentAttempt,
+    intent: GatewaykitRefundIntent,
+    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+  ): Promise<string> {
+    const why = intent.batchNo
+      ? `the gateway's record of it (batchNo ${intent.batchNo}) did not settle it within ${durationText(this.settings.maxAgeMs)}`
+      : "the gateway's answer was lost too, so there is no refund number to read it back by";
+    const text =
+      `Gateway reconciliation: refund ${intent.merTrackNo} (${intent.refundAmount} ${intent.currency}) was sent to the gateway at ` +
+      `${intent.createdAt.toISOString()}, but its record here was lost (the request that sent it did not finish) and ${why}. ` +
+      'No refund of this payment is sent from here until its notice says how it ended. ' +
+      `Look it up by merTrackNo ${intent.merTrackNo} in the merchant portal, then close it ` +
+      '(gatewaykitCloseRefundIntent: made true if the portal shows it, false if not).';
+    const said = await this.leaveToPerson(row, intent.orderId, text, contextOf);
+    return said === 'said on the order' ? `left to a person: ${said}` : said;
   }
 
   private async methodOf(

@@ -89,16 +89,18 @@ export class RefundIntents implements OnApplicationBootstrap {
   }
 
   /**
-   * Intents nothing ended that the gateway numbered, created between `from` and `to`, oldest first:
-   * refunds whose record was lost (a saved Refund marks its intent `recorded`), which the reconciliation
-   * reads back by batchNo.
+   * Intents nothing ended, created between `from` and `to`, oldest first, those the gateway numbered
+   * (`numbered`: it can be read back by batchNo) or those whose answer was lost too: refunds whose record
+   * was lost (a saved Refund marks its intent `recorded`), which the reconciliation reads back or hands
+   * to a person.
    */
-  unansweredNumbered(from: Date, to: Date, limit: number): Promise<GatewaykitRefundIntent[]> {
+  unanswered(from: Date, to: Date, numbered: boolean, limit: number): Promise<GatewaykitRefundIntent[]> {
+    if (limit <= 0) return Promise.resolve([]);
     return this.connection.rawConnection
       .getRepository(GatewaykitRefundIntent)
       .createQueryBuilder('intent')
       .where('intent.answer IS NULL')
-      .andWhere('intent.batchNo IS NOT NULL')
+      .andWhere(numbered ? 'intent.batchNo IS NOT NULL' : 'intent.batchNo IS NULL')
       .andWhere('intent.createdAt BETWEEN :from AND :to', { from, to })
       .orderBy('intent.createdAt', 'ASC')
       .take(limit)
