@@ -15,6 +15,7 @@ import {
   cardInput,
   completeRedirect,
   eventually,
+  orderNotes,
   prepareOrder,
   setPaymentMethodEnabled,
   startPayment,
@@ -114,10 +115,13 @@ describe('a gateway success the order cannot take as it was charged', () => {
       replyDeadline: '2026-12-24',
     });
     const noted = async () =>
-      (await adminOrder(stack.admin, order.id)).history.items
-        .filter((entry) => entry.type === 'ORDER_NOTE')
-        .map((entry) => String(entry.data.note))
-        .filter((note) => note.startsWith(`Chargeback ${chargeback.batchNo} on gateway trade ${tradeNo}`));
+      (
+        await orderNotes(
+          stack.admin,
+          order.id,
+          `Chargeback ${chargeback.batchNo} on gateway trade ${tradeNo}`,
+        )
+      ).filter((note) => note.startsWith(`Chargeback ${chargeback.batchNo}`));
     const [delivery] = await eventually(
       async () =>
         stack.sandbox.callbacks().filter((c) => c.batchNo === chargeback.batchNo && c.state === 'delivered'),

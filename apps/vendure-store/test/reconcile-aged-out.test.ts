@@ -17,7 +17,7 @@ import {
   refundOrder,
   usd,
 } from './support/refunds';
-import { adminOrder } from './support/shop';
+import { adminOrder, orderNotes } from './support/shop';
 import { type Stack, startStack } from './support/stack';
 import { TEST_DATABASE } from './support/test-database';
 
@@ -71,13 +71,11 @@ describe('an attempt the reconciliation stops asking about', () => {
     expect(asked).toMatchObject({ before: 'pending', after: 'pending' });
     await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 500));
 
-    const notesOf = async () =>
-      (await adminOrder(stack.admin, order.id)).history.items.filter(
-        (entry) =>
-          entry.type === 'ORDER_NOTE' &&
-          String(entry.data.note).startsWith(
-            `Gateway reconciliation stopped asking about payment attempt ${orderNo}`,
-          ),
+    const notesOf = () =>
+      orderNotes(
+        stack.admin,
+        order.id,
+        `Gateway reconciliation stopped asking about payment attempt ${orderNo}`,
       );
     const handed = (await reconcileItems(stack.admin)).filter((item) => item.reference === orderNo);
     expect(handed).toEqual([
@@ -164,10 +162,7 @@ describe('an attempt the reconciliation stops asking about', () => {
         after: 'succeeded',
       }),
     ]);
-    const noted = (await adminOrder(stack.admin, order.id)).history.items.filter(
-      (entry) =>
-        entry.type === 'ORDER_NOTE' && String(entry.data.note).includes('sent from here but never recorded'),
-    );
+    const noted = await orderNotes(stack.admin, order.id, 'sent from here but never recorded');
     expect(noted).toHaveLength(1);
     const next = asRefund(await refundOrder(stack.admin, payment.id, 100));
     expect(next.state).toBe('Failed');
@@ -178,10 +173,7 @@ describe('an attempt the reconciliation stops asking about', () => {
     for (const delivery of stack.sandbox.callbacks().filter((c) => c.batchNo === made?.batchNo)) {
       expect((await stack.sandbox.redeliver(delivery.id))?.attempts.at(-1)?.response).toBe('success');
     }
-    const notedAgain = (await adminOrder(stack.admin, order.id)).history.items.filter(
-      (entry) =>
-        entry.type === 'ORDER_NOTE' && String(entry.data.note).includes('sent from here but never recorded'),
-    );
+    const notedAgain = await orderNotes(stack.admin, order.id, 'sent from here but never recorded');
     expect(notedAgain).toHaveLength(1);
   });
 
@@ -190,11 +182,8 @@ describe('an attempt the reconciliation stops asking about', () => {
     const merTrackNo = String(made?.merTrackNo);
     const mine = async () =>
       (await reconcileItems(stack.admin)).filter((item) => item.reference === merTrackNo);
-    const handedOver = async () =>
-      (await adminOrder(stack.admin, order.id)).history.items
-        .filter((entry) => entry.type === 'ORDER_NOTE')
-        .map((entry) => String(entry.data.note))
-        .filter((note) => note.includes(`refund ${merTrackNo} (5.00 USD) was sent to the gateway`));
+    const handedOver = () =>
+      orderNotes(stack.admin, order.id, `refund ${merTrackNo} (5.00 USD) was sent to the gateway`);
     if (TEST_DATABASE === 'sqljs') {
       // One connection: the intent rolled back with the request; nothing is left to hand over.
       expect(await mine()).toEqual([]);
@@ -262,9 +251,11 @@ describe('an attempt the reconciliation stops asking about', () => {
         .requests()
         .filter((r) => r.operation === 'retrieveRefund' && r.path.includes(String(made?.batchNo))),
     ).toEqual([]);
-    const notes = (await adminOrder(stack.admin, order.id)).history.items
-      .map((entry) => String(entry.data.note ?? ''))
-      .filter((note) => note.includes(`refund ${made?.merTrackNo} (5.00 USD) was sent to the gateway`));
+    const notes = await orderNotes(
+      stack.admin,
+      order.id,
+      `refund ${made?.merTrackNo} (5.00 USD) was sent to the gateway`,
+    );
     expect(notes).toHaveLength(1);
     expect(notes[0]).toContain(
       `the gateway's record of it (batchNo ${made?.batchNo}) did not settle it within 6 seconds`,

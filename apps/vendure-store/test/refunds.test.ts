@@ -26,6 +26,7 @@ import {
   CARDS,
   cardInput,
   eventually,
+  orderNotes,
   prepareOrder,
   setPaymentMethodEnabled,
   startPayment,
@@ -82,10 +83,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
     await stack?.close();
   });
 
-  const notes = async (orderId: string) =>
-    (await adminOrder(stack.admin, orderId)).history.items
-      .filter((entry) => entry.type === 'ORDER_NOTE')
-      .map((entry) => String(entry.data.note));
+  const notes = (orderId: string) => orderNotes(stack.admin, orderId);
 
   const settled = (orderId: string, refundId: string, state = 'Settled') =>
     eventually(
@@ -734,10 +732,7 @@ describe('refunds through the gateway (Admin API refundOrder, refund notices)', 
       stack.sandbox
         .requests()
         .filter((r) => r.path.endsWith('/refund') && r.body?.includes(payment.transactionId));
-    const notes = async (text: string) =>
-      (await adminOrder(stack.admin, order.id)).history.items
-        .filter((entry) => entry.type === 'ORDER_NOTE' && String(entry.data.note).includes(text))
-        .map((entry) => String(entry.data.note));
+    const notes = (text: string) => orderNotes(stack.admin, order.id, text);
 
     await expect(refundOrder(stack.admin, payment.id, 500, ROLLBACK_REASON)).rejects.toThrow(
       /test refund process: failed after refund/,

@@ -150,6 +150,14 @@ export async function adminOrder(admin: GraphqlClient, id: string): Promise<Admi
   return order;
 }
 
+/** The order's private notes (its latest 100 history entries), those containing `text` when given. */
+export async function orderNotes(admin: GraphqlClient, id: string, text = ''): Promise<string[]> {
+  return (await adminOrder(admin, id)).history.items
+    .filter((entry) => entry.type === 'ORDER_NOTE')
+    .map((entry) => String(entry.data.note))
+    .filter((note) => note.includes(text));
+}
+
 /**
  * Polls until `check` holds (server-side effects of callbacks are asynchronous); fails the test when it
  * does not hold within `timeoutMs`, naming the last value read.
