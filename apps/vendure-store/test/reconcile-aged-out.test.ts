@@ -233,32 +233,58 @@ describe('an attempt the reconciliation stops asking about', () => {
     expect(next.metadata?.message).toContain('refunded outside the store');
   });
 
-  it('a refund whose record was lost that the run did not read back within maxAgeMs is no longer asked about and is handed to a person once, naming its batchNo', async () => {
-    const { order, made } = await refundWithLostRecord();
-    if (TEST_DATABASE === 'sqljs') return; // the intent rolled back with the request (tests above)
-    // No run read it back in its time (the gateway's read side down, runs missed).
+  it('attack: refunds the run did not settle within maxAgeMs (one Pending at the gateway, one whose record was lost) are no longer asked about and are handed to a person once, naming their batchNo (found by review)', async () => {
+    // A refund the gateway keeps pending, whose notice never comes.
+    const pending = await paidCardOrder(stack);
+    stack.sandbox.addRefundOutcome({ outcome: 'pending' });
+    const open = asRefund(await refundOrder(stack.admin, pending.payment.id, 100));
+    expect(open.state).toBe('Pending');
+    const lost = TEST_DATABASE === 'postgres' ? await refundWithLostRecord() : undefined;
+    // No run settled either in its time (the gateway's read side down, runs missed).
     await new Promise((resolve) => setTimeout(resolve, MAX_AGE_MS + 500));
-    const mine = (await reconcileItems(stack.admin)).filter((item) => item.reference === made?.batchNo);
-    expect(mine).toEqual([
+    const items = await reconcileItems(stack.admin);
+    const mine = (reference: string | null | undefined) =>
+      items.filter((item) => item.reference === reference);
+    expect(mine(open.transactionId)).toEqual([
+      expect.objectContaining({
+        before: 'Pending',
+        after: 'Pending',
+        reason: 'left to a person after 6 seconds: said on the order',
+      }),
+    ]);
+    const pendingNotes = await orderNotes(
+      stack.admin,
+      pending.order.id,
+      `Gateway reconciliation stopped asking about refund ${open.metadata?.merTrackNo} (1.00 USD, batchNo ${open.transactionId}) 6 seconds after it was sent`,
+    );
+    expect(pendingNotes).toHaveLength(1);
+    expect(pendingNotes[0]).toContain('if it was made, settle this refund by hand');
+    // Said once: the next run finds the note.
+    expect(
+      (await reconcileItems(stack.admin)).filter((item) => item.reference === open.transactionId),
+    ).toEqual([expect.objectContaining({ reason: 'left to a person (said on the order before)' })]);
+    const readBacks = (batchNo: string | null | undefined) =>
+      stack.sandbox
+        .requests()
+        .filter((r) => r.operation === 'retrieveRefund' && r.path.includes(String(batchNo)));
+    expect(readBacks(open.transactionId)).toEqual([]);
+    if (!lost) return; // sql.js: the lost refund's intent rolled back with the request (tests above)
+    expect(mine(lost.made?.batchNo)).toEqual([
       expect.objectContaining({
         before: 'record lost',
         after: 'record lost',
         reason: 'left to a person: said on the order',
       }),
     ]);
-    expect(
-      stack.sandbox
-        .requests()
-        .filter((r) => r.operation === 'retrieveRefund' && r.path.includes(String(made?.batchNo))),
-    ).toEqual([]);
+    expect(readBacks(lost.made?.batchNo)).toEqual([]);
     const notes = await orderNotes(
       stack.admin,
-      order.id,
-      `refund ${made?.merTrackNo} (5.00 USD) was sent to the gateway`,
+      lost.order.id,
+      `refund ${lost.made?.merTrackNo} (5.00 USD) was sent to the gateway`,
     );
     expect(notes).toHaveLength(1);
     expect(notes[0]).toContain(
-      `the gateway's record of it (batchNo ${made?.batchNo}) did not settle it within 6 seconds`,
+      `the gateway's record of it (batchNo ${lost.made?.batchNo}) did not settle it within 6 seconds`,
     );
   });
 });

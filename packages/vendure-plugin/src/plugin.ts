@@ -32,10 +32,12 @@ import { CloseRefundIntentService } from './service/close-refund-intent.service'
 import { DatabaseClockCheck } from './service/database-clock';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
+import { HandOver } from './service/hand-over.service';
 import { MethodConfigService } from './service/method-config.service';
 import { OrderNotes } from './service/order-notes.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
 import { ReconcileService } from './service/reconcile.service';
+import { RefundReconciliation } from './service/reconcile-refunds.service';
 import { RefundFlights } from './service/refund-flights';
 import { RefundIntents } from './service/refund-intents';
 import { RefundLock } from './service/refund-lock';
@@ -74,6 +76,8 @@ import type { GatewaykitPluginOptions } from './types';
     GatewayRefundService,
     OrderNotes,
     GatewayNoticeService,
+    HandOver,
+    RefundReconciliation,
     ReconcileService,
     CloseAttemptService,
     CloseRefundIntentService,

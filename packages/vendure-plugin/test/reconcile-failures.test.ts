@@ -49,7 +49,8 @@ describe('reconciliation items that fail', () => {
       {} as never,
       {} as never,
       {} as never,
-      { unanswered: async () => [] } as never,
+      { items: async () => [] } as never,
+      {} as never,
       { vendureHost: 'http://localhost', storefrontOrderUrl: 'http://localhost/order/{code}' },
     );
   }

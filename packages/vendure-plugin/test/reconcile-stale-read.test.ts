@@ -109,7 +109,8 @@ describe('reconciliation of an attempt answered while the gateway is asked', () 
       { attemptsOf: () => store } as never,
       {} as never,
       { note: addNoteToOrder, noteOnce: vi.fn() } as never,
-      { unanswered: async () => [] } as never,
+      { items: async () => [] } as never,
+      {} as never,
       { vendureHost: 'http://localhost', storefrontOrderUrl: 'http://localhost/order/{code}' },
     );
     return { run: () => service.run({ channelId }), applyToOrder, addNoteToOrder };

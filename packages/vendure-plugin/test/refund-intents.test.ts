@@ -1,4 +1,4 @@
-import { RequestContext } from '@vendure/core';
+import { Refund, RequestContext } from '@vendure/core';
 import { DataSource } from 'typeorm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewaykitRefundIntent } from '../src/entity/refund-intent.entity';
@@ -19,6 +19,7 @@ describe('RefundIntents', () => {
     refundAmount: '5.00',
     currency: 'USD',
   });
+  let savedRefunds: { metadata: { merTrackNo: string } }[] = [];
   const refundEvent = (merTrackNo: string, status: 'succeeded' | 'failed') =>
     ({ kind: 'refund', merTrackNo, status }) as never;
 
@@ -28,7 +29,9 @@ describe('RefundIntents', () => {
     intents = new RefundIntents(
       {
         rawConnection: db,
-        getRepository: (_ctx: unknown, entity: typeof GatewaykitRefundIntent) => db.getRepository(entity),
+        // Vendure's Refund rows of a payment, as stillLost reads them; the intents are real rows.
+        getRepository: (_ctx: unknown, entity: unknown) =>
+          entity === Refund ? { find: async () => savedRefunds } : db.getRepository(GatewaykitRefundIntent),
       } as never,
       {} as never,
     );
@@ -87,6 +90,30 @@ describe('RefundIntents', () => {
     expect(
       (await db.getRepository(GatewaykitRefundIntent).findOneByOrFail({ merTrackNo: 'F-P7-R1' })).answer,
     ).toBe('recorded');
+  });
+
+  it('the run marks recorded an intent a Refund holds after all (no RefundEvent came), never over another answer', async () => {
+    await intents.record(ctx, intent('G-P7-R1'));
+    await intents.record(ctx, intent('G-P7-R2'));
+    await intents.answered(ctx, 'G-P7-R2', 'refused');
+    await intents.recordedAfterAll('G-P7-R1');
+    await intents.recordedAfterAll('G-P7-R2');
+    expect(await intents.answerOf('G-P7-R1')).toBe('recorded');
+    expect(await intents.answerOf('G-P7-R2')).toBe('refused');
+    expect(await intents.answerOf('NOT-SENT')).toBeUndefined();
+  });
+
+  it('an intent is still lost, as the hand-over reads it under the lock, only while nothing answered it and no Refund holds it', async () => {
+    await intents.record(ctx, intent('H-P7-R1'));
+    const [lost] = (await intents.unheld(ctx, 7, [])).filter((row) => row.merTrackNo === 'H-P7-R1');
+    if (!lost) throw new Error('intent H-P7-R1 not recorded');
+    savedRefunds = [{ metadata: { merTrackNo: 'H-P7-R0' } }];
+    expect(await intents.stillLost(ctx, lost)).toBe(true);
+    savedRefunds = [{ metadata: { merTrackNo: 'H-P7-R1' } }];
+    expect(await intents.stillLost(ctx, lost)).toBe(false);
+    savedRefunds = [];
+    await intents.close(ctx, lost);
+    expect(await intents.stillLost(ctx, lost)).toBe(false);
   });
 
   it('an administrator closes an intent', async () => {

@@ -1,5 +1,6 @@
 import { ScheduledTask } from '@vendure/core';
-import { RECONCILE_DEFAULTS, ReconcileService } from '../service/reconcile.service';
+import { ReconcileService } from '../service/reconcile.service';
+import { RECONCILE_DEFAULTS } from '../service/reconcile-settings';
 import type { ReconcileOptions } from '../types';
 
 export const RECONCILE_TASK_ID = 'gatewaykit-reconcile';

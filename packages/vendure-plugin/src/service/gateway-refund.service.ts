@@ -209,8 +209,10 @@ export class GatewayRefundService {
     const { batchNo, status } = result;
     const holder = refundHoldingBatchNo(refunds, batchNo);
     if (holder) {
-      // The gateway answered with a refund Vendure already has: nothing new was refunded.
+      // The gateway answered with a refund Vendure already has: nothing new was refunded, so its intent
+      // blocks nothing even if the admin transaction rolls back.
       this.flights.end(request.merTrackNo);
+      await this.notMade(ctx, request.merTrackNo, 'refused');
       return this.refused(
         ctx,
         order,

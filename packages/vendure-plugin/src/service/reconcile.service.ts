@@ -1,61 +1,34 @@
-import {
-  chargebackLookbackMs,
-  DEFAULT_PENDING_AFTER_MS,
-  listRecentChargebacks,
-  reconcileAndRecord,
-  reconcileRefund,
-  redactedErrorText,
-  redactText,
-} from '@gatewaykit/core';
+import { listRecentChargebacks, reconcileAndRecord, redactText } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  type ID,
-  Logger,
-  Payment,
-  Refund,
-  type RequestContext,
-  TransactionalConnection,
-} from '@vendure/core';
+import { type ID, Logger, type RequestContext, TransactionalConnection } from '@vendure/core';
 import { MethodConfigError } from '../config/method-args';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
-import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
-import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
+import { GatewaykitPaymentAttempt, OWED_STATUSES } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
 import type { GatewaykitPluginOptions } from '../types';
 import { attemptClockNow } from './attempt-clock';
 import { flowOfAttemptMode } from './attempt-guard';
 import { storedAnswerOfAttempt } from './attempt-outcome';
 import { GatewayNoticeService } from './gateway-notice.service';
+import { HandOver } from './hand-over.service';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
+import { methodOfAttempt } from './method-of-attempt';
 import type { OrderAttempt } from './order-attempts';
 import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
-import { AGED_OUT_WINDOW_MS, agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
+import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
 import { type ChargebackSource, chargebackSources } from './reconcile-chargebacks';
-import { RefundIntents } from './refund-intents';
-import { refundMetadataOf } from './refund-notice';
-import type { RefundMetadata } from './refund-request';
+import { RefundReconciliation } from './reconcile-refunds.service';
+import {
+  type ContextOf,
+  durationText,
+  failed,
+  type ReconcileItem,
+  type ReconcileSettings,
+  reconcileSettings,
+} from './reconcile-settings';
 
-export const RECONCILE_DEFAULTS = {
-  schedule: '*/10 * * * *',
-  afterMs: 15 * 60 * 1000,
-  noRecordAfterMs: DEFAULT_PENDING_AFTER_MS,
-  batchSize: 200,
-  maxAgeMs: 7 * 24 * 60 * 60 * 1000,
-};
-
-export interface ReconcileItem {
-  kind: 'attempt' | 'refund' | 'chargeback';
-  orderCode: string;
-  /**
-   * The attempt's orderNo, the refund's batchNo (merTrackNo when it has none), or the chargeback's
-   * batchNo.
-   */
-  reference: string;
-  before: string;
-  after: string;
-  reason: string;
-}
+export { RECONCILE_DEFAULTS, type ReconcileItem } from './reconcile-settings';
 
 export interface ReconcileReport {
   checked: number;
@@ -74,7 +47,7 @@ export interface ReconcileReport {
  */
 @Injectable()
 export class ReconcileService {
-  private readonly settings: typeof RECONCILE_DEFAULTS;
+  private readonly settings: ReconcileSettings;
   /** 0: the chargeback pass is off. */
   private readonly chargebackLookbackMs: number;
 
@@ -85,12 +58,12 @@ export class ReconcileService {
     private readonly recorder: PaymentRecorderService,
     private readonly notices: GatewayNoticeService,
     private readonly notes: OrderNotes,
-    private readonly intents: RefundIntents,
+    private readonly refunds: RefundReconciliation,
+    private readonly handOver: HandOver,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) options: GatewaykitPluginOptions,
   ) {
-    const { chargebackLookbackDays, ...reconcile } = options.reconcile ?? {};
-    this.settings = { ...RECONCILE_DEFAULTS, ...definedOnly(reconcile) };
-    this.chargebackLookbackMs = chargebackLookbackMs(chargebackLookbackDays);
+    ({ settings: this.settings, chargebackLookbackMs: this.chargebackLookbackMs } =
+      reconcileSettings(options));
   }
 
   /** One run over every channel (the scheduled task), or over one channel (the Admin API mutation). */
@@ -129,7 +102,7 @@ export class ReconcileService {
 
     for (const row of await agedOutAttempts(attemptRows, batch)) {
       report.checked++;
-      const reason = await this.handOver(row, contextOf).catch((error: unknown) =>
+      const reason = await this.handOverAttempt(row, contextOf).catch((error: unknown) =>
         failed(row.orderCode, `payment attempt ${row.orderNo}`, error),
       );
       report.items.push({
@@ -142,64 +115,7 @@ export class ReconcileService {
       });
     }
 
-    // Refunds the gateway numbered first: they can be read back. Those whose answer was lost (no
-    // batchNo) only wait for their notice, and would otherwise fill every batch for a week.
-    const numbered = await this.pendingGatewayRefunds(now, true, this.settings.batchSize);
-    const unnumbered = await this.pendingGatewayRefunds(
-      now,
-      false,
-      this.settings.batchSize - numbered.length,
-    );
-    for (const refund of [...numbered, ...unnumbered]) {
-      const meta = refundMetadataOf(refund);
-      if (meta.gatewaykit !== 'gateway') continue;
-      const orderNo = (refund.payment?.metadata as { orderNo?: unknown } | undefined)?.orderNo;
-      const row =
-        typeof orderNo === 'string'
-          ? await this.connection.rawConnection
-              .getRepository(GatewaykitPaymentAttempt)
-              .findOne({ where: { orderNo } })
-          : null;
-      if (!row || (only && row.channelId !== String(only.channelId))) continue;
-      report.checked++;
-      const batchNo = refund.transactionId || meta.batchNo;
-      const result = await this.refund(row, batchNo, meta, contextOf).catch((error: unknown) => ({
-        after: 'Pending',
-        reason: failed(row.orderCode, `refund ${batchNo || meta.merTrackNo || String(refund.id)}`, error),
-      }));
-      if (result.after !== 'Pending') report.changed++;
-      report.items.push({
-        kind: 'refund',
-        orderCode: row.orderCode,
-        reference: batchNo || meta.merTrackNo || String(refund.id),
-        before: 'Pending',
-        after: result.after,
-        reason: result.reason,
-      });
-    }
-    // Refunds sent whose record was lost and whose notice has not come: read back by batchNo while
-    // younger than maxAgeMs, handed to a person once when they cannot be (no batchNo, or too old).
-    const lostFrom = new Date(now - this.settings.maxAgeMs - AGED_OUT_WINDOW_MS);
-    const lostTo = new Date(now - this.settings.afterMs);
-    const lostNumbered = await this.intents.unanswered(lostFrom, lostTo, true, this.settings.batchSize);
-    const lostUnnumbered = await this.intents.unanswered(
-      lostFrom,
-      lostTo,
-      false,
-      this.settings.batchSize - lostNumbered.length,
-    );
-    for (const intent of [...lostNumbered, ...lostUnnumbered]) {
-      const item = await this.lostRefund(intent, contextOf, only, now).catch(
-        (error: unknown): ReconcileItem => ({
-          kind: 'refund',
-          orderCode: '',
-          reference: intent.batchNo ?? intent.merTrackNo,
-          before: 'record lost',
-          after: 'record lost',
-          reason: failed(`(order ${intent.orderId})`, `refund ${intent.merTrackNo}`, error),
-        }),
-      );
-      if (!item) continue;
+    for (const item of await this.refunds.items(now, only, contextOf)) {
       report.checked++;
       if (item.after !== item.before) report.changed++;
       report.items.push(item);
@@ -233,7 +149,7 @@ export class ReconcileService {
    */
   private async chargebacks(
     source: ChargebackSource,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+    contextOf: ContextOf,
     now: number,
   ): Promise<ReconcileItem[]> {
     const ctx = await contextOf(source.channelId);
@@ -288,10 +204,10 @@ export class ReconcileService {
 
   private async attempt(
     row: GatewaykitPaymentAttempt,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
+    contextOf: ContextOf,
     now: number,
   ): Promise<{ changed: boolean; after: string; reason: string }> {
-    const resolved = await this.methodOf(row, contextOf);
+    const resolved = await methodOfAttempt(this.methods, row, contextOf);
     if ('reason' in resolved) {
       // Without its method or channel the attempt can never be read back, and it keeps its order.
       Logger.error(
@@ -347,176 +263,22 @@ export class ReconcileService {
 
   /**
    * An attempt past `maxAgeMs` the gateway's records never settled: the run stops asking, and a person
-   * takes over. Said once on the order (and in the error log when said), never silently dropped.
+   * takes over. Said once on the order (HandOver), never silently dropped; not when it was settled meanwhile.
    */
-  private async handOver(
-    row: GatewaykitPaymentAttempt,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
-  ): Promise<string> {
+  private async handOverAttempt(row: GatewaykitPaymentAttempt, contextOf: ContextOf): Promise<string> {
     const text =
       `Gateway reconciliation stopped asking about payment attempt ${row.orderNo} (${row.status}) ` +
       `${durationText(this.settings.maxAgeMs)} after it was sent: the gateway's records did not settle it. ` +
       'Look it up in the merchant portal: if it was paid, settle or refund it there; then close the attempt (gatewaykitCloseAttempt).';
-    const said = await this.leaveToPerson(row, row.orderId, text, contextOf);
+    const said = await this.handOver.say(row, row.orderId, text, contextOf, async (tx) => {
+      const now = await this.connection
+        .getRepository(tx, GatewaykitPaymentAttempt)
+        .findOne({ where: { orderNo: row.orderNo } });
+      return now !== null && [...OWED_STATUSES, 'redirect'].includes(now.status);
+    });
     return said === 'said on the order'
       ? `left to a person after ${durationText(this.settings.maxAgeMs)}: ${said}`
       : said;
-  }
-
-  /** Says `text` once on the order (and in the error log when said); the report's reason. */
-  private async leaveToPerson(
-    row: GatewaykitPaymentAttempt,
-    orderId: ID,
-    text: string,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
-  ): Promise<string> {
-    const ctx = await contextOf(row.channelId);
-    if (!ctx) {
-      Logger.error(`Order ${row.orderCode}: ${text} (its channel is gone)`, loggerCtx);
-      return 'left to a person; its channel is gone, said in the log';
-    }
-    if (!(await this.notes.noteOnce(ctx, orderId, text)))
-      return 'left to a person (said on the order before)';
-    Logger.error(`Order ${row.orderCode}: ${text}`, loggerCtx);
-    return 'said on the order';
-  }
-
-  /**
-   * The plugin's gateway refunds still Pending, oldest first, with or without the gateway's refund
-   * number (`transactionId`). Only gateway refunds: manual ones wait for the admin (marked in the JSON
-   * metadata).
-   */
-  private async pendingGatewayRefunds(now: number, numbered: boolean, limit: number): Promise<Refund[]> {
-    if (limit <= 0) return [];
-    const query = this.connection.rawConnection
-      .getRepository(Refund)
-      .createQueryBuilder('refund')
-      .leftJoinAndSelect('refund.payment', 'payment')
-      .where('refund.state = :state', { state: 'Pending' })
-      .andWhere('refund.metadata LIKE :mark', { mark: '%"gatewaykit":"gateway"%' })
-      .andWhere('refund.createdAt BETWEEN :from AND :to', {
-        from: new Date(now - this.settings.maxAgeMs),
-        to: new Date(now - this.settings.afterMs),
-      })
-      .andWhere(
-        numbered
-          ? "refund.transactionId IS NOT NULL AND refund.transactionId <> ''"
-          : "(refund.transactionId IS NULL OR refund.transactionId = '')",
-      );
-    return query.orderBy('refund.createdAt', 'ASC').take(limit).getMany();
-  }
-
-  private async refund(
-    row: GatewaykitPaymentAttempt,
-    batchNo: string | undefined,
-    meta: Partial<RefundMetadata>,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
-  ): Promise<{ after: string; reason: string }> {
-    if (!batchNo) {
-      return {
-        after: 'Pending',
-        reason: `the gateway's answer to refund ${meta.merTrackNo ?? '?'} was lost and no notice arrived: there is no batchNo to query; look it up in the merchant portal`,
-      };
-    }
-    const resolved = await this.methodOf(row, contextOf);
-    if ('reason' in resolved) return { after: 'Pending', reason: resolved.reason };
-    const read = await reconcileRefund(resolved.method.client, batchNo);
-    if (!read.event) return { after: 'Pending', reason: read.reason };
-    const store = this.recorder.attemptsOf(resolved.ctx, row.paymentMethodCode);
-    const applied = await this.notices.refund(
-      row,
-      { ...read.event, batchNo, merTrackNo: read.event.merTrackNo ?? meta.merTrackNo },
-      (work) => store.inTransaction(row.orderNo, work),
-      `record of refund ${batchNo}`,
-    );
-    const after = applied === 'settled' ? 'Settled' : applied === 'failed' ? 'Failed' : 'Pending';
-    return { after, reason: `${read.reason}${after === 'Pending' ? ` (${applied})` : ''}` };
-  }
-
-  /**
-   * A refund sent whose record was lost (refund-intents.ts): one the gateway numbered is read back by its
-   * batchNo while younger than `maxAgeMs` and applied as its notice would be (GatewayNoticeService: made,
-   * kept as a refund Vendure does not count; failed, the payment refunds again). One that cannot be read
-   * back (its answer was lost too, or the read-back had its time) is handed to a person once, on its
-   * order. Undefined when a Refund holds it after all, or it is another channel's.
-   */
-  private async lostRefund(
-    intent: GatewaykitRefundIntent,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
-    only: { channelId: ID } | undefined,
-    now: number,
-  ): Promise<ReconcileItem | undefined> {
-    const payment = await this.connection.rawConnection
-      .getRepository(Payment)
-      .findOne({ where: { id: intent.paymentId }, relations: ['refunds'] });
-    const held = payment?.refunds?.some(
-      (refund) => refundMetadataOf(refund).merTrackNo === intent.merTrackNo,
-    );
-    const orderNo = (payment?.metadata as { orderNo?: unknown } | undefined)?.orderNo;
-    if (!payment || held || typeof orderNo !== 'string') return undefined;
-    const row = await this.connection.rawConnection
-      .getRepository(GatewaykitPaymentAttempt)
-      .findOne({ where: { orderNo } });
-    if (!row || (only && row.channelId !== String(only.channelId))) return undefined;
-    const batchNo = intent.batchNo ?? undefined;
-    const item = (after: string, reason: string): ReconcileItem => ({
-      kind: 'refund',
-      orderCode: row.orderCode,
-      reference: batchNo ?? intent.merTrackNo,
-      before: 'record lost',
-      after,
-      reason,
-    });
-    if (batchNo && intent.createdAt.getTime() >= now - this.settings.maxAgeMs) {
-      const result = await this.refund(row, batchNo, { merTrackNo: intent.merTrackNo }, contextOf);
-      if (result.after !== 'Pending') return item(result.after, result.reason);
-      const answered = await this.connection.rawConnection
-        .getRepository(GatewaykitRefundIntent)
-        .findOne({ where: { merTrackNo: intent.merTrackNo } });
-      // A Refund committed meanwhile was settled by the read-back instead: its state is the outcome.
-      return item(answered?.answer ?? 'record lost', result.reason);
-    }
-    return item('record lost', await this.handOverLostRefund(row, intent, contextOf));
-  }
-
-  /**
-   * A lost refund the run cannot read back: said once on its order (and in the error log when said),
-   * since every refund of its payment is refused until its notice comes or an administrator closes it.
-   */
-  private async handOverLostRefund(
-    row: GatewaykitPaymentAttempt,
-    intent: GatewaykitRefundIntent,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
-  ): Promise<string> {
-    const why = intent.batchNo
-      ? `the gateway's record of it (batchNo ${intent.batchNo}) did not settle it within ${durationText(this.settings.maxAgeMs)}`
-      : "the gateway's answer was lost too, so there is no refund number to read it back by";
-    const text =
-      `Gateway reconciliation: refund ${intent.merTrackNo} (${intent.refundAmount} ${intent.currency}) was sent to the gateway at ` +
-      `${intent.createdAt.toISOString()}, but its record here was lost (the request that sent it did not finish) and ${why}. ` +
-      'No refund of this payment is sent from here until its notice says how it ended. ' +
-      `Look it up by merTrackNo ${intent.merTrackNo} in the merchant portal, then close it ` +
-      '(gatewaykitCloseRefundIntent: made true if the portal shows it, false if not).';
-    const said = await this.leaveToPerson(row, intent.orderId, text, contextOf);
-    return said === 'said on the order' ? `left to a person: ${said}` : said;
-  }
-
-  private async methodOf(
-    row: GatewaykitPaymentAttempt,
-    contextOf: (channelId: string) => Promise<RequestContext | undefined>,
-  ): Promise<{ ctx: RequestContext; method: ResolvedMethod } | { reason: string }> {
-    const ctx = await contextOf(row.channelId);
-    if (!ctx) return { reason: `channel ${row.channelId} no longer exists` };
-    try {
-      // A method disabled since still settles what was paid through it.
-      return {
-        ctx,
-        method: await this.methods.resolve(ctx, row.paymentMethodCode, { includeDisabled: true }),
-      };
-    } catch (error) {
-      if (!(error instanceof MethodConfigError)) throw error;
-      return { reason: error.message };
-    }
   }
 }
 
@@ -528,31 +290,4 @@ function chargebackItem(
   reason: string,
 ): ReconcileItem {
   return { kind: 'chargeback', orderCode, reference: batchNo, before: '', after, reason };
-}
-
-/**
- * A reconciliation item that failed (the report's reason): logged at error level naming the order, as
- * it fails again on every run while the money it is about waits.
- */
-function failed(orderCode: string, what: string, error: unknown): string {
-  Logger.error(
-    `Order ${orderCode}: reconciliation of ${what} failed: ${redactedErrorText(error)}`,
-    loggerCtx,
-  );
-  return `failed: ${redactedErrorText(error)}`;
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-/** A duration as an order note says it: days, minutes or seconds. */
-function durationText(ms: number): string {
-  const [count, unit] =
-    ms >= 24 * 60 * 60 * 1000
-      ? [Math.round(ms / (24 * 60 * 60 * 1000)), 'day']
-      : ms >= 60 * 1000
-        ? [Math.round(ms / (60 * 1000)), 'minute']
-        : [Math.round(ms / 1000), 'second'];
-  return `${count} ${unit}${count === 1 ? '' : 's'}`;
 }

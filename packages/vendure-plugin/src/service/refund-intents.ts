@@ -1,9 +1,17 @@
 import type { RefundEvent as GatewayRefundEvent } from '@gatewaykit/core';
 import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
-import { EventBus, type ID, RefundEvent, type RequestContext, TransactionalConnection } from '@vendure/core';
+import {
+  EventBus,
+  type ID,
+  Refund,
+  RefundEvent,
+  type RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
 import { IsNull, type Repository } from 'typeorm';
 import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import { singleConnection } from './attempt-lock';
+import { refundMetadataOf } from './refund-notice';
 import type { EarlierRefund } from './refund-request';
 
 /** What a refund that is about to be sent leaves behind, whatever happens to the admin's transaction. */
@@ -163,6 +171,40 @@ export class RefundIntents implements OnApplicationBootstrap {
     await this.connection
       .getRepository(ctx, GatewaykitRefundIntent)
       .update({ merTrackNo, answer: IsNull() }, { answer: 'recorded' satisfies RefundIntentAnswer });
+  }
+
+  /**
+   * Marks `recorded` an intent the run found a Refund holding: Vendure publishes no RefundEvent for some
+   * saved Refunds (the further payments of one refundOrder, a refund whose state transition failed).
+   * A committed Refund is never deleted, so it holds the intent for good.
+   */
+  async recordedAfterAll(merTrackNo: string): Promise<void> {
+    await this.connection.rawConnection
+      .getRepository(GatewaykitRefundIntent)
+      .update({ merTrackNo, answer: IsNull() }, { answer: 'recorded' satisfies RefundIntentAnswer });
+  }
+
+  /** The intent's answer as stored now (null: none yet; undefined: no such intent). */
+  async answerOf(merTrackNo: string): Promise<string | null | undefined> {
+    const intent = await this.connection.rawConnection
+      .getRepository(GatewaykitRefundIntent)
+      .findOne({ where: { merTrackNo } });
+    return intent ? intent.answer : undefined;
+  }
+
+  /**
+   * Whether the intent is still a refund whose record was lost, read in `ctx`'s transaction (the
+   * caller holds the order's exclusive section): nothing answered it and no Refund holds it.
+   */
+  async stillLost(ctx: RequestContext, intent: GatewaykitRefundIntent): Promise<boolean> {
+    const now = await this.connection
+      .getRepository(ctx, GatewaykitRefundIntent)
+      .findOne({ where: { merTrackNo: intent.merTrackNo } });
+    if (!now || now.answer !== null) return false;
+    const refunds = await this.connection
+      .getRepository(ctx, Refund)
+      .find({ where: { paymentId: intent.paymentId } });
+    return !refunds.some((refund) => refundMetadataOf(refund).merTrackNo === intent.merTrackNo);
   }
 
   /** Closes an intent no Refund holds and nothing answered (the caller holds the payment's refund section). */
