@@ -300,34 +300,67 @@ describe('card element (default card path, no raw card data) through the real se
     expect(tokens()).toBe(before);
   });
 
-  it('a card method whose eligibility checker refuses the order gets no card element', async () => {
-    await stack.admin.query(
-      `mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`,
-      {
-        input: {
-          code: 'gatewaykit-card-tiny-orders',
-          enabled: true,
-          handler: {
-            code: 'gatewaykit',
-            arguments: [
-              { name: 'gatewayNo', value: stack.sandbox.gatewayNo },
-              { name: 'signKey', value: stack.sandbox.signKey },
-              { name: 'environment', value: 'custom' },
-              { name: 'baseUrl', value: stack.sandbox.url },
-              { name: 'mode', value: 'card' },
-              { name: 'localMethod', value: '' },
-            ],
+  /** A card method of the same merchant whose eligibility checker refuses any order over 1. */
+  let tinyOrders: Promise<unknown> | undefined;
+  const tinyOrdersMethod = () => {
+    tinyOrders ??= (async () => {
+      await stack.admin.query(
+        `mutation ($input: CreatePaymentMethodInput!) { createPaymentMethod(input: $input) { id } }`,
+        {
+          input: {
+            code: 'gatewaykit-card-tiny-orders',
+            enabled: true,
+            handler: {
+              code: 'gatewaykit',
+              arguments: [
+                { name: 'gatewayNo', value: stack.sandbox.gatewayNo },
+                { name: 'signKey', value: stack.sandbox.signKey },
+                { name: 'environment', value: 'custom' },
+                { name: 'baseUrl', value: stack.sandbox.url },
+                { name: 'mode', value: 'card' },
+                { name: 'localMethod', value: '' },
+              ],
+            },
+            checker: { code: 'max-order-total', arguments: [{ name: 'maxTotal', value: '1' }] },
+            translations: [{ languageCode: 'en', name: 'Tiny', description: '' }],
           },
-          checker: { code: 'max-order-total', arguments: [{ name: 'maxTotal', value: '1' }] },
-          translations: [{ languageCode: 'en', name: 'Tiny', description: '' }],
         },
-      },
-    );
+      );
+    })();
+    return tinyOrders;
+  };
+
+  it('a card method whose eligibility checker refuses the order gets no card element', async () => {
+    await tinyOrdersMethod();
     const shop = shopClient(stack);
     await prepareOrder(shop);
     const res = await rawGraphql(shop, ELEMENT_QUERY, { code: 'gatewaykit-card-tiny-orders' });
     expect(res.body.errors?.[0]?.message).toMatch(/only for smaller orders/);
     expect(res.body.data).toBeNull();
+  });
+
+  it("attack: an element card whose start was refused (the method refuses the order) stays its order's: another shopper naming it is refused, its owner pays with it (found by review)", async () => {
+    await tinyOrdersMethod();
+    const victim = shopClient(stack);
+    const victimOrder = await prepareOrder(victim);
+    const pm = await elementMethod((await cardElement(victim)).sessionToken, CARDS.success);
+    expect(
+      await pay(victim, { elementPaymentMethodId: pm, paymentMethodCode: 'gatewaykit-card-tiny-orders' }),
+    ).toMatchObject({ __typename: 'GatewaykitPaymentError', errorCode: 'INELIGIBLE_PAYMENT_METHOD' });
+
+    // The id is time-based: whoever guesses it names it on their own order.
+    const thief = shopClient(stack);
+    const thiefOrder = await prepareOrder(thief);
+    expect(await pay(thief, { elementPaymentMethodId: pm })).toMatchObject({
+      __typename: 'GatewaykitPaymentError',
+      errorCode: 'CARD_NOT_YOURS',
+    });
+    expect(paymentRequests(stack.sandbox, thiefOrder.code)).toEqual([]);
+    expect((await adminOrder(stack.admin, thiefOrder.id)).payments).toEqual([]);
+
+    // Its owner pays with it through an eligible method.
+    expect((await pay(victim, { elementPaymentMethodId: pm })).__typename).toBe('GatewaykitPaymentCompleted');
+    expect(paymentRequests(stack.sandbox, victimOrder.code)).toHaveLength(1);
   });
 
   it('unknown or malformed input fields are refused and nothing is charged', async () => {

@@ -4,6 +4,7 @@ import {
   ActiveOrderService,
   ChannelService,
   ConfigService,
+  type ID,
   Logger,
   Order,
   OrderService,
@@ -77,28 +78,39 @@ export class CheckoutService {
     const parsed = parseShopInput(startPaymentInput, rawInput);
     if (!parsed.ok) return paymentError('INVALID_INPUT', parsed.message);
     const input: ShopStartPaymentInput = parsed.value;
-    // Three phases on one pooled connection each (one-connection.ts), none held across a gateway call.
-    const ready = await onOneConnection(this.connection, ctx, (phase) => this.arrange(ctx, phase, input));
-    if (isPaymentError(ready)) return ready;
-    const { resolved, order, savedCard } = ready;
+    // Phases on one pooled connection each (one-connection.ts), none held across a gateway call.
+    const located = await onOneConnection(this.connection, ctx, (phase) => this.locate(ctx, phase, input));
+    if (isPaymentError(located)) return located;
+    const { resolved, orderId, savedCard } = located;
     // A fresh element card is bound to this order (docs/card-element.md#one-checkout-per-element-card).
     const elementCheckout = new OrderElementCardCheckout(
       this.connection.getRepository(ctx, GatewaykitElementCardBinding),
-      String(order.id),
+      String(orderId),
     );
+    const chargeSource = () =>
+      chargeSourceFor(resolved.config, input, {
+        loggedIn: Boolean(ctx.activeUserId),
+        allowRawCardData: Boolean(this.options.allowRawCardData),
+        findOwnedCard: (cardId) =>
+          savedCard && cardId === input.savedCardId
+            ? savedCard
+            : this.savedCards.findOwnedCard(ctx, resolved, cardId),
+        gatewayCustomerId: (create) => this.savedCards.shopperGatewayCustomerId(ctx, resolved, create),
+        resolveCardMethod: (id, shopper, save) =>
+          // Saved cards mostly come through savedCardId: this field names cards fresh from the element.
+          resolveCardMethod(resolved.client, id, shopper, save, elementCheckout, { ownCardsFirst: false }),
+      });
+    // An element card is read and bound before the order's state or eligibility may refuse the payment:
+    // a start refused after it leaves the card this order's, never free for whoever names its id next.
+    const elementCharge = input.elementPaymentMethodId ? await chargeSource() : undefined;
+    if (elementCharge && isPaymentError(elementCharge)) return elementCharge;
 
-    const charge = await chargeSourceFor(resolved.config, input, {
-      loggedIn: Boolean(ctx.activeUserId),
-      allowRawCardData: Boolean(this.options.allowRawCardData),
-      findOwnedCard: (cardId) =>
-        savedCard && cardId === input.savedCardId
-          ? savedCard
-          : this.savedCards.findOwnedCard(ctx, resolved, cardId),
-      gatewayCustomerId: (create) => this.savedCards.shopperGatewayCustomerId(ctx, resolved, create),
-      resolveCardMethod: (id, shopper, save) =>
-        // Saved cards mostly come through savedCardId: this field names cards fresh from the element.
-        resolveCardMethod(resolved.client, id, shopper, save, elementCheckout, { ownCardsFirst: false }),
-    });
+    const ready = await onOneConnection(this.connection, ctx, (phase) =>
+      this.arrange(phase, orderId, resolved),
+    );
+    if (isPaymentError(ready)) return ready;
+    const { order } = ready;
+    const charge = elementCharge ?? (await chargeSource());
     if (isPaymentError(charge)) return charge;
 
     const methodCode = resolved.method.code;
@@ -145,18 +157,17 @@ export class CheckoutService {
   }
 
   /**
-   * The order moved to ArrangingPayment and everything about it that can refuse the payment (method,
-   * card input, eligibility), on `phase`'s connection. The saved card's ownership read (the customer,
-   * then the gateway's list of their cards) does not depend on the order: started here with the
-   * request's own context, it runs while the order moves on and outlives the phase.
+   * The active order, in this channel, and the method with the card input it takes, on `phase`'s
+   * connection. The saved card's ownership read (the customer, then the gateway's list of their cards)
+   * does not depend on the order: started here with the request's own context, it runs while the order
+   * moves on and outlives the phase.
    */
-  private async arrange(
+  private async locate(
     ctx: RequestContext,
     phase: RequestContext,
     input: ShopStartPaymentInput,
   ): Promise<
-    | PaymentErrorResult
-    | { resolved: ResolvedMethod; order: Order; savedCard?: Promise<SavedCard | undefined> }
+    PaymentErrorResult | { resolved: ResolvedMethod; orderId: ID; savedCard?: Promise<SavedCard | undefined> }
   > {
     const active = await this.activeOrderService.getActiveOrder(phase, undefined);
     if (!active) return paymentError('NO_ACTIVE_ORDER', 'There is no active order');
@@ -179,12 +190,20 @@ export class CheckoutService {
         : undefined;
     // Awaited by chargeSourceFor when it gets there; an early return must not leave it unhandled.
     savedCard?.catch(() => undefined);
+    return { resolved, orderId: active.id, ...(savedCard ? { savedCard } : {}) };
+  }
 
-    const order = await arrangePayment(this.connection, this.orderService, phase, active.id);
+  /** The order moved to ArrangingPayment, and whether the method may pay it, on `phase`'s connection. */
+  private async arrange(
+    phase: RequestContext,
+    orderId: ID,
+    resolved: ResolvedMethod,
+  ): Promise<PaymentErrorResult | { order: Order }> {
+    const order = await arrangePayment(this.connection, this.orderService, phase, orderId);
     if (typeof order === 'string') return paymentError('ORDER_STATE_ERROR', order);
     const ineligible = await ineligibility(this.paymentMethodService, phase, order, resolved.method);
     if (ineligible) return paymentError('INELIGIBLE_PAYMENT_METHOD', ineligible);
-    return { resolved, order, ...(savedCard ? { savedCard } : {}) };
+    return { order };
   }
 
   /**
