@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { createElementPaymentMethod } from '@gatewaykit/sandbox';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { adminOrder, adminTokenFor } from './support/admin';
-import { CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
+import { ADDRESS, CARD, complete, currentSession, HOSTED, readyCart, startSession } from './support/checkout';
 import { registerCustomer, saveCard } from './support/customer';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
@@ -334,6 +334,33 @@ describe('card element: attacks', () => {
     const state = await sandboxControl('state');
     const record = state.paymentMethods.find((m: Json) => m.customerPaymentMethodId === method);
     expect(record.customerId ?? null).toBeNull();
+  });
+
+  it("attack: whoever holds a guest's cart id, still a guest, ships the cart to themselves and names the guest's fresh card in a new session: refused, nothing charged; the guest still pays (found by review)", async () => {
+    const guest = await readyCart({ email: uniqueEmail('guest-ship') });
+    const method = await elementMethod((await cardElement(guest.cartId)).session_token, CARDS.success);
+    await startSession(guest.collectionId, CARD, { customerPaymentMethodId: method });
+
+    // Nothing is charged yet, so the cart may still change: the holder gives it their own address.
+    const thief = { ...ADDRESS, first_name: 'Mallory', address_1: '1 Drop Street' };
+    await expectOk(api('POST', `/store/carts/${guest.cartId}`, { body: { shipping_address: thief } }));
+    const stolen = await createSession(guest.collectionId, { customerPaymentMethodId: method });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.message).toContain(
+      'data.customerPaymentMethodId: this card was entered for another checkout',
+    );
+    expect(await chargesMentioning(method)).toEqual([]);
+    expect(await cartCompleted(guest.cartId)).toBe(false);
+
+    // The guest's own address back: the guest names the card again and pays.
+    await expectOk(
+      api('POST', `/store/carts/${guest.cartId}`, {
+        body: { shipping_address: ADDRESS },
+      }),
+    );
+    await startSession(guest.collectionId, CARD, { customerPaymentMethodId: method });
+    expect((await complete(guest.cartId)).body.type).toBe('order');
+    expect(await chargesMentioning(method)).toHaveLength(1);
   });
 
   it('two carts naming one fresh element card at once: exactly one may use it', async () => {

@@ -3,6 +3,7 @@ import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
 import { describe, expect, it, vi } from 'vitest';
 import { POST as saveCardRoute } from '../src/api/store/gatewaykit/payment-methods/route';
 import { CardElementUnavailableError, issueCardElement } from '../src/lib/card-element';
+import { elementCardShopper } from '../src/lib/element-card-bindings';
 import type { GatewaykitAccount } from '../src/lib/resolve-options';
 import { BUYER, cardServiceWith, loggedIn, OPTIONS } from './fake-provider';
 
@@ -180,11 +181,48 @@ describe("element cards: core's card rule decides", () => {
           'data.customerPaymentMethodId: this card was entered for another checkout; enter it again here',
       });
     }
-    expect([...bindings]).toEqual([['pm_element_1', 'payses_E1 by a guest']]);
+    expect([...bindings]).toEqual([
+      ['pm_element_1', expect.stringMatching(/^payses_E1 by guest:[0-9a-f]{32}$/)],
+    ]);
     // The first checkout still pays with it (asked again right before the charge).
     const paid = await service.authorizePayment({ data: first.data } as never);
     expect(paid.status).toBe('captured');
     expect(confirm).toHaveBeenCalledTimes(1);
+  });
+
+  it('a guest names a card as where the goods go (email and shipping address), whatever order the stored keys come back in', () => {
+    const shipping = { line1: '1 Test Street', city: 'Austin', country: 'US', postalCode: '73301' };
+    const guest = elementCardShopper({ buyer: { ...BUYER, shippingAddress: shipping } });
+    expect(guest).toMatch(/^guest:[0-9a-f]{32}$/);
+    // As a jsonb column gives it back: the same keys in another order.
+    const reordered = { postalCode: '73301', country: 'US', city: 'Austin', line1: '1 Test Street' };
+    expect(elementCardShopper({ buyer: { ...BUYER, shippingAddress: reordered } })).toBe(guest);
+    expect(
+      elementCardShopper({ buyer: { ...BUYER, shippingAddress: { ...shipping, line1: '9 Thief Lane' } } }),
+    ).not.toBe(guest);
+    expect(
+      elementCardShopper({ buyer: { ...BUYER, email: 'x@example.com', shippingAddress: shipping } }),
+    ).not.toBe(guest);
+    expect(elementCardShopper({ medusaCustomerId: 'cus_1', buyer: BUYER })).toBe('cus_1');
+  });
+
+  it("attack: whoever holds a guest's cart id, still a guest, gives the cart their own address or email and names the guest's card in a new session: refused; the guest names it again and pays (found by review)", async () => {
+    const { service, confirm } = cardServiceWith(SUCCESS);
+    await service.initiatePayment(initiate({ customerPaymentMethodId: 'pm_element_1' }));
+    const shipToThief = { ...BUYER, shippingAddress: { line1: '9 Thief Lane', city: 'Reno', country: 'US' } };
+    for (const buyer of [shipToThief, { ...BUYER, email: 'thief@example.com' }]) {
+      await expect(
+        service.initiatePayment(initiate({ customerPaymentMethodId: 'pm_element_1', buyer })),
+      ).rejects.toMatchObject({
+        type: 'not_allowed',
+        message:
+          'data.customerPaymentMethodId: this card was entered for another checkout; enter it again here',
+      });
+    }
+    expect(confirm).not.toHaveBeenCalled();
+    // The guest, same email and address, names it again in a replaced session and pays.
+    const again = await service.initiatePayment(initiate({ customerPaymentMethodId: 'pm_element_1' }));
+    expect((await service.authorizePayment({ data: again.data } as never)).status).toBe('captured');
   });
 
   it("attack: whoever holds a guest's cart id logs in and names the guest's fresh card on the same collection to save it: refused, nothing attached", async () => {
@@ -208,7 +246,7 @@ describe("element cards: core's card rule decides", () => {
         data: { ...guest.data, medusaCustomerId: 'medusa_cus_2', gatewayCustomerId: 'cus_2', saveCard: true },
       } as never),
     ).rejects.toMatchObject({ type: 'not_allowed' });
-    expect(bindings.get('pm_element_1')).toBe('payses_E1 by a guest');
+    expect(bindings.get('pm_element_1')).toMatch(/^payses_E1 by guest:[0-9a-f]{32}$/);
     expect(confirm).not.toHaveBeenCalled();
     expect(attach).not.toHaveBeenCalled();
   });

@@ -61,11 +61,8 @@ export function cardServiceWith(
     protected override get client(): GatewayClient {
       return fake as unknown as GatewayClient;
     }
-    protected override elementCardCheckout(
-      sessionId: string,
-      medusaCustomerId: string | undefined,
-    ): ElementCardCheckout {
-      const checkout = `${sessionId} by ${medusaCustomerId ?? 'a guest'}`;
+    protected override elementCardCheckout(sessionId: string, shopper: string): ElementCardCheckout {
+      const checkout = `${sessionId} by ${shopper}`;
       return {
         async bindElementCard(id) {
           if (!bindings.has(id)) bindings.set(id, checkout);

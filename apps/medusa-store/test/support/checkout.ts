@@ -4,7 +4,8 @@ export const HOSTED = 'pp_gatewaykit-hosted_gatewaykit';
 export const CARD = 'pp_gatewaykit_gatewaykit';
 export const LOCAL = 'pp_gatewaykit-local_gatewaykit';
 
-const ADDRESS = {
+/** The address readyCart gives a cart (shipping and billing). */
+export const ADDRESS = {
   first_name: 'Ada',
   last_name: 'Lovelace',
   address_1: '1 Test Street',

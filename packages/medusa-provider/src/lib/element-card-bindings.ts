@@ -1,26 +1,40 @@
+import { createHash } from 'node:crypto';
 import type { ElementCardCheckout, RetiredCards } from '@gatewaykit/core';
 import type { SqlDatabase } from './charge-claim';
+import type { GatewaykitSessionData } from './session-data';
+
+/**
+ * Who names a fresh element card, as its binding keeps them: the logged-in Medusa customer, or for a
+ * guest, where the goods go (the cart's email and shipping address as the session copied them, hashed).
+ * A guest has no identity of their own, and Medusa's cart id is a bearer token: whoever holds it could
+ * otherwise, still a guest, give the cart their own address and name the guest's card in a new session.
+ * The guest who names their card again (a session replaced) with the same email and address still may.
+ */
+export function elementCardShopper(data: Pick<GatewaykitSessionData, 'medusaCustomerId' | 'buyer'>): string {
+  if (data.medusaCustomerId) return data.medusaCustomerId;
+  // Keys sorted: the stored copy comes back from a jsonb column, which orders keys its own way.
+  const address = Object.entries(data.buyer?.shippingAddress ?? {}).sort(([a], [b]) => (a < b ? -1 : 1));
+  const destination = JSON.stringify([data.buyer?.email ?? '', address]);
+  return `guest:${createHash('sha256').update(destination).digest('hex').slice(0, 32)}`;
+}
 
 /**
  * Core's element-card binding (docs/card-element.md#one-checkout-per-element-card) for one payment
  * session, in the store's database: a fresh card-element method is bound to the payment collection
- * that first names it and to the shopper who named it (the logged-in customer, or '' for a guest), in a
- * table the card provider's migrations create. The shopper counts because a collection is not one
- * person's: whoever holds a guest's cart id may log in and name the guest's card on the same collection,
- * and saving it would make it theirs. Two first uses at once, on any instances: the primary key lets
+ * that first names it and to the shopper who named it (elementCardShopper), in a table the card
+ * provider's migrations create. The shopper counts because a collection is not one person's: whoever
+ * holds a guest's cart id may name the guest's card on the same collection, logged in to save it, or
+ * as a guest with their own address. Two first uses at once, on any instances: the primary key lets
  * one insert win, and both read the winner afterwards (a second statement, so it sees the commit the
  * insert waited for).
  */
 export class SessionElementCardCheckout implements ElementCardCheckout {
-  private readonly shopper: string;
-
   constructor(
     private readonly db: SqlDatabase,
     private readonly sessionId: string,
-    medusaCustomerId: string | undefined,
-  ) {
-    this.shopper = medusaCustomerId ?? '';
-  }
+    /** elementCardShopper of the session. */
+    private readonly shopper: string,
+  ) {}
 
   async bindElementCard(customerPaymentMethodId: string): Promise<boolean> {
     await this.db.raw(

@@ -8,7 +8,7 @@ import {
 } from '@gatewaykit/core';
 import type { PaymentProviderContext } from '@medusajs/framework/types';
 import { MedusaError } from '@medusajs/framework/utils';
-import { SessionElementCardCheckout } from '../../lib/element-card-bindings';
+import { elementCardShopper, SessionElementCardCheckout } from '../../lib/element-card-bindings';
 import { toMedusaError } from '../../lib/medusa-errors';
 import type { GatewaykitSessionData } from '../../lib/session-data';
 import { type ChargePlan, GatewaykitBase } from './base';
@@ -87,11 +87,8 @@ export class GatewaykitCardService extends GatewaykitBase {
    * checkout a fresh element card is bound to (lib/element-card-bindings.ts). Overridden in unit tests
    * that have no database.
    */
-  protected elementCardCheckout(
-    sessionId: string,
-    medusaCustomerId: string | undefined,
-  ): ElementCardCheckout {
-    return new SessionElementCardCheckout(this.storeDatabase('a card payment'), sessionId, medusaCustomerId);
+  protected elementCardCheckout(sessionId: string, shopper: string): ElementCardCheckout {
+    return new SessionElementCardCheckout(this.storeDatabase('a card payment'), sessionId, shopper);
   }
 
   /** Core's card rule for the session's method; a refusal is a 400 naming the storefront's field. */
@@ -105,7 +102,7 @@ export class GatewaykitCardService extends GatewaykitBase {
         data.customerPaymentMethodId!,
         { gatewayCustomerId: data.gatewayCustomerId },
         data.saveCard === true,
-        this.elementCardCheckout(data.orderNo!, data.medusaCustomerId),
+        this.elementCardCheckout(data.orderNo!, elementCardShopper(data)),
       );
     } catch (error) {
       throw toMedusaError(
