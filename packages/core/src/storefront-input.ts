@@ -9,8 +9,12 @@ import { containsCardNumber, findCardData } from './card-data.js';
 import { GatewayValidationError, type ValidationIssue } from './errors.js';
 import { isLocalPaymentMethodName } from './local-methods.js';
 
-/** A gateway id's own shape: a letter prefix, `_`, digits (`pm_1526753334131306496`). */
-const GATEWAY_ID = /^[A-Za-z]+_\d+$/;
+/**
+ * A gateway id's own shape: a letter prefix, `_`, 19 digits (`pm_1526753334131306496`,
+ * docs/gateway-protocol.md#identifiers). Only this shape may hold a digit run the card-number scan
+ * would flag: a prefix glued to a card number of any other length is not an id.
+ */
+const GATEWAY_ID = /^[A-Za-z]+_\d{19}$/;
 
 /**
  * A gateway payment method (customerPaymentMethodId: a saved card, or what the card element made) as a

@@ -80,6 +80,9 @@ describe('parseStorefrontInput', () => {
       'x4111111111111111',
       'pm_4111111111111111x',
       'card-4111-1111-1111-1111',
+      // An id's prefix on a card number of any length but the id's 19 digits (found by review).
+      'pm_4111111111111111',
+      'pm_378282246310005',
     ]) {
       const parsed = savedCardIdInput.safeParse(typed);
       expect(parsed.success).toBe(false);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { cardElementArgs, parseShopInput, startPaymentInput } from '../src/api/shop-input';
 
-/** A gateway method id whose digits pass Luhn: an id, not card data, in the fields made for ids. */
-const LUHN_ID = 'pm_4242424242424242';
+/** A gateway method id (19 digits) whose digits pass Luhn: an id, not card data, in the fields made for ids. */
+const LUHN_ID = 'pm_1000000000000000009';
 
 describe('startPaymentInput: card element fields', () => {
   it('takes an element method id and saveCard', () => {
