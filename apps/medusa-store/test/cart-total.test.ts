@@ -69,8 +69,7 @@ describe('a cart whose total rose after its payment session was made', () => {
   it('a new payment session for the new total completes the cart at that total', async () => {
     const { token, card, cartId, collectionId, taxed } = await taxedAfterCardSession('us-wa');
 
-    // Any cart update refreshes the payment collection to the new total (the taxes route does not).
-    await expectOk(api('POST', `/store/carts/${cartId}`, { token, body: {} }));
+    // The taxes route left the payment collection at the old total: a new session takes the cart's.
     const session = await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, token);
     expect(Number(session.data.amount)).toBe(taxed);
     const completed = await complete(cartId, token);
@@ -78,6 +77,25 @@ describe('a cart whose total rose after its payment session was made', () => {
     const order = await adminOrder(completed.body.order.id);
     expect(Number(order.total)).toBe(taxed);
     expect(Number(order.payment_collections[0].payments[0].amount)).toBe(taxed);
+  });
+
+  it('a gateway page opened after the taxes route asks for the taxed total, and its payment places the order at it (found by review)', async () => {
+    const email = uniqueEmail('taxes-then-page');
+    const { cartId, collectionId, total } = await readyCart({ email, province: 'us-ut' });
+    await taxProvince('us-ut');
+    expect((await recalculateTaxes(cartId)).status).toBe(200);
+    const taxed = await cartTotal(cartId);
+    expect(taxed).toBeGreaterThan(total);
+
+    const session = await startSession(collectionId, HOSTED);
+    expect(Number(session.data.amount)).toBe(taxed);
+    await followReturn(await finishHostedPage(session.data.redirectUrl, 'success', CARDS.success));
+    const completed = await complete(cartId);
+    expect(completed.status).toBe(200);
+    const order = await adminOrder(completed.body.order.id);
+    expect(Number(order.total)).toBe(taxed);
+    expect(Number(order.payment_collections[0].payments[0].amount)).toBe(taxed);
+    expect(log()).not.toContain(`PAID BUT NOT APPLIED: Gateway payment orderNo ${session.id}`);
   });
 
   it('attack: completing with the card session of the old total is refused, naming both amounts, and nothing is charged', async () => {
@@ -110,6 +128,20 @@ describe('a cart whose total rose after its payment session was made', () => {
     const completed = await complete(cartId);
     expect(completed.status).toBe(200);
     expect(Number((await adminOrder(completed.body.order.id)).total)).toBe(total);
+  });
+
+  it('attack: the taxes route is refused while a declined gateway page may still be paid (the shopper may try another card there) (found by review)', async () => {
+    const { cartId, collectionId, total } = await readyCart({
+      email: uniqueEmail('declined-page'),
+      province: 'us-id',
+    });
+    const session = await startSession(collectionId, HOSTED);
+    await followReturn(await finishHostedPage(session.data.redirectUrl, 'fail'));
+    await taxProvince('us-id');
+    const refused = await recalculateTaxes(cartId);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain(session.id);
+    expect(await cartTotal(cartId)).toBe(total);
   });
 
   it('attack: a cart whose total changed while its gateway page was open is not completed by the payment made there; the merchant is told both amounts', async () => {

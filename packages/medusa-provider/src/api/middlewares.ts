@@ -7,6 +7,7 @@ import { onPaymentSessionCreation } from './middlewares/payment-session-route';
 import { readRawCallbackBody } from './middlewares/raw-callback-body';
 import { redactingErrorHandler } from './middlewares/redacting-error-handler';
 import { refuseWhileChargeOpen } from './middlewares/refuse-while-charge-open';
+import { syncCollectionAmount } from './middlewares/sync-collection-amount';
 import { validateSessionInput } from './middlewares/validate-session-input';
 
 /** Who asks, for the customer rule (lib/session-chooser.ts): the logged-in customer, or a guest. */
@@ -45,6 +46,8 @@ export default defineMiddlewares({
           holdCartLock,
           refuseWhileChargeOpen('payment_collection'),
           validateSessionInput,
+          // The session asks for the cart's total, even after the taxes route moved it.
+          syncCollectionAmount,
           addBuyerToSessionData,
         ),
       ],

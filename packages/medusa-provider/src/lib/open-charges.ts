@@ -64,12 +64,14 @@ export function firstCartHolder(
   );
 }
 
-/** The first gatewaykit session among `sessions` whose shopper was sent to a gateway page. */
+/**
+ * The first gatewaykit session among `sessions` with a gateway page that may still take a payment: one
+ * the shopper was sent to, or one a decline was recorded for (the page may let them try another card).
+ */
 export function firstOpenPage(sessions: readonly (SessionRow | null)[]): string | undefined {
   return sessions.find(
     (session): session is SessionRow =>
-      isGatewaykitSession(session) &&
-      chargeStateOf((session.data ?? {}) as Partial<GatewaykitSessionData>) === 'redirect',
+      isGatewaykitSession(session) && mayStillBePaid((session.data ?? {}) as Partial<GatewaykitSessionData>),
   )?.id;
 }
 
