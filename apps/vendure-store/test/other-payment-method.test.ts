@@ -4,8 +4,10 @@
  * must not be paid a second time through another handler meanwhile. The store's benchmark no-op handler
  * (`bench-noop`, GATEWAYKIT_BENCH=1) stands for any other payment method: it settles whatever it is given.
  */
+import { ORDER_CHANGE_REFUSED } from '@gatewaykit/vendure-plugin';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { GraphqlClient } from '../src/graphql-client';
+import { rawGraphql } from './support/attacker';
 import {
   adminOrder,
   CARDS,
@@ -104,6 +106,55 @@ describe('another payment method while a gateway charge is open', () => {
     const waiting = await adminOrder(stack.admin, order.id);
     expect(waiting.state).toBe('ArrangingPayment');
     expect(waiting.payments).toEqual([]);
+  });
+
+  it('attack: while a charge is owed an answer the order cannot change (back to AddingItems, a coupon, an address); its success pays the order as it was charged, and a declined order changes again (found by review)', async () => {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    stack.sandbox.setChaos({ drop: true });
+    expect(await payByCard(shop, CARDS.pendingThenSuccess)).toMatchObject({
+      __typename: 'GatewaykitPaymentPending',
+    });
+    const before = await adminOrder(stack.admin, order.id);
+    for (const [mutation, variables] of [
+      ['mutation { transitionOrderToState(state: "AddingItems") { __typename } }', {}],
+      [
+        'mutation ($code: String!) { applyCouponCode(couponCode: $code) { __typename } }',
+        { code: 'NO-SUCH' },
+      ],
+      [
+        'mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { __typename } }',
+        { input: { streetLine1: '1 Drop Street', city: 'Elsewhere', countryCode: 'US' } },
+      ],
+    ] as const) {
+      const refused = await rawGraphql(shop, mutation, variables);
+      expect(refused.body.errors?.[0]?.message).toBe(ORDER_CHANGE_REFUSED);
+    }
+    const unchanged = await adminOrder(stack.admin, order.id);
+    expect(unchanged.state).toBe('ArrangingPayment');
+    expect(unchanged.totalWithTax).toBe(before.totalWithTax);
+
+    // The gateway's success, delivered at last, pays the order at the charged total.
+    stack.sandbox.setChaos({});
+    for (const delivery of stack.sandbox.callbacks().filter((c) => c.orderNo?.startsWith(order.code))) {
+      await stack.sandbox.redeliver(delivery.id);
+    }
+    const paid = await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => o.state === 'PaymentSettled',
+    );
+    expect(paid.totalWithTax).toBe(before.totalWithTax);
+
+    // A declined charge owes nothing: that order may change again.
+    const declinedShop = shopClient(stack);
+    await prepareOrder(declinedShop);
+    expect((await payByCard(declinedShop, CARDS.decline)).__typename).toBe('GatewaykitPaymentError');
+    const back = await rawGraphql(
+      declinedShop,
+      'mutation { transitionOrderToState(state: "AddingItems") { __typename ... on Order { state } } }',
+      {},
+    );
+    expect(back.body.data).toEqual({ transitionOrderToState: { __typename: 'Order', state: 'AddingItems' } });
   });
 
   it('attack: a 3-D Secure page still open blocks another method (one click from a charge); once abandoned, the other method pays', async () => {

@@ -1,3 +1,4 @@
+export { ORDER_CHANGE_REFUSED } from './api/order-change-guard.interceptor';
 export {
   type MethodConfig,
   MethodConfigError,

@@ -4,6 +4,7 @@ import { PluginCommonModule, Type, VendurePlugin } from '@vendure/core';
 import { GatewaykitAdminResolver } from './api/admin.resolver';
 import { adminApiSchema } from './api/admin-schema';
 import { HiddenSignKeyInterceptor } from './api/hidden-sign-key.interceptor';
+import { OrderChangeGuardInterceptor } from './api/order-change-guard.interceptor';
 import { OtherMethodGuardInterceptor } from './api/other-method-guard.interceptor';
 import { GatewaykitPaymentCompletedResolver } from './api/payment-completed.resolver';
 import { redactErrorsPlugin } from './api/redact-errors.plugin';
@@ -83,6 +84,7 @@ import type { GatewaykitPluginOptions } from './types';
     CloseRefundIntentService,
     MethodArgsSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
+    { provide: APP_INTERCEPTOR, useClass: OrderChangeGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: HiddenSignKeyInterceptor },
   ],
   shopApiExtensions: {

@@ -2,7 +2,6 @@ import { type CallHandler, type ExecutionContext, Injectable, type NestIntercept
 import {
   ACTIVE_ORDER_INPUT_FIELD_NAME,
   ActiveOrderService,
-  internal_getRequestContext,
   Logger,
   PaymentMethod,
   type RequestContext,
@@ -16,12 +15,10 @@ import { onOneConnection } from '../service/one-connection';
 import { holdOrderForOtherMethod } from '../service/other-method-hold';
 import { isUnappliedCharge, UNAPPLIED_ANSWER } from '../service/unapplied-charge';
 import { releasedWhenAnswered } from './released-when-answered';
+import { shopMutationOf } from './shop-mutation';
 
-/** The parts of GraphQL's resolve info this reads. */
-interface ResolvedField {
-  fieldName: string;
-  parentType: { name: string };
-}
+/** The Shop API mutation this guards. */
+const PAYMENT_MUTATIONS = new Set(['addPaymentToOrder']);
 
 /** What the shopper is told; the storefront shows IneligiblePaymentMethodError's message. */
 const OPEN_CHARGE_MESSAGE =
@@ -50,13 +47,10 @@ export class OtherMethodGuardInterceptor implements NestInterceptor {
   ) {}
 
   async intercept(context: ExecutionContext, next: CallHandler): Promise<Observable<unknown>> {
-    if (context.getType<string>() !== 'graphql') return next.handle();
-    const info = context.getArgByIndex<ResolvedField | undefined>(3);
-    if (info?.parentType.name !== 'Mutation' || info.fieldName !== 'addPaymentToOrder') return next.handle();
-    const { req } = context.getArgByIndex<{ req: Parameters<typeof internal_getRequestContext>[0] }>(2);
-    const ctx = internal_getRequestContext(req, context);
-    if (ctx.apiType !== 'shop') return next.handle();
-    const args = context.getArgByIndex<{ input?: { method?: unknown } } & Record<string, unknown>>(1);
+    const mutation = shopMutationOf(context, PAYMENT_MUTATIONS);
+    if (!mutation) return next.handle();
+    const { ctx } = mutation;
+    const args = mutation.args as { input?: { method?: unknown } } & Record<string, unknown>;
     // Its reads and the hold's claim wait for a pooled connection once, not once each (one-connection.ts);
     // the hold is released later, after the mutation, through the request's own context.
     const guard = await onOneConnection(this.connection, ctx, (phase) => this.hold(phase, ctx, args));
