@@ -178,6 +178,25 @@ describe("attack: charging someone else's saved card", () => {
     expect(await chargesMentioning(card.id)).toEqual([]);
   });
 
+  it("attack: whoever holds a registered customer's cart id (another customer, or a guest) cannot choose its gatewaykit payment, so cannot lock its owner out; the owner still pays (found by review)", async () => {
+    const owner = await registerCustomer();
+    const { cartId, collectionId } = await readyCart({ token: owner.token, email: owner.email });
+    const other = await registerCustomer();
+    for (const token of [other.token, undefined]) {
+      for (const provider of [CARD, HOSTED]) {
+        const taken = await createSession(collectionId, provider, {}, token);
+        expect(taken.status).toBe(400);
+        expect(taken.body.message).toBe(
+          'This cart belongs to a registered customer: only that customer, logged in, can choose its payment',
+        );
+      }
+    }
+    expect(await sessionRowsOf(collectionId)).toEqual([]);
+    const card = await saveCard(owner.token, CARDS.success);
+    await startSession(collectionId, CARD, { customerPaymentMethodId: card.id }, owner.token);
+    expect((await complete(cartId, owner.token)).body.type).toBe('order');
+  });
+
   it('the owner pays with it, and the charge names the owner as gateway customer', async () => {
     const owner = await registerCustomer();
     const card = await saveCard(owner.token, CARDS.success);
