@@ -104,6 +104,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
       ...(env.GATEWAYKIT_RECONCILE_MAX_AGE_MS
         ? { maxAgeMs: Number(env.GATEWAYKIT_RECONCILE_MAX_AGE_MS) }
         : {}),
+      ...(env.GATEWAYKIT_RECONCILE_NOT_MADE_CLOSE_MS
+        ? { notMadeCloseAfterMs: Number(env.GATEWAYKIT_RECONCILE_NOT_MADE_CLOSE_MS) }
+        : {}),
       // Checked by the plugin: anything but whole days from 0 to 366 stops the start, naming it.
       ...(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS
         ? { chargebackLookbackDays: wholeNumber(env.GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS) }

@@ -4,7 +4,7 @@
  *   it and hands it to a person once, on its order (the age shortened through GATEWAYKIT_RECONCILE_MAX_AGE_MS);
  * - `reconcile.chargebackLookbackDays: 0` (GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS): the run asks the gateway
  *   for no chargebacks, for a merchant account without access to the list;
- * - `reconcile.afterMs: 0`: a refund whose record was lost may be closed as not made at once.
+ * - `reconcile.notMadeCloseAfterMs: 0`: a refund whose record was lost may be closed as not made at once.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildConfig, settingsFromEnv } from '../src/config';
@@ -35,6 +35,7 @@ describe('an attempt the reconciliation stops asking about', () => {
         GATEWAYKIT_RECONCILE_AFTER_MS: '0',
         GATEWAYKIT_RECONCILE_NO_RECORD_MS: '2000',
         GATEWAYKIT_RECONCILE_MAX_AGE_MS: String(MAX_AGE_MS),
+        GATEWAYKIT_RECONCILE_NOT_MADE_CLOSE_MS: '0',
         GATEWAYKIT_RECONCILE_SCHEDULE: '0 0 1 1 *',
         GATEWAYKIT_RECONCILE_CHARGEBACK_DAYS: '0',
         GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON: ROLLBACK_REASON,
@@ -114,7 +115,7 @@ describe('an attempt the reconciliation stops asking about', () => {
     expect(await chargebacksOf()).toEqual([expect.objectContaining({ batchNo: chargeback.batchNo })]);
   });
 
-  it('a refund whose record was lost, closed as not made once its notice had its time (afterMs): the payment refunds through Vendure again, under a new id', async () => {
+  it('a refund whose record was lost, closed as not made once it cannot still be under way (notMadeCloseAfterMs): the payment refunds through Vendure again, under a new id', async () => {
     const { payment, made } = await refundWithLostRecord();
     const { gatewaykitCloseRefundIntent: closed } = await stack.admin.query<{
       gatewaykitCloseRefundIntent: { closed: boolean; reason: string };

@@ -46,6 +46,13 @@ export interface ReconcileOptions {
    */
   maxAgeMs?: number;
   /**
+   * How long after a refund whose record was lost was sent it may be closed as not made
+   * (`gatewaykitCloseRefundIntent` with `made: false`); default 24 hours. A refund whose answer was lost
+   * may still be under way at the gateway, and the merchant portal may not show it yet: closing it as not
+   * made too early lets the same money be refunded again.
+   */
+  notMadeCloseAfterMs?: number;
+  /**
    * How many days back each run lists the gateway's chargebacks (docs/gateway-protocol.md#chargebacks-in-each-run);
    * default 180. 0 turns that pass off, for a merchant account without access to the list.
    */

@@ -4,7 +4,7 @@ import { useDatabaseClockOffset } from '../src/service/attempt-clock';
 import { CloseRefundIntentService } from '../src/service/close-refund-intent.service';
 
 /**
- * A lost refund may be closed as not made only once its notice had its time (`reconcile.afterMs`),
+ * A lost refund may be closed as not made only once it cannot still be under way (`reconcile.notMadeCloseAfterMs`),
  * judged on the clock its `createdAt` is read on: the database's (docs/safety-rules.md#time-zones).
  */
 describe('closing a lost refund as not made', () => {
@@ -14,7 +14,7 @@ describe('closing a lost refund as not made', () => {
     {} as never,
     {} as never,
     {} as never,
-    { reconcile: { afterMs: 60_000 } } as never,
+    { reconcile: { notMadeCloseAfterMs: 60_000 } } as never,
   );
   const waitFor = (intent: Partial<GatewaykitRefundIntent>) =>
     (
@@ -29,11 +29,11 @@ describe('closing a lost refund as not made', () => {
     // Written 30 s ago on the database's clock, read back as this process's local time.
     const refusal = waitFor({ createdAt: new Date(Date.now() - 2 * HOUR - 30_000) });
     expect(refusal).toMatch(
-      /^refund A-P1-R1 was sent 30 s ago and its notice may still come: it can be closed as not made in (30|31) s$/,
+      /^refund A-P1-R1 was sent 30 s ago and may still be under way at the gateway \(its notice may still come\): it can be closed as not made in (30|31) s$/,
     );
   });
 
-  it('a refund older than afterMs on the database clock may be closed as not made', () => {
+  it('a refund older than notMadeCloseAfterMs on the database clock may be closed as not made', () => {
     useDatabaseClockOffset(2 * HOUR);
     expect(waitFor({ createdAt: new Date(Date.now() + 2 * HOUR - 61_000) })).toBeUndefined();
     useDatabaseClockOffset(0);

@@ -46,9 +46,9 @@ export default defineMiddlewares({
           holdCartLock,
           refuseWhileChargeOpen('payment_collection'),
           validateSessionInput,
+          addBuyerToSessionData,
           // The session asks for the cart's total, even after the taxes route moved it.
           syncCollectionAmount,
-          addBuyerToSessionData,
         ),
       ],
     },

@@ -16,7 +16,8 @@ import { shopMutationOf } from './shop-mutation';
 /**
  * Shop API mutations that change the active order's lines, total, addresses, customer, currency or
  * state. Some need the order back in AddingItems (transitionOrderToState first); coupons and addresses
- * change it in ArrangingPayment as well.
+ * change it in ArrangingPayment as well; every transition is refused (cancelling the order would leave
+ * the charge's success no order to pay).
  */
 const ORDER_CHANGES = new Set([
   'addItemToOrder',
@@ -47,9 +48,10 @@ export const ORDER_CHANGE_REFUSED =
  * otherwise settle an order whose total, contents or addresses are no longer what was charged (an
  * overpaid order to refund by hand, or a success the order refuses and the merchant must release). A
  * gateway page the shopper left does not block a change, as on Medusa, whose counterpart refuses cart
- * changes while a charge is open (docs/SECURITY.md §5). Judged before Vendure's resolver runs; a change
- * that started before the charge was claimed is caught by the claim's own check that the order did not
- * change since it was read.
+ * changes while a charge is open (docs/SECURITY.md §5). Judged before Vendure's resolver runs, from a
+ * plain read: a change already past this check when the charge is claimed can still land (a window of
+ * milliseconds); the recorder then notes an overpaid order, or keeps a success the order refuses for the
+ * merchant (§6), never silently.
  */
 @Injectable()
 export class OrderChangeGuardInterceptor implements NestInterceptor {
@@ -62,8 +64,6 @@ export class OrderChangeGuardInterceptor implements NestInterceptor {
     const mutation = shopMutationOf(context, ORDER_CHANGES);
     if (!mutation) return next.handle();
     const { field, ctx, args } = mutation;
-    // Of the transitions only the way back to changing the order; the others change nothing in it.
-    if (field === 'transitionOrderToState' && args.state !== 'AddingItems') return next.handle();
     const open = await onOneConnection(this.connection, ctx, async (phase) => {
       const input = args[ACTIVE_ORDER_INPUT_FIELD_NAME] as Record<string, unknown> | undefined;
       const order = await this.activeOrders.getActiveOrder(phase, input);

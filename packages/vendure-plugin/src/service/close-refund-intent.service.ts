@@ -7,7 +7,7 @@ import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { attemptClockNow } from './attempt-clock';
 import { administratorName, OrderNotes } from './order-notes.service';
-import { RECONCILE_DEFAULTS } from './reconcile-settings';
+import { reconcileSettings } from './reconcile-settings';
 import { RefundIntents } from './refund-intents';
 import { RefundLock } from './refund-lock';
 import { keepUncountedRefund } from './uncounted-refund';
@@ -98,11 +98,11 @@ export class CloseRefundIntentService {
   }
 
   private tooYoungToCloseAsNotMade(intent: GatewaykitRefundIntent): string | undefined {
-    const afterMs = this.options.reconcile?.afterMs ?? RECONCILE_DEFAULTS.afterMs;
+    const { notMadeCloseAfterMs } = reconcileSettings(this.options).settings;
     // On the clock createdAt is read on (the database's), as every age of the run is judged.
     const age = attemptClockNow() - intent.createdAt.getTime();
-    if (age >= afterMs) return undefined;
-    return `refund ${intent.merTrackNo} was sent ${Math.floor(age / 1000)} s ago and its notice may still come: it can be closed as not made in ${Math.ceil((afterMs - age) / 1000)} s`;
+    if (age >= notMadeCloseAfterMs) return undefined;
+    return `refund ${intent.merTrackNo} was sent ${Math.floor(age / 1000)} s ago and may still be under way at the gateway (its notice may still come): it can be closed as not made in ${Math.ceil((notMadeCloseAfterMs - age) / 1000)} s`;
   }
 
   /** A private order note naming the administrator, who is also its author in the history. */

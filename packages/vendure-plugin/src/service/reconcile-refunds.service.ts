@@ -243,7 +243,7 @@ export class RefundReconciliation {
       `but its record here was lost (the request that sent it did not finish) and ${why}. ` +
       'No refund of this payment is sent from here until its notice says how it ended. ' +
       `Look it up by merTrackNo ${intent.merTrackNo} in the merchant portal, then close it ` +
-      '(gatewaykitCloseRefundIntent: made true if the portal shows it, false if not).';
+      `(gatewaykitCloseRefundIntent: made true if the portal shows it; false if it still shows none ${durationText(this.settings.notMadeCloseAfterMs)} after it was sent, since until then it may still be under way).`;
     const said = await this.handOver.say(row, intent.orderId, text, contextOf, (tx) =>
       this.intents.stillLost(tx, intent),
     );

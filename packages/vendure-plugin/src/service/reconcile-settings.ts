@@ -9,6 +9,7 @@ export const RECONCILE_DEFAULTS = {
   noRecordAfterMs: DEFAULT_PENDING_AFTER_MS,
   batchSize: 200,
   maxAgeMs: 7 * 24 * 60 * 60 * 1000,
+  notMadeCloseAfterMs: 24 * 60 * 60 * 1000,
 };
 
 export type ReconcileSettings = typeof RECONCILE_DEFAULTS;
