@@ -78,7 +78,10 @@ describe('the attempts a reconciliation run reads', () => {
     await attempt('A', 7, 'pending', 15 * 24);
     await attempt('B', 1, 'pending', 7 * 24 + 2);
     const handed = (await agedOutAttempts(db.repo, settings('A', 10))).map((a) => a.orderNo);
-    // Oldest first, for a week past maxAgeMs (runs missed for days still find them).
-    expect(handed).toEqual(['A-3', 'A-2', 'A-1']);
+    // Newest first (those said before do not crowd out a new one), for a week past maxAgeMs (runs
+    // missed for days still find them).
+    expect(handed).toEqual(['A-1', 'A-2', 'A-3']);
+    // A full batch takes the newest.
+    expect((await agedOutAttempts(db.repo, settings('A', 1))).map((a) => a.orderNo)).toEqual(['A-1']);
   });
 });

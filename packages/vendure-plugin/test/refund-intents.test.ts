@@ -85,6 +85,13 @@ describe('RefundIntents', () => {
     expect(unnumbered).toContain('F-P7-R3');
     expect(unnumbered).not.toContain('F-P7-R2');
     expect(await intents.unanswered(...window, false, 0)).toEqual([]);
+    // Hand-overs take the newest first.
+    await intents.record(ctx, intent('F-P7-R4'));
+    await db
+      .getRepository(GatewaykitRefundIntent)
+      .update({ merTrackNo: 'F-P7-R4' }, { createdAt: new Date(Date.now() + 30_000) });
+    const newest = await intents.unanswered(...window, false, 1, true);
+    expect(newest.map((row) => row.merTrackNo)).toEqual(['F-P7-R4']);
     // A later answer never replaces `recorded`.
     await intents.answered(ctx, 'F-P7-R1', 'refused');
     expect(

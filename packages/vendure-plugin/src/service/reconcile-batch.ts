@@ -53,8 +53,9 @@ export const AGED_OUT_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Attempts that passed `maxAgeMs` still owed or on a gateway page, within a week of it (at most
- * `batchSize`, oldest first): the run no longer asks the gateway about them, and says so once on their
- * order (ReconcileService), so nothing that may hold money drops out of sight silently.
+ * `batchSize`, newest first: those said before stay listed until they leave the window, and must not
+ * keep a new one from being said): the run no longer asks the gateway about them, and says so once on
+ * their order (ReconcileService), so nothing that may hold money drops out of sight silently.
  */
 export function agedOutAttempts(
   repo: Repository<GatewaykitPaymentAttempt>,
@@ -67,7 +68,7 @@ export function agedOutAttempts(
       status: In([...OWED_STATUSES, 'redirect']),
       ...(channelId === undefined ? {} : { channelId }),
     },
-    order: { createdAt: 'ASC', id: 'ASC' },
+    order: { createdAt: 'DESC', id: 'DESC' },
     take: batchSize,
   });
 }

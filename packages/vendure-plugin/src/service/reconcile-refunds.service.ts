@@ -111,6 +111,8 @@ export class RefundReconciliation {
       now - this.settings.maxAgeMs - 1,
       undefined,
       this.settings.batchSize,
+      // Newest first, as the lost refunds' hand-overs: those said before do not crowd out a new one.
+      true,
     );
     const items: ReconcileItem[] = [];
     for (const refund of aged) {
@@ -160,8 +162,10 @@ export class RefundReconciliation {
         await this.intents.unanswered(new Date(now - maxAgeMs), new Date(now - afterMs), true, batchSize),
         true,
       ],
-      [await this.intents.unanswered(oldest, new Date(now - afterMs), false, batchSize), false],
-      [await this.intents.unanswered(oldest, new Date(now - maxAgeMs - 1), true, batchSize), false],
+      // Hand-overs newest first: those said before stay listed (their note is found) until they leave the
+      // window, and must not keep a new one from being said.
+      [await this.intents.unanswered(oldest, new Date(now - afterMs), false, batchSize, true), false],
+      [await this.intents.unanswered(oldest, new Date(now - maxAgeMs - 1), true, batchSize, true), false],
     ];
     const items: ReconcileItem[] = [];
     for (const [intents, readBack] of batches) {
@@ -293,7 +297,8 @@ export class RefundReconciliation {
   }
 
   /**
-   * The plugin's gateway refunds still Pending created between `from` and `to`, oldest first, with
+   * The plugin's gateway refunds still Pending created between `from` and `to`, oldest first (or
+   * `newestFirst`), with
    * (`numbered`) or without the gateway's refund number (`transactionId`), or either. Only gateway
    * refunds: manual ones wait for the admin (marked in the JSON metadata).
    */
@@ -302,6 +307,7 @@ export class RefundReconciliation {
     to: number,
     numbered: boolean | undefined,
     limit: number,
+    newestFirst = false,
   ): Promise<Refund[]> {
     if (limit <= 0) return [];
     const query = this.connection.rawConnection
@@ -313,7 +319,10 @@ export class RefundReconciliation {
       .andWhere('refund.createdAt BETWEEN :from AND :to', { from: new Date(from), to: new Date(to) });
     if (numbered === true) query.andWhere("refund.transactionId IS NOT NULL AND refund.transactionId <> ''");
     if (numbered === false) query.andWhere("(refund.transactionId IS NULL OR refund.transactionId = '')");
-    const refunds = await query.orderBy('refund.createdAt', 'ASC').take(limit).getMany();
+    const refunds = await query
+      .orderBy('refund.createdAt', newestFirst ? 'DESC' : 'ASC')
+      .take(limit)
+      .getMany();
     return refunds.filter((refund) => refundMetadataOf(refund).gatewaykit === 'gateway');
   }
 }

@@ -97,12 +97,18 @@ export class RefundIntents implements OnApplicationBootstrap {
   }
 
   /**
-   * Intents nothing ended, created between `from` and `to`, oldest first, those the gateway numbered
+   * Intents nothing ended, created between `from` and `to`, oldest first (or `newestFirst`), those the gateway numbered
    * (`numbered`: it can be read back by batchNo) or those whose answer was lost too: refunds whose record
    * was lost (a saved Refund marks its intent `recorded`), which the reconciliation reads back or hands
    * to a person.
    */
-  unanswered(from: Date, to: Date, numbered: boolean, limit: number): Promise<GatewaykitRefundIntent[]> {
+  unanswered(
+    from: Date,
+    to: Date,
+    numbered: boolean,
+    limit: number,
+    newestFirst = false,
+  ): Promise<GatewaykitRefundIntent[]> {
     if (limit <= 0) return Promise.resolve([]);
     return this.connection.rawConnection
       .getRepository(GatewaykitRefundIntent)
@@ -110,7 +116,7 @@ export class RefundIntents implements OnApplicationBootstrap {
       .where('intent.answer IS NULL')
       .andWhere(numbered ? 'intent.batchNo IS NOT NULL' : 'intent.batchNo IS NULL')
       .andWhere('intent.createdAt BETWEEN :from AND :to', { from, to })
-      .orderBy('intent.createdAt', 'ASC')
+      .orderBy('intent.createdAt', newestFirst ? 'DESC' : 'ASC')
       .take(limit)
       .getMany();
   }
