@@ -1,13 +1,13 @@
 import { reconcileRefund } from '@gatewaykit/core';
 import { Inject, Injectable } from '@nestjs/common';
-import { Payment, Refund, TransactionalConnection } from '@vendure/core';
+import { Payment, Refund, type RequestContext, TransactionalConnection } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { GatewayNoticeService } from './gateway-notice.service';
 import { HandOver } from './hand-over.service';
-import { MethodConfigService } from './method-config.service';
+import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { methodOfAttempt } from './method-of-attempt';
 import { PaymentRecorderService } from './payment-recorder.service';
 import { AGED_OUT_WINDOW_MS } from './reconcile-batch';
@@ -203,32 +203,29 @@ export class RefundReconciliation {
     }
     const row = payment ? await this.attemptOfPayment(payment, only) : undefined;
     if (!row) return undefined;
+    let why: string;
     if (!readBack || !intent.batchNo) {
-      const why = intent.batchNo
+      why = intent.batchNo
         ? `the gateway's record of it (batchNo ${intent.batchNo}) did not settle it within ${durationText(this.settings.maxAgeMs)}`
         : "the gateway's answer was lost too, so there is no refund number to read it back by";
-      return lostItem(
-        intent,
-        row.orderCode,
-        'record lost',
-        await this.handOverLost(row, intent, why, contextOf),
-      );
+    } else {
+      const resolved = await methodOfAttempt(this.methods, row, contextOf);
+      if (!('reason' in resolved)) {
+        const meta = { merTrackNo: intent.merTrackNo };
+        const result = await this.readBackWith(resolved, row, intent.batchNo, meta);
+        if (result.after !== 'Pending') return lostItem(intent, row.orderCode, result.after, result.reason);
+        // A Refund committed meanwhile was settled by the read-back instead: its state is the outcome.
+        const answer = await this.intents.answerOf(intent.merTrackNo);
+        return lostItem(intent, row.orderCode, answer ?? 'record lost', result.reason);
+      }
+      why = `the gateway cannot be asked about it (${resolved.reason})`;
     }
-    const resolved = await methodOfAttempt(this.methods, row, contextOf);
-    if ('reason' in resolved) {
-      const why = `the gateway cannot be asked about it (${resolved.reason})`;
-      return lostItem(
-        intent,
-        row.orderCode,
-        'record lost',
-        await this.handOverLost(row, intent, why, contextOf),
-      );
-    }
-    const result = await this.readBack(row, intent.batchNo, { merTrackNo: intent.merTrackNo }, contextOf);
-    if (result.after !== 'Pending') return lostItem(intent, row.orderCode, result.after, result.reason);
-    // A Refund committed meanwhile was settled by the read-back instead: its state is the outcome.
-    const answer = await this.intents.answerOf(intent.merTrackNo);
-    return lostItem(intent, row.orderCode, answer ?? 'record lost', result.reason);
+    return lostItem(
+      intent,
+      row.orderCode,
+      'record lost',
+      await this.handOverLost(row, intent, why, contextOf),
+    );
   }
 
   /**
@@ -269,6 +266,16 @@ export class RefundReconciliation {
     }
     const resolved = await methodOfAttempt(this.methods, row, contextOf);
     if ('reason' in resolved) return { after: 'Pending', reason: resolved.reason };
+    return this.readBackWith(resolved, row, batchNo, meta);
+  }
+
+  /** readBack once the attempt's method is resolved (the lost-refund path resolves it itself). */
+  private async readBackWith(
+    resolved: { ctx: RequestContext; method: ResolvedMethod },
+    row: GatewaykitPaymentAttempt,
+    batchNo: string,
+    meta: Partial<RefundMetadata>,
+  ): Promise<{ after: string; reason: string }> {
     const read = await reconcileRefund(resolved.method.client, batchNo);
     if (!read.event) return { after: 'Pending', reason: read.reason };
     const store = this.recorder.attemptsOf(resolved.ctx, row.paymentMethodCode);
