@@ -1,7 +1,15 @@
 import type { AccountHolderDTO, MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
+import { resolveGatewaykitAccounts } from './resolve-options';
 
-export const CARD_PROVIDER_ID = 'pp_gatewaykit_gatewaykit';
+/**
+ * The card provider whose saved cards the store routes list, save and remove: the card provider of the
+ * first gatewaykit entry in medusa-config, whatever its `id` (packages/medusa-provider/README.md, "Several
+ * merchant accounts"). Saved cards live at one gateway account; a store with several keeps them at the first.
+ */
+export function savedCardProviderId(scope: MedusaContainer): string {
+  return resolveGatewaykitAccounts(scope)[0]!.providerIds[0]!;
+}
 
 type CustomerWithHolders = {
   id: string;
@@ -21,7 +29,7 @@ export async function accountHolderOf(
   customerId: string,
   options: { create: boolean; providerId?: string },
 ): Promise<AccountHolderDTO | undefined> {
-  const providerId = options.providerId ?? CARD_PROVIDER_ID;
+  const providerId = options.providerId ?? savedCardProviderId(scope);
   const query = scope.resolve(ContainerRegistrationKeys.QUERY);
   const { data } = await query.graph({
     entity: 'customer',

@@ -50,7 +50,7 @@ export const adminApiSchema = gql`
     Closes a gateway refund of this channel whose record was lost (its admin request did not finish), once the
     merchant portal shows how it ended. made: true keeps it on the payment as a refund Vendure does not count
     (further refunds go through the portal); false lets the payment refund through Vendure again (only once
-    the refund is older than the reconciliation's afterMs)
+    the refund is older than reconcile.notMadeCloseAfterMs, 24 hours by default)
     """
     gatewaykitCloseRefundIntent(merTrackNo: String!, made: Boolean!, note: String!): GatewaykitCloseRefundIntentResult!
   }

@@ -31,7 +31,7 @@ export interface CloseRefundIntentInput {
  * - made: it is kept on the payment as a refund Vendure does not count, as its notice would have, so any
  *   more of the payment is refunded in the merchant portal (never the same money twice here);
  * - not made: the payment's refunds go through Vendure again, but only once the intent is older than
- *   `reconcile.afterMs` (the gateway has had its time to answer a request it was still processing). A
+ *   `reconcile.notMadeCloseAfterMs` (the gateway has had its time to answer a request it was still processing). A
  *   notice that comes later still keeps a refund that was made.
  * Decided inside the payment's refund section (refund-lock.ts), so no refund of the payment is on its
  * way. Only intents of orders paid in the admin's channel: a permission is granted per channel.

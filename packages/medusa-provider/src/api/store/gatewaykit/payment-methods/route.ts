@@ -1,6 +1,6 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { accountHolderOf, CARD_PROVIDER_ID } from '../../../../lib/account-holder';
+import { accountHolderOf, savedCardProviderId } from '../../../../lib/account-holder';
 import { SAVE_WITH_THE_CARD_ELEMENT } from '../../../../lib/card-element';
 import { resolveGatewaykitOptions } from '../../../../lib/resolve-options';
 import { parseSaveCardInput } from '../../../../lib/save-card-input';
@@ -13,7 +13,7 @@ export async function GET(req: AuthenticatedMedusaRequest, res: MedusaResponse):
     return;
   }
   const methods = await req.scope.resolve(Modules.PAYMENT).listPaymentMethods({
-    provider_id: CARD_PROVIDER_ID,
+    provider_id: savedCardProviderId(req.scope),
     context: { account_holder: holder },
   });
   res.json({ payment_methods: methods.map(({ id, data }) => ({ id, data })) });
@@ -32,7 +32,7 @@ export async function POST(req: AuthenticatedMedusaRequest, res: MedusaResponse)
   const body = parseSaveCardInput(req.body);
   const holder = await accountHolderOf(req.scope, req.auth_context.actor_id, { create: true });
   const saved = await req.scope.resolve(Modules.PAYMENT).createPaymentMethods({
-    provider_id: CARD_PROVIDER_ID,
+    provider_id: savedCardProviderId(req.scope),
     data: body,
     context: { account_holder: holder! },
   });

@@ -1,6 +1,6 @@
 import type { AuthenticatedMedusaRequest, MedusaResponse } from '@medusajs/framework/http';
 import { MedusaError, Modules } from '@medusajs/framework/utils';
-import { accountHolderOf, CARD_PROVIDER_ID } from '../../../../../lib/account-holder';
+import { accountHolderOf, savedCardProviderId } from '../../../../../lib/account-holder';
 
 /** Detaches one of the logged-in customer's saved cards; another customer's card is a 404. */
 export async function DELETE(req: AuthenticatedMedusaRequest, res: MedusaResponse): Promise<void> {
@@ -9,7 +9,7 @@ export async function DELETE(req: AuthenticatedMedusaRequest, res: MedusaRespons
   const paymentModule = req.scope.resolve(Modules.PAYMENT);
   const owned = holder
     ? await paymentModule.listPaymentMethods({
-        provider_id: CARD_PROVIDER_ID,
+        provider_id: savedCardProviderId(req.scope),
         context: { account_holder: holder },
       })
     : [];
@@ -18,7 +18,7 @@ export async function DELETE(req: AuthenticatedMedusaRequest, res: MedusaRespons
     throw new MedusaError(MedusaError.Types.NOT_FOUND, 'No such saved card');
   }
   await paymentModule.deletePaymentMethods([
-    { provider_id: CARD_PROVIDER_ID, id, context: { account_holder: holder! } } as never,
+    { provider_id: savedCardProviderId(req.scope), id, context: { account_holder: holder! } } as never,
   ]);
   res.json({ id, object: 'payment_method', deleted: true });
 }
