@@ -3,6 +3,7 @@
  * a callback or a return, and merged monotonically (docs/payment-states.md#monotonic-merge: state never moves backwards).
  */
 import { ALREADY_PAID_REASON, DUPLICATE_ORDER_CODE } from './codes.js';
+import { maskedCardNo } from './masked-card.js';
 import { redactText } from './redact.js';
 import { type CallbackEvent, isKnownCallbackEventType } from './schemas/callbacks.js';
 import type { ReturnFields } from './schemas/returns.js';
@@ -83,7 +84,8 @@ export function outcomeFromOrderFields(fields: OrderFields, fallbackOrderNo = ''
     orderNo: nonEmpty(fields.orderNo) ?? fallbackOrderNo,
     tradeNo: nonEmpty(fields.tradeNo),
     orderInfo: orderInfo === undefined ? undefined : redactText(orderInfo),
-    maskCardNo: nonEmpty(fields.maskCardNo),
+    // Stored and shown to the shopper: a whole card number sent here is dropped, never kept.
+    maskCardNo: maskedCardNo(fields.maskCardNo),
     amount: nonEmpty(fields.orderAmount),
     currency: nonEmpty(fields.orderCurrency),
   };

@@ -29,6 +29,33 @@ describe('closeOpenAttempt (a person closes what the reconciliation left open)',
     expect(store.outcome()?.status).toBe('succeeded');
   });
 
+  it('race: a pending callback recorded between the read and the record keeps the attempt open (no double charge)', async () => {
+    const pending: PaymentOutcome = { orderNo: 'o-1', status: 'pending', tradeNo: 'T1' };
+    const saved: PaymentOutcome[] = [];
+    /** Read as unknown; the gateway's pending callback is recorded before the close gets the section. */
+    class RacedStore extends MemoryStore {
+      override async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
+        const seen = await this.find(orderNo);
+        if (seen?.outcome?.status === 'unknown') this.attempts.set(orderNo, { ...seen, outcome: pending });
+        return work();
+      }
+      override async save(stored: Parameters<MemoryStore['save']>[0], next: PaymentOutcome) {
+        saved.push(next);
+        return super.save(stored, next);
+      }
+    }
+    const store = new RacedStore({ orderNo: 'o-1', status: 'unknown', reason: 'timeout' });
+    const result = await closeOpenAttempt(store, 'o-1', 'no charge in the portal');
+    expect(result).toEqual({
+      kind: 'refused',
+      reason:
+        'payment attempt o-1 changed meanwhile: the gateway answered after it was read (now pending); look it up again',
+    });
+    expect(store.outcome()).toEqual(pending);
+    expect(saved).toEqual([]);
+    expect(store.alerts).toEqual([]);
+  });
+
   it('attack: a paid or failed attempt is never closed, an unknown orderNo changes nothing, and a card number in the note is masked', async () => {
     const paid = new MemoryStore({ orderNo: 'o-1', status: 'succeeded', tradeNo: 'T1' });
     expect(await closeOpenAttempt(paid, 'o-1', 'refund it')).toEqual({

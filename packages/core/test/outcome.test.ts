@@ -173,6 +173,62 @@ describe('the orderStatus of a transaction callback', () => {
   });
 });
 
+describe('maskCardNo (stored, and shown to the shopper)', () => {
+  const trade = { orderNo: 'o', tradeNo: 'T1', orderAmount: '10.00', orderCurrency: 'USD' };
+  const returned = (maskCardNo: string) => ({
+    ...trade,
+    code: '0000',
+    gatewayNo: '1',
+    maskCardNo,
+    merNo: '1',
+    message: 'Success',
+    orderInfo: 'Approved',
+    orderStatus: 'success' as const,
+  });
+
+  it('attack: a whole card number from a charge answer, a callback or a return is dropped, never kept', () => {
+    for (const maskCardNo of [
+      '4242424242424242',
+      '4000000000003155',
+      '4242 4242 4242 4242',
+      '4242424***4242',
+      '424242***42424',
+      '4242424242424242***',
+    ]) {
+      const outcomes = [
+        outcomeFromOrderFields({ ...trade, orderStatus: 'success', maskCardNo }),
+        outcomeFromCallback({
+          type: 'transaction.success',
+          data: { ...trade, orderStatus: 'success', maskCardNo },
+        }),
+        outcomeFromCallback({ type: 'transaction.pending', data: { ...trade, maskCardNo } }),
+        outcomeFromReturn(returned(maskCardNo)),
+      ];
+      for (const outcome of outcomes) {
+        expect(outcome, maskCardNo).toBeDefined();
+        expect(outcome?.maskCardNo, maskCardNo).toBeUndefined();
+        expect(JSON.stringify(outcome)).not.toMatch(/\d{13,19}/);
+      }
+    }
+  });
+
+  it('a masked card number is kept: first 6 + *** + last 4 as the gateway and the sandbox write it, or fewer digits', () => {
+    for (const maskCardNo of ['400000***3155', '424242***4242', '4242********4242', '************4242']) {
+      expect(outcomeFromOrderFields({ ...trade, orderStatus: 'success', maskCardNo }).maskCardNo).toBe(
+        maskCardNo,
+      );
+      expect(
+        outcomeFromCallback({ type: 'transaction.success', data: { ...trade, maskCardNo } })?.maskCardNo,
+      ).toBe(maskCardNo);
+      expect(outcomeFromReturn(returned(maskCardNo)).maskCardNo).toBe(maskCardNo);
+    }
+    // Absent or empty (a hosted page's answer before the card is typed): none.
+    expect(
+      outcomeFromOrderFields({ ...trade, orderStatus: 'pending', maskCardNo: '' }).maskCardNo,
+    ).toBeUndefined();
+  });
+});
+
 describe('the address a charge sends the shopper to', () => {
   it('an absolute http(s) address is a redirect', () => {
     for (const redirectUrl of ['https://gw.example/3ds/1', 'http://127.0.0.1:4010/pay/T1']) {

@@ -73,9 +73,9 @@ export interface RecordOptions<A extends StoredAttempt = StoredAttempt> {
   /**
    * What must still be true of the attempt for the outcome to move it, asked of the attempt as found
    * under the exclusive section; false: the change is `held-back`. For an outcome judged on an earlier
-   * read of the attempt (the reconciliation's failures, reconciliationRecordOptions), which may have
-   * moved since. Only a change is asked about: the plain-read shortcut answers nothing but unchanged
-   * decisions, so it cannot pass it by.
+   * read of the attempt (the reconciliation's failures, reconciliationRecordOptions; a merchant's close,
+   * close-attempt.ts), which may have moved since. Only a change is asked about: the plain-read
+   * shortcut answers nothing but unchanged decisions, so it cannot pass it by.
    */
   onlyWhile?: (attempt: A) => boolean;
 }

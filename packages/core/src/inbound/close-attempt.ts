@@ -28,7 +28,10 @@ export type CloseAttemptResult<A extends StoredAttempt> =
    * redacted) is for the admin's answer and the store's private log or note.
    */
   | { kind: 'closed'; decision: InboundDecision<A>; reason: string }
-  /** Nothing changed: no such attempt, or it already has a final outcome (named). */
+  /**
+   * Nothing changed: no such attempt, it already has a final outcome (named), or the gateway answered
+   * between the read that judged it and the record.
+   */
   | { kind: 'refused'; reason: string };
 
 /**
@@ -55,11 +58,20 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
     };
   }
   const reason = redactText(`${CLOSED_BY_MERCHANT_REASON}: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
+  const judged = attempt.outcome?.status;
   const decision = await recordOutcome(
     store,
     { orderNo, status: 'failed', reason: CLOSED_BY_MERCHANT_REASON, code: CLOSED_BY_MERCHANT },
-    { alerts: false },
+    // Judged on the plain read above: a `pending` callback recorded since then says the trade exists,
+    // and `failed` would outrank it and free the order or cart for a second payment.
+    { alerts: false, onlyWhile: (found) => found.outcome?.status === judged },
   );
+  if (decision.kind === 'held-back') {
+    return {
+      kind: 'refused',
+      reason: `payment attempt ${orderNo} changed meanwhile: the gateway answered after it was read (now ${decision.attempt.outcome?.status ?? 'none'}); look it up again`,
+    };
+  }
   // A success recorded meanwhile wins (the decision is then stale): say so rather than "closed".
   if (decision.kind !== 'changed') {
     return { kind: 'refused', reason: `payment attempt ${orderNo} changed meanwhile (${decision.kind})` };

@@ -7,6 +7,7 @@
  * record of the trade (GET /orderInfo/{tradeNo}) names the orderNo it is for, so a return that would move
  * an attempt is recorded as that record says, or not at all.
  */
+import { maskedCardNo } from '../masked-card.js';
 import type { PaymentOutcome } from '../outcome.js';
 import { outcomeFromTransaction } from '../reconcile.js';
 import { redactText } from '../redact.js';
@@ -16,9 +17,6 @@ import { decideInbound, type StoredAttempt } from './decision.js';
 
 /** How long the shopper's return waits for the gateway's record before it records nothing. */
 export const RETURN_CONFIRM_TIMEOUT_MS = 10_000;
-
-/** A masked card number as the gateway writes one (`424242***4242`): the only shape kept from a return. */
-const MASKED_CARD = /^\d{0,6}\*+\d{0,4}$/;
 
 export type ConfirmedReturn<A extends StoredAttempt> =
   /**
@@ -75,7 +73,7 @@ export async function confirmReturn<A extends StoredAttempt>(
   }
   const confirmed = outcomeFromTransaction(record);
   // The record lists no card; the return's masked one is kept for the merchant, in its masked shape only.
-  const masked = outcome.maskCardNo && MASKED_CARD.test(outcome.maskCardNo) ? outcome.maskCardNo : undefined;
+  const masked = maskedCardNo(outcome.maskCardNo);
   return {
     kind: 'confirmed',
     outcome: confirmed.maskCardNo || !masked ? confirmed : { ...confirmed, maskCardNo: masked },

@@ -30,7 +30,7 @@ export type InboundDecision<A extends StoredAttempt = StoredAttempt> =
   /**
    * Would move the attempt, but the outcome may only confirm what is stored (RecordOptions.changes:
    * a return the gateway did not confirm), or was judged on a read the attempt no longer matches
-   * (RecordOptions.onlyWhile: a reconciliation's failure): nothing changes.
+   * (RecordOptions.onlyWhile: a reconciliation's failure, a merchant's close): nothing changes.
    */
   | { kind: 'held-back'; attempt: A; incoming: PaymentOutcome; next: PaymentOutcome };
 

@@ -202,6 +202,26 @@ export async function reportRefundNotInMedusa(
   );
 }
 
+/**
+ * An order Medusa canceled whose gateway payment was not (fully) refunded: Medusa's cancel records the
+ * order refunded even when the refund was refused (lib/canceled-order-refunds.ts).
+ */
+export async function reportCanceledNotRefunded(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  canceled: { order: string; amount: string; known: string },
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'ORDER CANCELED, NOT REFUNDED',
+    'Canceled order not refunded at the gateway',
+    `${canceled.order} was canceled and Medusa shows its payment refunded, but ${canceled.amount} of ` +
+      `${describePayment(payment)} was not refunded through the gateway: the refund was refused (the server log ` +
+      `has the reason).${canceled.known} Unless a chargeback or a portal refund already returned that money, ` +
+      "refund it in the gateway's merchant portal.",
+  );
+}
+
 /** A refund result about another amount than the refund asked for: ignored, made loud. */
 export async function reportRefundMismatch(
   scope: MedusaContainer,
