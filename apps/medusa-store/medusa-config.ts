@@ -100,6 +100,12 @@ const productionModules = redisUrl
 
 // Only for `npm run bench` (scripts/bench.ts): a no-network provider that captures at once, the baseline
 // of Medusa's own cost of a captured payment. Never registered otherwise, never in a region by default.
+// A production start refuses the switch: that provider answers captured and takes no money.
+if (process.env.NODE_ENV === 'production' && process.env.GATEWAYKIT_BENCH_BASELINES?.trim()) {
+  throw new Error(
+    'NODE_ENV=production: unset GATEWAYKIT_BENCH_BASELINES; it is for benchmarks only (a payment provider that answers captured with no money)',
+  );
+}
 const benchBaselines =
   process.env.GATEWAYKIT_BENCH_BASELINES === 'true'
     ? [{ resolve: './src/modules/instant-capture', id: 'bench', options: {} }]

@@ -14,9 +14,15 @@ export const PRODUCTION_VARIABLES = [
 
 /**
  * Switches for benchmarks and tests that no shop may run with: the no-op baseline method settles any
- * order without money, the failing order process holds orders shipped to one city.
+ * order without money, the failing order process holds orders shipped to one city, and the failing
+ * refund process rolls back every refund given one reason after the gateway was asked
+ * (failing-refund-process.ts).
  */
-export const TEST_ONLY_VARIABLES = ['GATEWAYKIT_BENCH', 'GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY'] as const;
+export const TEST_ONLY_VARIABLES = [
+  'GATEWAYKIT_BENCH',
+  'GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY',
+  'GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON',
+] as const;
 
 /**
  * Refuses a production start that still relies on a demo default, naming every variable to set, or
@@ -27,7 +33,7 @@ export function refuseDemoDefaultsInProduction(env: NodeJS.ProcessEnv): void {
   const testSwitches = TEST_ONLY_VARIABLES.filter((name) => env[name]?.trim());
   if (testSwitches.length > 0) {
     throw new Error(
-      `NODE_ENV=production: unset ${testSwitches.join(', ')}; they are for benchmarks and tests only (a payment method that takes no money, an order process that fails)`,
+      `NODE_ENV=production: unset ${testSwitches.join(', ')}; they are for benchmarks and tests only (a payment method that takes no money, an order or refund process that fails)`,
     );
   }
   const missing = PRODUCTION_VARIABLES.filter((name) => !env[name]?.trim());

@@ -52,13 +52,17 @@ describe('the settings of a production start', () => {
     expect(settingsFromEnv({ GATEWAYKIT_ALLOW_RAW_CARD_DATA: 'false' }).allowRawCardData).toBe(false);
   });
 
-  it('attack: a production start refuses the benchmark and test switches (a method that settles without money, a failing order process)', () => {
+  it('attack: a production start refuses the benchmark and test switches (a method that settles without money, a failing order or refund process)', () => {
     const env = { NODE_ENV: 'production', ...productionEnv('http://127.0.0.1:9') };
     expect(() => settingsFromEnv({ ...env, GATEWAYKIT_BENCH: '1' })).toThrow(
       'NODE_ENV=production: unset GATEWAYKIT_BENCH;',
     );
     expect(() => settingsFromEnv({ ...env, GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY: 'Throwington' })).toThrow(
       'unset GATEWAYKIT_TEST_FAIL_AFTER_SETTLE_CITY;',
+    );
+    // A refund process that throws once a refund with this reason is made: the admin's refund rolls back.
+    expect(() => settingsFromEnv({ ...env, GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON: 'roll back' })).toThrow(
+      'unset GATEWAYKIT_TEST_FAIL_AFTER_REFUND_REASON;',
     );
     expect(settingsFromEnv(env).benchBaseline).toBe(false);
     // Outside production both stay available to the benchmarks and tests.

@@ -25,4 +25,17 @@ describe('whyPaymentReturned', () => {
       whyPaymentReturned({ payment: { refunds: [], data: { outcome: { status: 'succeeded' } } } }),
     ).toBeUndefined();
   });
+
+  it('attack: a portal refund or a chargeback kept on the session (no Medusa payment took the success) gives the money back', () => {
+    expect(whyPaymentReturned({ data: { refundedAtGateway: ['B1'] }, payment: null })).toBe(
+      'was refunded at the gateway',
+    );
+    expect(whyPaymentReturned({ data: { chargebacks: [{ batchNo: 'C1' }] } })).toBe(
+      "was charged back by the cardholder's bank",
+    );
+    expect(whyPaymentReturned({ payment: { refunds: [], data: { chargebacks: [{ batchNo: 'C1' }] } } })).toBe(
+      "was charged back by the cardholder's bank",
+    );
+    expect(whyPaymentReturned({ data: { refundedAtGateway: [], chargebacks: [] } })).toBeUndefined();
+  });
 });

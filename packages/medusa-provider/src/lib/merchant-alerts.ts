@@ -197,8 +197,8 @@ export async function reportRefundNotInMedusa(
     'Gateway refund not recorded in Medusa',
     `The gateway reports refund ${event.batchNo ?? '?'} (merTrackNo ${event.merTrackNo ?? '?'}) of ` +
       `${event.amount ?? '?'} ${event.currency ?? ''} on ${describePayment(payment)} as ${event.status}, ` +
-      `but Medusa holds no such refund. It is kept on the payment as refunded at the gateway: a cart still open never becomes an order for it, ` +
-      `and once the payment has a chargeback no more refunds go through Medusa. Do not record it again as a Medusa refund (that sends the money again); check it in the gateway's merchant portal.`,
+      `but Medusa holds no such refund. It is kept as refunded at the gateway (on the payment, or on its session when no Medusa payment took it): ` +
+      `a cart still open never becomes an order for it, and no more refunds of this payment go through Medusa (what is left cannot be told there). Do not record it again as a Medusa refund (that sends the money again); check it in the gateway's merchant portal.`,
   );
 }
 

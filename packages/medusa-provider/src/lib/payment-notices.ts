@@ -44,6 +44,21 @@ async function updatePaymentData(scope: MedusaContainer, id: string, data: objec
   await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
 }
 
+/** Writes a session's data; its status unchanged (a notice says nothing about the session's payment status). */
+async function updateSessionData(
+  scope: MedusaContainer,
+  session: PaymentSessionDTO,
+  data: Record<string, unknown>,
+): Promise<void> {
+  await scope.resolve(Modules.PAYMENT).updatePaymentSession({
+    id: session.id,
+    amount: session.amount,
+    currency_code: session.currency_code,
+    data,
+    status: session.status,
+  });
+}
+
 function refOf(session: PaymentSessionDTO, payment: PaymentRow | undefined, tradeNo?: string): PaymentRef {
   const data = readSessionData((payment?.data ?? session.data) as Record<string, unknown> | undefined);
   return { orderNo: session.id, tradeNo: tradeNo ?? data.outcome?.tradeNo, paymentId: payment?.id };
@@ -69,7 +84,14 @@ export async function settleRefund(
 ): Promise<RefundSettlement> {
   const payment = await paymentOfSession(scope, session.id);
   const ref = refOf(session, payment, event.tradeNo);
-  if (!payment) return { kind: 'no-payment', payment: ref };
+  if (!payment) {
+    // A success no Medusa payment took (PAID BUT NOT APPLIED), refunded in the merchant portal: kept on
+    // the session, so its cart never becomes an order for money given back (lib/returned-payment.ts).
+    const kept = readSessionData(session.data);
+    const refundedAtGateway = withUncountedRefund(kept.refundedAtGateway, event);
+    if (refundedAtGateway) await updateSessionData(scope, session, { ...kept, refundedAtGateway });
+    return { kind: 'no-payment', payment: ref };
+  }
   const data = readSessionData(payment.data ?? undefined);
   let refunds = data.refunds;
   const tradeNo = data.outcome?.tradeNo;
@@ -160,7 +182,6 @@ export async function recordChargeback(
   beforeWrite: AlertBeforeWrite<PaymentRef> = async () => {},
   now: Date = new Date(),
 ): Promise<{ added: boolean; chargeback: GatewayChargeback; payment: PaymentRef }> {
-  const paymentModule = scope.resolve(Modules.PAYMENT);
   const payment = await paymentOfSession(scope, session.id);
   const ref = refOf(session, payment, event.tradeNo);
   const data = readSessionData((payment?.data ?? session.data) as Record<string, unknown> | undefined);
@@ -168,18 +189,8 @@ export async function recordChargeback(
   if (added) {
     await beforeWrite(ref);
     const next = { ...data, chargebacks } as Record<string, unknown>;
-    if (payment) {
-      await updatePaymentData(scope, payment.id, next);
-    } else {
-      await paymentModule.updatePaymentSession({
-        id: session.id,
-        amount: session.amount,
-        currency_code: session.currency_code,
-        data: next,
-        // Unchanged: a chargeback says nothing about the session's payment status.
-        status: session.status,
-      });
-    }
+    if (payment) await updatePaymentData(scope, payment.id, next);
+    else await updateSessionData(scope, session, next);
   }
   return { added, chargeback, payment: ref };
 }
