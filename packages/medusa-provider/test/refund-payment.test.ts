@@ -154,7 +154,10 @@ describe('refundPayment through the gateway', () => {
     // Read before the refund is sent (no chargeback yet), then again after: stored while it was sent.
     const before = { ...stored, chargebacks: undefined };
     const cradle = {
-      refundService: { retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })) },
+      refundService: {
+        retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })),
+        list: vi.fn(async () => [{ id: 'ref_0' }, { id: 'ref_1' }]),
+      },
       paymentService: {
         retrieve: vi
           .fn()
@@ -332,5 +335,109 @@ describe('refundPayment, manual refunds', () => {
       message: expect.stringMatching(/T1.*merchant portal/),
     });
     expect(create).not.toHaveBeenCalled();
+  });
+});
+
+describe('a refund recorded on its payment before it is sent (lib/refund-records.ts)', () => {
+  const LOST = {
+    merTrackNo: 'ref_LOST',
+    amount: '20.00',
+    currency: 'USD',
+    refundType: '2',
+    status: 'unknown',
+    requestedAt: '2026-01-03T00:00:00.000Z',
+  };
+
+  /** The payment module and a database whose statements are recorded next to the gateway's requests. */
+  function storeWith(stored: Record<string, unknown>, rowIds: string[], written = true) {
+    const events: string[] = [];
+    const raw = vi.fn(async (sql: string, bindings: unknown[]) => {
+      events.push(
+        sql.includes('jsonb_agg')
+          ? `drop ${bindings[0]}`
+          : `record ${JSON.parse(String(bindings[0]))[0].merTrackNo}`,
+      );
+      return { rows: written ? [{ id: 'pay_1' }] : [] };
+    });
+    const cradle = {
+      __pg_connection__: { raw, transaction: vi.fn() },
+      refundService: {
+        retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })),
+        list: vi.fn(async () => rowIds.map((id) => ({ id, raw_amount: { value: '5' } }))),
+      },
+      paymentService: { retrieve: vi.fn(async () => ({ id: 'pay_1', data: stored })) },
+    };
+    return { cradle, events, raw };
+  }
+
+  it('the entry is committed before the request leaves; a refusal takes it out again (Medusa deletes its row)', async () => {
+    const { cradle, events } = storeWith(PAID, ['ref_1']);
+    const answered = serviceWith(
+      async (body) => {
+        events.push(`sent ${body.merTrackNo}`);
+        return { batchNo: 'R1', refundStatus: 'pending' };
+      },
+      {},
+      cradle,
+    );
+    await answered.service.refundPayment(refundInput(5));
+    expect(events).toEqual(['record ref_1', 'sent ref_1']);
+
+    events.length = 0;
+    const refused = serviceWith(
+      async () => {
+        events.push('sent ref_1');
+        throw new GatewayBadRequestError('Gateway refused the request: P0001 too high', { code: 'P0001' });
+      },
+      {},
+      cradle,
+    );
+    await expect(refused.service.refundPayment(refundInput(5))).rejects.toMatchObject({
+      type: 'not_allowed',
+    });
+    expect(events).toEqual(['record ref_1', 'sent ref_1', 'drop ref_1']);
+  });
+
+  it('a refund that cannot be recorded first is not sent', async () => {
+    const { cradle } = storeWith(PAID, ['ref_1'], false);
+    const { service, create } = serviceWith(
+      async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+      {},
+      cradle,
+    );
+    await expect(service.refundPayment(refundInput(5))).rejects.toThrow(
+      /could not be recorded on its payment before sending; nothing was sent/,
+    );
+    expect(create).not.toHaveBeenCalled();
+  });
+
+  it('attack: a refund sent whose Medusa record was lost blocks every further refund of the payment, naming it; nothing is sent (found by review)', async () => {
+    for (const status of ['unknown', 'pending', 'succeeded']) {
+      const { cradle, raw } = storeWith({ ...PAID, refunds: [{ ...LOST, status }] }, ['ref_1']);
+      const { service, create } = serviceWith(
+        async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+        {},
+        cradle,
+      );
+      await expect(service.refundPayment(refundInput(5))).rejects.toThrow(
+        /refund ref_LOST of 20\.00 USD was sent to the gateway at 2026-01-03T00:00:00\.000Z, but Medusa no longer holds it.*Refund any more in the merchant portal/,
+      );
+      expect(create).not.toHaveBeenCalled();
+      expect(raw).not.toHaveBeenCalled();
+    }
+    // Held by its row, or failed at the gateway: nothing is lost, the refund goes through.
+    for (const [entry, rows] of [
+      [LOST, ['ref_LOST', 'ref_1']],
+      [{ ...LOST, status: 'failed' }, ['ref_1']],
+    ] as const) {
+      const { cradle } = storeWith({ ...PAID, refunds: [entry] }, [...rows]);
+      const { service, create } = serviceWith(
+        async () => ({ batchNo: 'R1', refundStatus: 'success' }),
+        {},
+        cradle,
+      );
+      await service.refundPayment(refundInput(5));
+      expect(create).toHaveBeenCalledTimes(1);
+    }
   });
 });

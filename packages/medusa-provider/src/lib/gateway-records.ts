@@ -37,6 +37,11 @@ export interface GatewayRefund {
   settledAt?: string | undefined;
   /** When an unsettled refund was reported to the merchant (once). */
   alertedAt?: string | undefined;
+  /**
+   * Written right before the refund request left, its answer not stored yet (lib/refund-records.ts):
+   * a notice waits while Medusa may still write the answer over it.
+   */
+  sending?: true | undefined;
 }
 
 /** A chargeback as kept on the payment: core's details, plus when it reached this store. */
@@ -138,6 +143,7 @@ export function applyRefundEvent(
     case 'settle': {
       const settled: GatewayRefund = {
         ...entry,
+        sending: undefined,
         batchNo: entry.batchNo ?? event.batchNo,
         status: verdict.status,
         reason: verdict.status === 'failed' ? (event.reason ?? 'no reason given') : entry.reason,

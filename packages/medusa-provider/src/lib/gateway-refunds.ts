@@ -13,9 +13,11 @@ import type {
   RefundPaymentOutput,
 } from '@medusajs/framework/types';
 import { MedusaError } from '@medusajs/framework/utils';
+import type { SqlDatabase } from './charge-claim';
 import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from './gateway-records';
 import type { StoredSessions } from './open-charges';
 import type { GatewaykitOptions } from './options';
+import { lostRecords, RefundRecords } from './refund-records';
 import { type GatewaykitSessionData, readSessionData } from './session-data';
 
 /**
@@ -47,7 +49,11 @@ export interface GatewayRefundsDeps {
   sessions?: StoredSessions | undefined;
   payments?: PaymentRows | undefined;
   refunds?: RefundRows | undefined;
+  /** The store's database: each refund's entry is written there before it is sent (lib/refund-records.ts). */
+  database?: SqlDatabase | undefined;
 }
+
+type RefundRow = { id: string; amount?: unknown; raw_amount?: unknown };
 
 /** A refund the gateway refused (or that never reached it): Medusa deletes its refund row. */
 function refundRefused(error: GatewayError, amount: string, currency: string): MedusaError {
@@ -91,6 +97,14 @@ export class GatewayRefunds {
     const paymentId = await this.paymentOfRefund(refundId);
     // A chargeback or a portal refund stored since Medusa read this payment counts too.
     const stored = (await this.latestPaymentData(paymentId)) ?? data;
+    const rows = await this.refundRowsOf(paymentId, refundId);
+    const [lost] = rows ? lostRecords(stored.refunds, new Set(rows.map((row) => row.id))) : [];
+    if (lost) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `gatewaykit refund: refund ${lost.merTrackNo} of ${lost.amount} ${lost.currency} was sent to the gateway at ${lost.requestedAt}, but Medusa no longer holds it (its record was lost after it was sent; it is ${lost.status} at the gateway as far as this store knows): what is left cannot be told here, and a refund could return money twice. Refund any more in the merchant portal. Nothing was sent to the gateway; no refund was recorded`,
+      );
+    }
     const blocked = await refundBlockedBy(
       {
         chargebacks: stored.chargebacks ?? data.chargebacks,
@@ -99,7 +113,7 @@ export class GatewayRefunds {
       async () => ({
         amount,
         paid: outcome.amount ?? data.amount ?? amount,
-        refunded: await this.otherRefundAmounts(paymentId, refundId, currency, stored),
+        refunded: this.otherRefundAmounts(rows, refundId, currency, stored),
         currency,
       }),
     );
@@ -125,9 +139,15 @@ export class GatewayRefunds {
       refundType: request.refundType,
       status: 'pending',
       requestedAt: new Date().toISOString(),
+      // The answer replaces what recordSending wrote: the entry is no longer waiting for it.
+      sending: undefined,
     };
+    await this.recordSending(paymentId, { ...entry, status: 'unknown', sending: true });
     const sent = await sendRefund(this.deps.client(), request);
-    if (sent.kind === 'refused') throw refundRefused(sent.error, amount, currency);
+    if (sent.kind === 'refused') {
+      await this.dropRefused(paymentId, refundId);
+      throw refundRefused(sent.error, amount, currency);
+    }
     if (sent.kind === 'answered') {
       entry = { ...entry, batchNo: sent.batchNo, status: sent.status };
     } else {
@@ -139,6 +159,7 @@ export class GatewayRefunds {
       );
     }
     if (entry.status === 'failed') {
+      await this.dropRefused(paymentId, refundId);
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `The gateway declined the refund of ${amount} ${currency} (batchNo ${entry.batchNo ?? '?'}); no refund was recorded`,
@@ -178,35 +199,80 @@ export class GatewayRefunds {
   }
 
   /**
-   * The amounts of the payment's other Medusa refunds (gateway form), but those the gateway failed.
-   * Medusa's rows, not the payment data's entries: a refund gets its entry only once the gateway
-   * answered, so two refunds at once, or one whose process died, would not count each other. A row that
-   * cannot be read refuses the refund (it would be checked against too little).
+   * The payment's Medusa refund rows (undefined without the refund service: unit tests). Medusa's rows,
+   * not the payment data's entries: a refund gets its entry only once it is sent, so two refunds at once
+   * would not count each other. Rows that cannot be read refuse the refund (it would be judged on too
+   * little).
    */
-  private async otherRefundAmounts(
+  private async refundRowsOf(
     paymentId: string | undefined,
     refundId: string,
-    currency: string,
-    data: Partial<GatewaykitSessionData>,
-  ): Promise<string[]> {
-    const failed = new Set(
-      (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
-    );
+  ): Promise<RefundRow[] | undefined> {
+    if (!this.deps.refunds) return undefined;
     try {
       if (!paymentId) throw new Error(`the payment of refund ${refundId} is not known`);
-      const rows = await this.deps.refunds!.list(
+      return await this.deps.refunds.list(
         { payment_id: paymentId },
         { select: ['id', 'amount', 'raw_amount'] },
       );
-      return rows
-        .filter((row) => row.id !== refundId && !failed.has(row.id))
-        .map((row) =>
-          this.deps.amountOf({ amount: (row.raw_amount ?? row.amount) as never, currency_code: currency }),
-        );
     } catch (error) {
       throw new MedusaError(
         MedusaError.Types.UNEXPECTED_STATE,
         `gatewaykit refund: the payment's other refunds could not be read (${String(error)}); nothing was sent to the gateway`,
+      );
+    }
+  }
+
+  /** The amounts of the payment's other refund rows (gateway form), but those the gateway failed. */
+  private otherRefundAmounts(
+    rows: RefundRow[] | undefined,
+    refundId: string,
+    currency: string,
+    data: Partial<GatewaykitSessionData>,
+  ): string[] {
+    if (!rows) {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        `gatewaykit refund: the payment's other refunds could not be read; nothing was sent to the gateway`,
+      );
+    }
+    const failed = new Set(
+      (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
+    );
+    return rows
+      .filter((row) => row.id !== refundId && !failed.has(row.id))
+      .map((row) =>
+        this.deps.amountOf({ amount: (row.raw_amount ?? row.amount) as never, currency_code: currency }),
+      );
+  }
+
+  /** The refund's entry, committed before it is sent; a refund that cannot be written is not sent. */
+  private async recordSending(paymentId: string | undefined, entry: GatewayRefund): Promise<void> {
+    if (!this.deps.database) return;
+    let written = false;
+    try {
+      written =
+        Boolean(paymentId) && (await new RefundRecords(this.deps.database).recordSending(paymentId!, entry));
+    } catch (error) {
+      this.deps.logger.warn(`gatewaykit: refund ${entry.merTrackNo} could not be recorded: ${String(error)}`);
+    }
+    if (!written) {
+      throw new MedusaError(
+        MedusaError.Types.UNEXPECTED_STATE,
+        `gatewaykit refund: refund ${entry.merTrackNo} could not be recorded on its payment before sending; nothing was sent to the gateway, no refund was recorded`,
+      );
+    }
+  }
+
+  /** A refund the gateway refused or declined at once made nothing: its entry goes, as Medusa's row does. */
+  private async dropRefused(paymentId: string | undefined, refundId: string): Promise<void> {
+    if (!this.deps.database || !paymentId) return;
+    try {
+      await new RefundRecords(this.deps.database).dropRefused(paymentId, refundId);
+    } catch (error) {
+      // Left as unknown: it blocks the payment's refunds until its notice or a person settles it.
+      this.deps.logger.error(
+        `gatewaykit: refund ${refundId} was refused by the gateway, but its entry on payment ${paymentId} could not be removed (${String(error)}); its notice or the reconciliation settles it`,
       );
     }
   }

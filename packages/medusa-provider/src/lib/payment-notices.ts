@@ -5,6 +5,7 @@ import {
   applyRefundEvent,
   type GatewayChargeback,
   type GatewayRefund,
+  refundOfEvent,
   withChargeback,
   withRefund,
 } from './gateway-records';
@@ -95,6 +96,13 @@ export async function settleRefund(
   const data = readSessionData(payment.data ?? undefined);
   let refunds = data.refunds;
   const tradeNo = data.outcome?.tradeNo;
+  // An entry written right before its request left (lib/refund-records.ts) and not yet answered: Medusa
+  // will write the request's answer over the payment data, so the notice waits for it, as below.
+  const noticed = refundOfEvent(refunds, event);
+  if (noticed?.sending) {
+    const row = await refundRowOf(scope, payment, noticed.merTrackNo);
+    if (row) refuseWhileAnswering(row, payment, now);
+  }
   let result = applyRefundEvent(refunds, event, now, tradeNo);
   if (result.kind === 'no-entry' && event.merTrackNo) {
     const entry = await entryOfRefundRow(scope, payment, event.merTrackNo, now);
@@ -130,19 +138,10 @@ async function entryOfRefundRow(
   refundId: string,
   now: Date,
 ): Promise<GatewayRefund | undefined> {
-  const [row] = (await scope
-    .resolve(Modules.PAYMENT)
-    .listRefunds(
-      { id: refundId, payment_id: payment.id },
-      { select: ['id', 'amount', 'raw_amount', 'created_at'] },
-    )) as { id: string; amount: unknown; raw_amount?: unknown; created_at: Date | string }[];
+  const row = await refundRowOf(scope, payment, refundId);
   if (!row) return undefined;
+  refuseWhileAnswering(row, payment, now);
   const createdAt = new Date(row.created_at);
-  if (now.getTime() - createdAt.getTime() < REFUND_IN_FLIGHT_MS) {
-    throw new RefundStillRecordingError(
-      `refund ${refundId} of payment ${payment.id} is still being recorded; the notice must be delivered again`,
-    );
-  }
   const data = readSessionData(payment.data ?? undefined);
   const currency = (data.outcome?.currency ?? data.currency ?? '').toUpperCase();
   const amount = gatewayAmount((row.raw_amount ?? row.amount) as never, currency);
@@ -154,6 +153,31 @@ async function entryOfRefundRow(
     status: 'unknown',
     requestedAt: createdAt.toISOString(),
   };
+}
+
+type RefundRowRead = { id: string; amount: unknown; raw_amount?: unknown; created_at: Date | string };
+
+async function refundRowOf(
+  scope: MedusaContainer,
+  payment: PaymentRow,
+  refundId: string,
+): Promise<RefundRowRead | undefined> {
+  const [row] = (await scope
+    .resolve(Modules.PAYMENT)
+    .listRefunds(
+      { id: refundId, payment_id: payment.id },
+      { select: ['id', 'amount', 'raw_amount', 'created_at'] },
+    )) as RefundRowRead[];
+  return row;
+}
+
+/** A young refund row: its request may still be answering, so the notice must be delivered again (throws). */
+function refuseWhileAnswering(row: RefundRowRead, payment: PaymentRow, now: Date): void {
+  if (now.getTime() - new Date(row.created_at).getTime() < REFUND_IN_FLIGHT_MS) {
+    throw new RefundStillRecordingError(
+      `refund ${row.id} of payment ${payment.id} is still being recorded; the notice must be delivered again`,
+    );
+  }
 }
 
 /**

@@ -152,6 +152,7 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
       sessions: cradle.paymentSessionService,
       payments: cradle.paymentService,
       refunds: cradle.refundService,
+      database: this.database,
     });
   }
 

@@ -1,0 +1,52 @@
+import type { SqlDatabase } from './charge-claim';
+import type { GatewayRefund } from './gateway-records';
+
+/**
+ * A refund's entry in its payment's data, written in a statement of its own before the refund request
+ * leaves (docs/safety-rules.md#refund-intents). Medusa commits its refund row before it calls the
+ * provider, but deletes the row again when anything fails after the provider returned (its write of the
+ * provider's answer, say): a refund the gateway made would then leave no trace in Medusa, and a new
+ * refund could return the same money twice. The entry stays, `unknown` until the answer or a notice
+ * settles it, and blocks every further refund of the payment while no refund row holds it (lostRecords).
+ */
+export class RefundRecords {
+  constructor(private readonly db: SqlDatabase) {}
+
+  /** Adds `entry` to payment `paymentId`'s refunds; false when no such payment row was written. */
+  async recordSending(paymentId: string, entry: GatewayRefund): Promise<boolean> {
+    const { rows } = await this.db.raw(
+      `update payment
+          set data = jsonb_set(coalesce(data, '{}'::jsonb), '{refunds}',
+                               coalesce(data->'refunds', '[]'::jsonb) || ?::jsonb),
+              updated_at = now()
+        where id = ? and deleted_at is null
+        returning id`,
+      [JSON.stringify([entry]), paymentId],
+    );
+    return rows.length === 1;
+  }
+
+  /** Takes refund `merTrackNo` out again: the gateway refused it, so Medusa deletes its row and nothing was made. */
+  async dropRefused(paymentId: string, merTrackNo: string): Promise<void> {
+    await this.db.raw(
+      `update payment
+          set data = jsonb_set(data, '{refunds}',
+                (select coalesce(jsonb_agg(entry), '[]'::jsonb)
+                   from jsonb_array_elements(data->'refunds') entry
+                  where entry->>'merTrackNo' is distinct from ?))
+        where id = ? and jsonb_typeof(data->'refunds') = 'array'`,
+      [merTrackNo, paymentId],
+    );
+  }
+}
+
+/**
+ * The payment data's refunds that no Medusa refund row holds and that did not fail: sent to the gateway
+ * (they may have returned money) with their record lost. `rowIds`: the payment's refund rows.
+ */
+export function lostRecords(
+  refunds: readonly GatewayRefund[] | undefined,
+  rowIds: ReadonlySet<string>,
+): GatewayRefund[] {
+  return (refunds ?? []).filter((refund) => refund.status !== 'failed' && !rowIds.has(refund.merTrackNo));
+}
