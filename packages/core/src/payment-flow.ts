@@ -12,6 +12,7 @@ import {
   UNKNOWN_OUTCOME_CODE,
   UnknownOutcomeError,
 } from './errors.js';
+import { amountMismatch } from './inbound/decision.js';
 import { CHECKOUT_CARD_METHOD, normalizeLocalPaymentMethod } from './local-methods.js';
 import { alreadyPaid, outcomeFromOrderFields, type PaymentOutcome } from './outcome.js';
 import { redactText } from './redact.js';
@@ -100,6 +101,30 @@ async function callFor(client: GatewayClient, payment: PaymentRequest) {
 }
 
 /**
+ * An answer about another orderNo, or a success or open payment about another amount or currency than
+ * was sent, cannot settle this payment, nor free it: `unknown`, so the signed callback, the return or
+ * the reconciliation decides, and their amount check reports a mismatch (docs/payment-states.md#amount-check).
+ */
+function answerForThisPayment(outcome: PaymentOutcome, payment: PaymentRequest): PaymentOutcome {
+  const { orderNo } = payment;
+  if (outcome.orderNo !== orderNo) {
+    return {
+      status: 'unknown',
+      orderNo,
+      reason: `the gateway's answer named orderNo ${outcome.orderNo}, not ${orderNo}`,
+    };
+  }
+  if (outcome.status === 'failed' || outcome.status === 'unknown') return outcome;
+  const mismatch = amountMismatch(outcome, {
+    orderNo,
+    orderAmount: payment.amount,
+    currency: payment.currency,
+    outcome: undefined,
+  });
+  return mismatch ? { status: 'unknown', orderNo, reason: `the gateway's answer: ${mismatch}` } : outcome;
+}
+
+/**
  * Starts one payment. Never throws for gateway outcomes: a documented refusal before processing (or a
  * gateway never reached) is `failed`; an answer that may hide a charge (lost, unreadable, "already
  * paid", a code that is not a documented refusal) is `unknown` (keep the payment pending; the signed
@@ -109,7 +134,7 @@ async function callFor(client: GatewayClient, payment: PaymentRequest) {
 export async function startPayment(client: GatewayClient, payment: PaymentRequest): Promise<PaymentOutcome> {
   try {
     const result = await callFor(client, payment);
-    return outcomeFromOrderFields(result, payment.orderNo);
+    return answerForThisPayment(outcomeFromOrderFields(result, payment.orderNo), payment);
   } catch (error) {
     if (error instanceof GatewayValidationError) throw error;
     // The reason is stored as platform data. GatewayErrors come redacted; anything else thrown here

@@ -318,3 +318,32 @@ describe('startPayment', () => {
     expect(gateway.requests).toHaveLength(0);
   });
 });
+
+describe('startPayment: an answer about another payment than was sent (found by review)', () => {
+  const card = { ...base, source: { kind: 'saved-card', customerPaymentMethodId: 'pm_1' } } as const;
+
+  it('attack: a success for another amount, currency or orderNo, or a success naming no amount, is unknown: never captured, never freed', async () => {
+    const answers = [
+      { ...paid, orderAmount: '1.00' },
+      { ...paid, orderCurrency: 'EUR' },
+      { ...paid, orderNo: 'payses_OTHER' },
+      { ...paid, orderAmount: undefined, orderCurrency: undefined },
+      { orderNo: 'payses_OTHER', orderStatus: 'fail', orderInfo: 'Card declined' },
+      { ...paid, orderStatus: 'pending', orderAmount: '99.00', redirectUrl: 'https://gw/3ds/1' },
+    ];
+    gateway.handle((_r, res, i) => envelope(res, '00000', answers[i]!));
+    for (const answer of answers) {
+      const outcome = await startPayment(client, card);
+      expect(outcome, JSON.stringify(answer)).toMatchObject({ status: 'unknown', orderNo: 'payses_1' });
+      expect((outcome as { reason?: string }).reason).toMatch(/the gateway's answer/);
+    }
+  });
+
+  it('the same amount written otherwise, or a lower-case currency, is this payment', async () => {
+    gateway.handle((_r, res, i) =>
+      envelope(res, '00000', i === 0 ? { ...paid, orderAmount: '10' } : { ...paid, orderCurrency: 'usd' }),
+    );
+    expect(await startPayment(client, card)).toMatchObject({ status: 'succeeded', amount: '10' });
+    expect(await startPayment(client, card)).toMatchObject({ status: 'succeeded' });
+  });
+});
