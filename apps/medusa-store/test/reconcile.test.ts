@@ -832,6 +832,43 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     ]);
   });
 
+  it('a refund the gateway accepted and never settles is handed to the merchant once, past the look-back, even when its payment was last written before it (found by review)', async () => {
+    const paid = await paidOrder();
+    await sandboxControl('refunds/next', { outcome: 'pending' });
+    const refund = await adminRefund(paid.paymentId, 5);
+    const [gateway] = await sandboxRefunds(paid.tradeNo);
+    // Sent 31 days ago, and its payment not written since.
+    const sentAt = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000).toISOString();
+    await sql(
+      `UPDATE payment SET data = jsonb_set(data, '{refunds,0,requestedAt}', to_jsonb($2::text)),
+              updated_at = now() - interval '31 days' WHERE id = $1`,
+      [paid.paymentId, sentAt],
+    );
+    const said = () => log().split(`REFUND NOT SETTLED: Refund ${refund.refundId}`).length - 1;
+    const lineOf = (body: Json) =>
+      (body.refunds as Json[]).filter((line) => line.merTrackNo === refund.refundId);
+
+    const first = await reconcileNow();
+    expect(lineOf(first.body)).toEqual([
+      expect.objectContaining({
+        batchNo: gateway!.batchNo,
+        status: 'pending',
+        reason: expect.stringContaining('the merchant was told to look it up'),
+      }),
+    ]);
+    await waitFor(async () => said() === 1, 'the REFUND NOT SETTLED alert');
+    const second = await reconcileNow();
+    expect(lineOf(second.body)).toEqual([expect.objectContaining({ status: 'pending' })]);
+    await serverLogSoFar();
+    expect(said()).toBe(1);
+
+    // Settled at the gateway after all, its notice lost: the next run still reads it.
+    await sandboxControl('chaos', { drop: true });
+    await sandboxControl(`refunds/${gateway!.batchNo}/settle`, { status: 'success' });
+    const third = await reconcileNow();
+    expect(lineOf(third.body)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+  });
+
   it('a refund Medusa recorded whose payment data lost it (the process died while sending it): written back as unknown, and the merchant is told to look it up (found by review)', async () => {
     const paid = await paidOrder();
     await sandboxControl('refunds/next', { outcome: 'pending' });

@@ -185,6 +185,21 @@ export async function reportUnsettledRefund(
   );
 }
 
+/** A refund the gateway accepted and never settled while the reconciliation asked: a person checks it. */
+export async function reportPendingRefund(
+  scope: MedusaContainer,
+  payment: PaymentRef,
+  refund: GatewayRefund,
+): Promise<void> {
+  await alertMerchant(
+    scope,
+    'REFUND NOT SETTLED',
+    'Gateway refund not settled',
+    `${describeRefund(payment, refund)} was accepted by the gateway at ${refund.requestedAt}, and its records ` +
+      "still do not say whether it was made. Look it up in the gateway's merchant portal; do not refund it again before.",
+  );
+}
+
 /** A verified refund result that no refund recorded in Medusa matches (e.g. made in the merchant portal). */
 export async function reportRefundNotInMedusa(
   scope: MedusaContainer,

@@ -10,7 +10,7 @@ import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/typ
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
 import type { GatewayRefund } from './gateway-records';
-import { reportUnsettledRefund } from './merchant-alerts';
+import { reportPendingRefund, reportUnsettledRefund } from './merchant-alerts';
 import { hasNoResult } from './open-charges';
 import {
   DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
@@ -330,6 +330,54 @@ async function lineOf(
 
 type PaymentRow = { id: string; data?: Record<string, unknown> | null; payment_session_id?: string | null };
 
+/**
+ * The payments whose refunds a run looks at: those with a refund row and a write within the look-back
+ * (rows the data may have lost, refunds still settling), and those with a refund still open and not yet
+ * handed to a person, however old (a pending refund whose payment nobody writes must not drop out of
+ * sight). Not every payment of the look-back: most have no refund.
+ */
+async function paymentsWithRefundsToLookAt(
+  scope: MedusaContainer,
+  account: GatewaykitAccount,
+  now: Date,
+): Promise<string[]> {
+  const db = scope.resolve(ContainerRegistrationKeys.PG_CONNECTION) as SqlDatabase;
+  const { rows } = await db.raw(
+    `SELECT p.id FROM payment p
+      WHERE p.deleted_at IS NULL AND p.provider_id IN (${placeholders(account.providerIds)})
+        AND ((p.updated_at >= ? AND EXISTS (SELECT 1 FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL))
+          OR EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p.data->'refunds') = 'array'
+                                                         THEN p.data->'refunds' ELSE '[]'::jsonb END) entry
+                      WHERE entry->>'status' IN ('pending', 'unknown') AND entry->>'alertedAt' IS NULL))`,
+    [...account.providerIds, new Date(now.getTime() - LOOKBACK_MS)],
+  );
+  return rows.map((row) => String(row.id));
+}
+
+/**
+ * A refund the gateway accepted (it has a refund number) and its records still do not settle, the
+ * look-back after it was sent: handed to a person once (REFUND NOT SETTLED, then `alertedAt`), as the
+ * Vendure reconciliation does. Later runs still read it while its payment is in the look-back.
+ */
+async function handOverAgedRefund(
+  scope: MedusaContainer,
+  store: SessionAttempts,
+  payment: PaymentRow,
+  refund: GatewayRefund,
+  now: Date,
+): Promise<string | undefined> {
+  if (refund.alertedAt || now.getTime() - new Date(refund.requestedAt).getTime() < LOOKBACK_MS)
+    return undefined;
+  const data = readSessionData(payment.data ?? undefined);
+  await reportPendingRefund(
+    scope,
+    { orderNo: data.orderNo ?? '', tradeNo: data.outcome?.tradeNo, paymentId: payment.id },
+    refund,
+  );
+  await store.markRefundAlerted(data.orderNo ?? payment.payment_session_id ?? '', refund.merTrackNo, now);
+  return "the gateway's records did not settle it in the look-back; the merchant was told to look it up";
+}
+
 async function reconcileRefunds(
   scope: MedusaContainer,
   account: GatewaykitAccount,
@@ -338,15 +386,17 @@ async function reconcileRefunds(
   const now = options.now ?? new Date();
   const paymentModule = scope.resolve(Modules.PAYMENT);
   const { reconcileAfterMs } = secondsOf(account.options);
-  const payments = (await paymentModule.listPayments(
-    {
-      provider_id: account.providerIds,
-      ...(options.orderNos
-        ? { payment_session_id: [...options.orderNos] }
-        : { updated_at: { $gte: new Date(now.getTime() - LOOKBACK_MS) } }),
-    } as never,
-    { select: ['id', 'data', 'payment_session_id'] },
-  )) as PaymentRow[];
+  const ids = options.orderNos ? undefined : await paymentsWithRefundsToLookAt(scope, account, now);
+  const payments =
+    ids?.length === 0
+      ? []
+      : ((await paymentModule.listPayments(
+          {
+            provider_id: account.providerIds,
+            ...(ids ? { id: ids } : { payment_session_id: [...options.orderNos!] }),
+          } as never,
+          { select: ['id', 'data', 'payment_session_id'] },
+        )) as PaymentRow[]);
   const client = gatewayClientFor(account.options);
   const store = new SessionAttempts(scope, account);
   const lines: RefundLine[] = [];
@@ -380,7 +430,8 @@ async function reconcileRefunds(
         }
         const found = await reconcileRefund(client, refund.batchNo);
         if (!found.event) {
-          lines.push({ ...line, status: refund.status, reason: found.reason });
+          const handedOver = await handOverAgedRefund(scope, store, payment, refund, now);
+          lines.push({ ...line, status: refund.status, reason: handedOver ?? found.reason });
           continue;
         }
         // Settled as its notification would have: the same path, so it counts once.
