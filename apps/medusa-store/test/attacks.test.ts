@@ -639,6 +639,17 @@ describe('attack: junk at the routes and middlewares the plugin adds', () => {
       // The route reads raw bytes (no JSON parser answers first): every one is unverifiable, 401.
       expect(answer.status, `${callback.rawBody.slice(0, 10)}`).toBe(401);
     }
+    // Far larger than any gateway callback: refused (413) before it is buffered (or the reset, if the
+    // client was still sending); the route still answers afterwards.
+    const big = await fetch(`${inject('storeUrl')}/hooks/gatewaykit/callback`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"type":"transaction.success","data":{"orderInfo":"${'x'.repeat(300 * 1024)}"}}`,
+    }).catch((error: unknown) => error);
+    expect(big instanceof Error ? 'reset' : String((big as Response).status)).toMatch(/^(413|reset)$/);
+    expect(
+      (await api('POST', '/hooks/gatewaykit/callback', { rawBody: forgedSuccess, headers: {} })).status,
+    ).toBe(401);
     for (const query of [
       `orderNo=${session.id}&orderStatus=success`,
       `orderNo=${session.id}&orderStatus=success&signInfo=00&signInfo=11`,

@@ -82,6 +82,24 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     );
   }
 
+  it('attack: a callback body far larger than any gateway callback is refused (413) before it is buffered, and the server keeps answering', async () => {
+    const url = callbackUrl(stack.server.baseUrl, defaultToken, 'gatewaykit-card');
+    const big = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"type":"transaction.success","data":{"orderInfo":"${'x'.repeat(300 * 1024)}"}}`,
+    }).catch((error: unknown) => error);
+    // The server answers 413 and closes the request: the client sees the answer, or the reset if it was
+    // still sending. Never the verifier's 401, nor a 500.
+    expect(big instanceof Error ? 'reset' : String((big as Response).status)).toMatch(/^(413|reset)$/);
+    const after = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(after.status).toBe(401);
+  });
+
   it('#4 a callback signed with another method’s known key cannot settle the victim’s order (answered like an unknown orderNo)', async () => {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);
