@@ -881,7 +881,11 @@ describe('attack: refunds and reconciliation', () => {
       'text/plain',
       'multipart/form-data; boundary=x',
     ]) {
-      for (const path of ['/admin/gatewaykit/reconcile', '/admin/gatewaykit/attempts/close']) {
+      for (const path of [
+        '/admin/gatewaykit/reconcile',
+        '/admin/gatewaykit/attempts/close',
+        '/admin/gatewaykit/refunds/close',
+      ]) {
         const answer = await api('POST', path, {
           token,
           rawBody: 'orderNo=payses_01FORM&note=closed',
@@ -895,12 +899,17 @@ describe('attack: refunds and reconciliation', () => {
     expect((await api('POST', '/admin/gatewaykit/reconcile', { token, body: {} })).status).toBe(200);
   });
 
-  it('a storefront cannot run the admin reconciliation', async () => {
-    const anonymous = await api('POST', '/admin/gatewaykit/reconcile', { body: {} });
-    expect(anonymous.status).toBe(401);
+  it('a storefront cannot run the admin reconciliation, nor close a charge or a refund', async () => {
     const { token } = await registerCustomer();
-    const customer = await api('POST', '/admin/gatewaykit/reconcile', { token, body: {} });
-    expect(customer.status).toBe(401);
+    for (const path of [
+      '/admin/gatewaykit/reconcile',
+      '/admin/gatewaykit/attempts/close',
+      '/admin/gatewaykit/refunds/close',
+    ]) {
+      const body = { merTrackNo: 'ref_01ANY', made: false, note: 'not made' };
+      expect((await api('POST', path, { body })).status, path).toBe(401);
+      expect((await api('POST', path, { token, body })).status, path).toBe(401);
+    }
   });
 });
 

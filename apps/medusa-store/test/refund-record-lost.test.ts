@@ -5,6 +5,7 @@
  * return the same money again (found by review).
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { adminTokenFor } from './support/admin';
 import { sql } from './support/database';
 import {
   adminPayment,
@@ -15,13 +16,14 @@ import {
   sandboxRefunds,
 } from './support/payments';
 import { sandboxControl } from './support/sandbox-pages';
-import type { Json } from './support/store-api';
+import { api, type Json } from './support/store-api';
 import { waitFor } from './support/wait';
 
 const AMOUNT = '3.33';
 
 afterEach(async () => {
   await sandboxControl('chaos', undefined, 'DELETE');
+  await sandboxControl('refunds/next', undefined, 'DELETE');
   await sql('drop trigger if exists gk_test_answer_write_fails on payment');
   await sql('drop function if exists gk_test_answer_write_fails()');
 });
@@ -82,6 +84,51 @@ describe('a refund whose Medusa record is lost after the gateway made it', () =>
       expect.objectContaining({ merTrackNo: made!.merTrackNo, batchNo: made!.batchNo, status: 'succeeded' }),
     ]);
     await refusedWith();
+  });
+
+  it('closed by an administrator once the merchant portal shows it failed: not before a day, then refunds go through again; a storefront cannot close it', async () => {
+    const paid = await paidOrder();
+    await sandboxControl('chaos', { drop: true });
+    await sandboxControl('refunds/next', { outcome: 'pending' });
+    await failAnswerWrites();
+    expect((await adminRefund(paid.paymentId, Number(AMOUNT))).status).toBeGreaterThanOrEqual(400);
+    await sql('drop trigger gk_test_answer_write_fails on payment');
+    const [made] = await sandboxRefunds(paid.tradeNo);
+    // The gateway fails it; its notice is lost.
+    await sandboxControl(`refunds/${made!.batchNo}/settle`, { status: 'fail' });
+    expect((await adminRefund(paid.paymentId, 1)).status).toBe(400);
+
+    const close = async (body: Record<string, unknown>, token?: string) =>
+      api('POST', '/admin/gatewaykit/refunds/close', { token: token ?? (await adminTokenFor()), body });
+    const body = { merTrackNo: made!.merTrackNo, made: false, note: 'the portal shows it failed' };
+    const early = await close(body);
+    expect(early.status).toBe(400);
+    expect(String((early.body as Json).message)).toContain(
+      'it can be closed as not made 24 hours after it was sent',
+    );
+    expect((await close({ ...body, made: 'no' })).status).toBe(400);
+    expect((await close({ ...body, batchNo: made!.batchNo })).status).toBe(400);
+    expect((await api('POST', '/admin/gatewaykit/refunds/close', { body })).status).toBe(401);
+
+    // A day later.
+    const sentAt = new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString();
+    await sql(
+      `UPDATE payment SET data = jsonb_set(data, '{refunds,0,requestedAt}', to_jsonb($2::text)) WHERE id = $1`,
+      [paid.paymentId, sentAt],
+    );
+    const closed = await close(body);
+    expect(closed.status).toBe(200);
+    expect(closed.body).toMatchObject({ merTrackNo: made!.merTrackNo, status: 'failed' });
+    expect((await adminPayment(paid.paymentId)).data.refunds).toEqual([
+      expect.objectContaining({ merTrackNo: made!.merTrackNo, status: 'failed' }),
+    ]);
+    expect((await close(body)).status).toBe(400);
+    const again = await adminRefund(paid.paymentId, Number(AMOUNT));
+    expect(again.status).toBe(200);
+    expect((await sandboxRefunds(paid.tradeNo)).map((refund) => refund.refundStatus)).toEqual([
+      'fail',
+      expect.any(String),
+    ]);
   });
 
   it('an honest refund is answered as before: one entry, held by its Medusa row', async () => {

@@ -1,7 +1,7 @@
-import { CLOSE_NOTE_MAX_LENGTH, closeOpenAttempt } from '@gatewaykit/core';
+import { closeOpenAttempt } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
-import { isSessionId, refuseUnknownFields } from './admin-body';
+import { closeNoteOf, isSessionId, refuseUnknownFields } from './admin-body';
 import { resolveGatewaykitAccounts } from './resolve-options';
 import { SessionAttempts } from './session-attempts';
 
@@ -21,14 +21,7 @@ export function closeAttemptInputOf(body: unknown): CloseAttemptInput {
   if (!isSessionId(orderNo)) {
     throw new MedusaError(MedusaError.Types.INVALID_DATA, 'orderNo: must be a payment session id');
   }
-  const trimmed = typeof note === 'string' ? note.trim() : '';
-  if (trimmed.length === 0 || trimmed.length > CLOSE_NOTE_MAX_LENGTH) {
-    throw new MedusaError(
-      MedusaError.Types.INVALID_DATA,
-      `note: say what the merchant portal shows, 1 to ${CLOSE_NOTE_MAX_LENGTH} characters`,
-    );
-  }
-  return { orderNo, note: trimmed };
+  return { orderNo, note: closeNoteOf(note) };
 }
 
 /**

@@ -102,7 +102,7 @@ export class GatewayRefunds {
     if (lost) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
-        `gatewaykit refund: refund ${lost.merTrackNo} of ${lost.amount} ${lost.currency} was sent to the gateway at ${lost.requestedAt}, but Medusa no longer holds it (its record was lost after it was sent; it is ${lost.status} at the gateway as far as this store knows): what is left cannot be told here, and a refund could return money twice. Refund any more in the merchant portal. Nothing was sent to the gateway; no refund was recorded`,
+        `gatewaykit refund: refund ${lost.merTrackNo} of ${lost.amount} ${lost.currency} was sent to the gateway at ${lost.requestedAt}, but Medusa no longer holds it (its record was lost after it was sent; it is ${lost.status} at the gateway as far as this store knows): what is left cannot be told here, and a refund could return money twice. Refund any more in the merchant portal, or, once the portal shows it failed, close it (POST /admin/gatewaykit/refunds/close). Nothing was sent to the gateway; no refund was recorded`,
       );
     }
     const blocked = await refundBlockedBy(

@@ -181,7 +181,8 @@ export async function reportUnsettledRefund(
     'Gateway refund not confirmed',
     `Refund ${refund.merTrackNo} of ${refund.amount} ${refund.currency} on ${describePayment(payment)} was sent ` +
       `at ${refund.requestedAt}, but the gateway's answer was lost and no refund notification arrived. ` +
-      `Look it up by merTrackNo ${refund.merTrackNo} in the gateway's merchant portal; do not refund it again before.`,
+      `Look it up by merTrackNo ${refund.merTrackNo} in the gateway's merchant portal; do not refund it again before. ` +
+      'Then close it with what the portal shows (POST /admin/gatewaykit/refunds/close).',
   );
 }
 
@@ -196,7 +197,8 @@ export async function reportPendingRefund(
     'REFUND NOT SETTLED',
     'Gateway refund not settled',
     `${describeRefund(payment, refund)} was accepted by the gateway at ${refund.requestedAt}, and its records ` +
-      "still do not say whether it was made. Look it up in the gateway's merchant portal; do not refund it again before.",
+      "still do not say whether it was made. Look it up in the gateway's merchant portal; do not refund it again before. " +
+      'Then close it with what the portal shows (POST /admin/gatewaykit/refunds/close).',
   );
 }
 

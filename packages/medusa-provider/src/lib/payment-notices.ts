@@ -41,7 +41,7 @@ async function paymentOfSession(scope: MedusaContainer, sessionId: string): Prom
  * Writes a payment's data. UpdatePaymentDTO does not list `data`, but the module's updatePayment
  * stores every field it is given (as it does with the provider's refund answer).
  */
-async function updatePaymentData(scope: MedusaContainer, id: string, data: object): Promise<void> {
+export async function updatePaymentData(scope: MedusaContainer, id: string, data: object): Promise<void> {
   await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
 }
 
