@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { adminOrder, adminTokenFor } from './support/admin';
-import { adminFeed, adminPayment, paidOrder, sandboxRefunds } from './support/payments';
-import { sandboxControl } from './support/sandbox-pages';
+import { adminFeed, adminPayment, paidOrder, raiseChargeback, sandboxRefunds } from './support/payments';
 import { serverLogSoFar } from './support/server-log';
 import { api, expectOk } from './support/store-api';
-import { waitFor } from './support/wait';
 
 const ALERT = 'ORDER CANCELED, NOT REFUNDED';
 
@@ -35,15 +33,7 @@ describe("canceling a paid order (Medusa's cancel refunds its captured payments)
   it('a cancel whose refund the plugin refuses (a chargeback took the money back) is alerted once, and nothing reaches the gateway', async () => {
     const paid = await paidOrder();
     const amount = (await adminPayment(paid.paymentId)).data.outcome.amount as string;
-    const raised = (await sandboxControl('chargebacks', {
-      tradeNo: paid.tradeNo,
-      amount,
-      reason: 'D4837-No Cardholder Authorization',
-    })) as { batchNo: string };
-    await waitFor(async () => {
-      const order = await adminOrder(paid.orderId);
-      return (order.payment_collections[0].payments[0].data.chargebacks ?? []).length > 0;
-    }, 'the chargeback to be recorded');
+    const raised = await raiseChargeback(paid, amount);
 
     // Medusa logs the refused refund and cancels the order all the same, showing it refunded.
     const canceled = await cancel(paid.orderId);

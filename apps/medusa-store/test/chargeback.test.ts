@@ -9,6 +9,7 @@ import {
   adminRefund,
   deliveriesOfBatch,
   paidOrder,
+  raiseChargeback,
   reconcileNow,
   redeliverAgain,
   redeliverLate,
@@ -133,15 +134,7 @@ describe('chargebacks', () => {
     const amount = (await adminPayment(paid.paymentId)).data.outcome.amount as string;
     // Disputed: all but 5.00 of the payment.
     const disputed = (Number(amount) - 5).toFixed(2);
-    const raised = (await sandboxControl('chargebacks', {
-      tradeNo: paid.tradeNo,
-      amount: disputed,
-      reason: 'D4837-No Cardholder Authorization',
-    })) as { batchNo: string };
-    await waitFor(async () => {
-      const order = await adminOrder(paid.orderId);
-      return (order.payment_collections[0].payments[0].data.chargebacks ?? []).length > 0;
-    }, 'the chargeback to be recorded');
+    const raised = await raiseChargeback(paid, disputed);
     const refused = await adminRefund(paid.paymentId, 5.01);
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(JSON.stringify(refused.body)).toContain(

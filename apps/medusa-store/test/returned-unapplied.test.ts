@@ -4,14 +4,12 @@
  * back by the cardholder's bank. The notice is kept on the session, so the cart never becomes an order
  * for that money, whatever comes later (found by review: it was kept only on a Medusa payment).
  */
-import { randomUUID } from 'node:crypto';
-import { GatewayClient } from '@gatewaykit/core';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { complete, HOSTED, readyCart, startSession } from './support/checkout';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
-import { GATEWAY_NO, SIGN_KEY } from './support/global-setup';
 import { ordersOf } from './support/orders';
+import { portalRefund } from './support/payments';
 import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
 import { serverLog } from './support/server-log';
 import type { Json } from './support/store-api';
@@ -71,23 +69,7 @@ async function sessionData(sessionId: string): Promise<Json> {
 describe('a success never applied, then given back at the gateway', () => {
   it('attack: refunded in the merchant portal, it is kept on the session, and the cart never becomes an order for it', async () => {
     const paid = await paidNotApplied('unapplied-portal');
-    const portal = new GatewayClient({
-      gatewayNo: GATEWAY_NO,
-      signKey: SIGN_KEY,
-      baseUrl: inject('sandboxUrl'),
-    });
-    const merTrackNo = `portal-${randomUUID().slice(0, 8)}`;
-    await portal.refunds.create({
-      merTrackNo,
-      refundAmount: String(paid.session.data.amount),
-      refundReason: 'refunded in the portal',
-      refundType: '1',
-      tradeNo: paid.tradeNo,
-    });
-    await waitFor(
-      async () => new RegExp(`REFUND NOT IN MEDUSA: .*${merTrackNo}`).test(serverLog()),
-      'the portal refund to be reported',
-    );
+    await portalRefund(paid.tradeNo, String(paid.session.data.amount));
     await waitFor(
       async () => ((await sessionData(paid.session.id)).refundedAtGateway ?? []).length > 0,
       'the portal refund kept on the session',

@@ -1,8 +1,12 @@
-import { expect } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { GatewayClient } from '@gatewaykit/core';
+import { expect, inject } from 'vitest';
 import { adminOrder, adminTokenFor } from './admin';
 import { complete, HOSTED, readyCart, startSession } from './checkout';
 import { uniqueEmail } from './email';
+import { GATEWAY_NO, SIGN_KEY } from './global-setup';
 import { CARDS, finishHostedPage, followReturn, sandboxControl } from './sandbox-pages';
+import { serverLog } from './server-log';
 import { type ApiResponse, api, expectOk, type Json } from './store-api';
 import { waitFor } from './wait';
 
@@ -134,4 +138,50 @@ export async function reconcileNow(
   body: Record<string, unknown> = {},
 ): Promise<ApiResponse<Record<string, Json>>> {
   return api('POST', '/admin/gatewaykit/reconcile', { token: await adminTokenFor(), body });
+}
+
+/**
+ * A full refund of trade `tradeNo` made in the gateway's merchant portal (the gateway's own refund call,
+ * under a merTrackNo Medusa never made); waits until the store reports it (REFUND NOT IN MEDUSA).
+ */
+export async function portalRefund(tradeNo: string, amount: string): Promise<string> {
+  const portal = new GatewayClient({
+    gatewayNo: GATEWAY_NO,
+    signKey: SIGN_KEY,
+    baseUrl: inject('sandboxUrl'),
+  });
+  const merTrackNo = `portal-${randomUUID().slice(0, 8)}`;
+  try {
+    await portal.refunds.create({
+      merTrackNo,
+      refundAmount: amount,
+      refundReason: 'refunded in the portal',
+      refundType: '1',
+      tradeNo,
+    });
+  } finally {
+    await portal.close();
+  }
+  await waitFor(
+    async () => new RegExp(`REFUND NOT IN MEDUSA: .*${merTrackNo}`).test(serverLog()),
+    'the portal refund to be reported',
+  );
+  return merTrackNo;
+}
+
+/** A chargeback of `amount` raised at the gateway on a paid order; waits until its payment records it. */
+export async function raiseChargeback(
+  paid: { orderId: string; tradeNo: string },
+  amount: string,
+): Promise<{ batchNo: string }> {
+  const raised = (await sandboxControl('chargebacks', {
+    tradeNo: paid.tradeNo,
+    amount,
+    reason: 'D4837-No Cardholder Authorization',
+  })) as { batchNo: string };
+  await waitFor(async () => {
+    const order = await adminOrder(paid.orderId);
+    return (order.payment_collections[0].payments[0].data.chargebacks ?? []).length > 0;
+  }, 'the chargeback to be recorded');
+  return raised;
 }
