@@ -3,11 +3,17 @@ import { adminOrder, adminTokenFor } from './support/admin';
 import { adminFeed, adminPayment, paidOrder, raiseChargeback, sandboxRefunds } from './support/payments';
 import { serverLogSoFar } from './support/server-log';
 import { api, expectOk } from './support/store-api';
+import { waitFor } from './support/wait';
 
 const ALERT = 'ORDER CANCELED, NOT REFUNDED';
 
+/** Cancels the order as the admin, and waits until the plugin's check of its refunds has run. */
 async function cancel(orderId: string) {
   await expectOk(api('POST', `/admin/orders/${orderId}/cancel`, { token: await adminTokenFor() }));
+  await waitFor(
+    async () => (await serverLogSoFar()).includes(`gatewaykit: order ${orderId} canceled:`),
+    "the plugin's check of the canceled order",
+  );
   return adminOrder(orderId);
 }
 

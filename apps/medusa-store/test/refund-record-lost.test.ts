@@ -138,6 +138,8 @@ describe('a refund whose Medusa record is lost after the gateway made it', () =>
     const entries = (await adminPayment(paid.paymentId)).data.refunds as Json[];
     expect(entries).toEqual([expect.objectContaining({ merTrackNo: refund.refundId, amount: AMOUNT })]);
     expect(entries[0].batchNo).toBeTruthy();
+    // The answer replaced the entry written before sending.
+    expect(entries[0].sending).toBeUndefined();
     // A second refund of the rest goes through: nothing is lost.
     const second = await adminRefund(paid.paymentId, 1);
     expect(second.status).toBe(200);

@@ -97,4 +97,35 @@ describe('a success never applied, then given back at the gateway', () => {
       /The payment for this cart was charged back by the cardholder's bank before an order/,
     );
   });
+
+  it('attack: refunded in the merchant portal before its success was recorded, the success later becomes no payment and no order', async () => {
+    const email = uniqueEmail('returned-first');
+    const { cartId, collectionId } = await readyCart({ email });
+    const session = await startSession(collectionId, HOSTED);
+    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+    const [success] = await waitFor(async () => {
+      const kept = (
+        (await sandboxControl('callbacks')) as { id: string; orderNo: string; body: string }[]
+      ).filter((delivery) => delivery.orderNo === session.id);
+      return kept.length > 0 && kept;
+    }, 'the success callback, kept by the sandbox');
+    await sandboxControl('chaos', undefined, 'DELETE');
+    const tradeNo = JSON.parse(success!.body).data.tradeNo as string;
+    await portalRefund(tradeNo, String(session.data.amount));
+
+    await sandboxControl(`callbacks/${success!.id}/redeliver`, {});
+    await waitFor(
+      async () => logged(`PAYMENT RETURNED, NO ORDER: Gateway payment orderNo ${session.id}`),
+      'the returned-before-order alert',
+    );
+    const [payments] = await sql<{ count: string }>(
+      'select count(*) from payment where payment_session_id = $1',
+      [session.id],
+    );
+    expect(payments?.count).toBe('0');
+    const completed = await complete(cartId);
+    expect(completed.status).toBe(400);
+    expect(await ordersOf(email)).toEqual([]);
+  });
 });

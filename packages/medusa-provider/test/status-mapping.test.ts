@@ -112,3 +112,36 @@ describe('sessionStatusFor (docs/payment-states.md)', () => {
     expect(sessionStatusFor(undefined)).toBe('pending');
   });
 });
+
+describe('authorizePayment of money given back at the gateway (found by review)', () => {
+  it('attack: a stored success refunded in the merchant portal or charged back is never authorized: not_allowed, nothing sent', async () => {
+    const paid = {
+      ...cardSession(),
+      attemptedAt: '2026-01-02T03:00:00.000Z',
+      outcome: {
+        orderNo: 'payses_01TEST',
+        status: 'succeeded',
+        tradeNo: 'T1',
+        amount: '60.00',
+        currency: 'USD',
+      },
+    };
+    for (const [returned, message] of [
+      [{ refundedAtGateway: ['B1'] }, /was refunded at the gateway before an order was placed/],
+      [
+        { chargebacks: [{ batchNo: 'C1', receivedAt: 'x' }] },
+        /was charged back by the cardholder's bank before an order/,
+      ],
+    ] as const) {
+      const { service, confirm } = cardServiceWith(result({ orderStatus: 'success' }));
+      await expect(service.authorizePayment({ data: { ...paid, ...returned } })).rejects.toMatchObject({
+        type: 'not_allowed',
+        message: expect.stringMatching(message),
+      });
+      expect(confirm).not.toHaveBeenCalled();
+    }
+    // The same success, nothing given back: captured as before.
+    const { service } = cardServiceWith(result({ orderStatus: 'success' }));
+    expect((await service.authorizePayment({ data: paid })).status).toBe('captured');
+  });
+});

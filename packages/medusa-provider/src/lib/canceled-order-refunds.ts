@@ -11,7 +11,7 @@ interface CanceledPayment {
   currency_code?: string | null;
   data?: Record<string, unknown> | null;
   captures?: (Amount | null)[] | null;
-  refunds?: (Amount | null)[] | null;
+  refunds?: ((Amount & { id: string }) | null)[] | null;
 }
 interface CanceledOrder {
   id: string;
@@ -43,6 +43,7 @@ function returnedOtherwise(payment: CanceledPayment, manual: boolean): string {
 /**
  * Medusa's order cancel refunds each captured payment, but it only logs a refund that fails and records
  * the order as refunded all the same (docs/payment-states.md#a-canceled-order-whose-refund-was-refused).
+ * Run on `order.canceled` (subscribers/order-canceled.ts).
  * The gatewaykit provider refuses a refund on purpose (manual refunds, a chargeback or a portal refund
  * that already returned the money, the gateway's refusal), so after a cancel every gatewaykit payment
  * whose captures are not covered by Medusa refund rows is made loud: money the shopper may not have had back.
@@ -65,6 +66,7 @@ export async function reportCanceledOrderRefunds(scope: MedusaContainer, orderId
       'payment_collections.payments.currency_code',
       'payment_collections.payments.data',
       'payment_collections.payments.captures.raw_amount',
+      'payment_collections.payments.refunds.id',
       'payment_collections.payments.refunds.raw_amount',
     ],
     filters: { id: orderId },
@@ -74,7 +76,14 @@ export async function reportCanceledOrderRefunds(scope: MedusaContainer, orderId
   for (const collection of order?.payment_collections ?? []) {
     for (const payment of collection?.payments ?? []) {
       if (!payment || !manualOf.has(payment.provider_id)) continue;
-      const missing = MathBN.sub(total(payment.captures), total(payment.refunds));
+      // A refund the gateway failed returned nothing, whatever Medusa's row says.
+      const failed = new Set(
+        (readSessionData(payment.data ?? undefined).refunds ?? [])
+          .filter((refund) => refund.status === 'failed')
+          .map((refund) => refund.merTrackNo),
+      );
+      const refunded = (payment.refunds ?? []).filter((row) => row && !failed.has(row.id));
+      const missing = MathBN.sub(total(payment.captures), total(refunded));
       if (!MathBN.gt(missing, 0)) continue;
       const session = readSessionData(payment.data ?? undefined);
       await reportCanceledNotRefunded(

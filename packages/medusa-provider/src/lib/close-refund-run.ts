@@ -85,7 +85,8 @@ export async function closeLostRefund(
         `refund ${merTrackNo} is already ${refund.status}`,
       );
     }
-    if (!made && now.getTime() - new Date(refund.requestedAt).getTime() < NOT_MADE_CLOSE_AFTER_MS) {
+    // An unreadable time is never old enough.
+    if (!made && !(now.getTime() - new Date(refund.requestedAt).getTime() >= NOT_MADE_CLOSE_AFTER_MS)) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
         `refund ${merTrackNo} was sent at ${refund.requestedAt}: it may still be under way at the gateway; it can be closed as not made 24 hours after it was sent`,

@@ -331,8 +331,8 @@ async function lineOf(
 type PaymentRow = { id: string; data?: Record<string, unknown> | null; payment_session_id?: string | null };
 
 /**
- * The payments whose refunds a run looks at: those with a refund row and a write within the look-back
- * (rows the data may have lost, refunds still settling), and those with a refund still open and not yet
+ * The payments whose refunds a run looks at: those with a refund (a row, or an entry in their data, which
+ * a refund whose Medusa row was deleted keeps alone) and a write within the look-back, and those with a refund still open and not yet
  * handed to a person, however old (a pending refund whose payment nobody writes must not drop out of
  * sight). Not every payment of the look-back: most have no refund.
  */
@@ -345,7 +345,8 @@ async function paymentsWithRefundsToLookAt(
   const { rows } = await db.raw(
     `SELECT p.id FROM payment p
       WHERE p.deleted_at IS NULL AND p.provider_id IN (${placeholders(account.providerIds)})
-        AND ((p.updated_at >= ? AND EXISTS (SELECT 1 FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL))
+        AND ((p.updated_at >= ? AND (jsonb_typeof(p.data->'refunds') = 'array'
+              OR EXISTS (SELECT 1 FROM refund r WHERE r.payment_id = p.id AND r.deleted_at IS NULL)))
           OR EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(p.data->'refunds') = 'array'
                                                          THEN p.data->'refunds' ELSE '[]'::jsonb END) entry
                       WHERE entry->>'status' IN ('pending', 'unknown') AND entry->>'alertedAt' IS NULL))`,

@@ -17,7 +17,8 @@ export class RefundRecords {
     const { rows } = await this.db.raw(
       `update payment
           set data = jsonb_set(coalesce(data, '{}'::jsonb), '{refunds}',
-                               coalesce(data->'refunds', '[]'::jsonb) || ?::jsonb),
+                               (CASE WHEN jsonb_typeof(data->'refunds') = 'array' THEN data->'refunds'
+                                     ELSE '[]'::jsonb END) || ?::jsonb),
               updated_at = now()
         where id = ? and deleted_at is null
         returning id`,
@@ -33,7 +34,8 @@ export class RefundRecords {
           set data = jsonb_set(data, '{refunds}',
                 (select coalesce(jsonb_agg(entry), '[]'::jsonb)
                    from jsonb_array_elements(data->'refunds') entry
-                  where entry->>'merTrackNo' is distinct from ?))
+                  where entry->>'merTrackNo' is distinct from ?)),
+              updated_at = now()
         where id = ? and jsonb_typeof(data->'refunds') = 'array'`,
       [merTrackNo, paymentId],
     );

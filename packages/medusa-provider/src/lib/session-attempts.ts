@@ -27,6 +27,7 @@ import {
   reportRefundMismatch,
   reportRefundNotInMedusa,
   reportRefundSucceededAfterFailure,
+  reportReturnedBeforeOrder,
   reportUnappliedCharge,
   reportUnsettledPayment,
 } from './merchant-alerts';
@@ -42,6 +43,7 @@ import {
 } from './payment-notices';
 import { gatewayAmount } from './payment-request';
 import type { GatewaykitAccount } from './resolve-options';
+import { whyPaymentReturned } from './returned-payment';
 import {
   type GatewaykitSessionData,
   readSessionData,
@@ -166,6 +168,14 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
       await completePaidCart(this.scope, attempt.session, next, { first: true });
       return;
     }
+    // Refunded in the merchant portal or charged back before its success was recorded (kept on the
+    // session, lib/payment-notices.ts): money given back never becomes a payment, nor an order.
+    const returned = whyPaymentReturned({ data: attempt.session.data });
+    if (returned) {
+      const reason = `${returned} before its success was recorded`;
+      await this.reportUnapplied(attempt.orderNo, next, reason, reportReturnedBeforeOrder);
+      return;
+    }
     // Medusa's payment workflow authorizes, captures and completes without looking at either.
     const refused = await this.whyNotToApply(attempt.session, next);
     if (refused) {
@@ -196,8 +206,13 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
    * Reports a stored success that did not become its cart's payment, and marks the session so the
    * reconciliation's pass over such successes (lib/unapplied-success.ts) does not report it again.
    */
-  private async reportUnapplied(orderNo: string, paid: PaymentOutcome, reason: string): Promise<void> {
-    await reportUnappliedCharge(this.scope, paid, reason);
+  private async reportUnapplied(
+    orderNo: string,
+    paid: PaymentOutcome,
+    reason: string,
+    report: typeof reportUnappliedCharge = reportUnappliedCharge,
+  ): Promise<void> {
+    await report(this.scope, paid, reason);
     await this.exclusive(orderNo, async () => {
       const session = await this.session(orderNo);
       if (session && !session.authorized_at) await this.markUnappliedReported(session);

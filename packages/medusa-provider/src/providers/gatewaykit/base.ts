@@ -80,6 +80,7 @@ import {
   parseOptions,
 } from '../../lib/options';
 import { buildPaymentRequest, gatewayAmount } from '../../lib/payment-request';
+import { whyPaymentReturned } from '../../lib/returned-payment';
 import type { SaveCardInput } from '../../lib/save-card-input';
 import { toSavedCard } from '../../lib/saved-card';
 import { customerIdOf } from '../../lib/session-chooser';
@@ -242,6 +243,16 @@ export abstract class GatewaykitBase extends AbstractPaymentProvider<GatewaykitO
 
   async authorizePayment(input: AuthorizePaymentInput): Promise<AuthorizePaymentOutput> {
     const data = readSessionData(input.data);
+    // Refunded in the merchant portal or charged back before any payment took it: Medusa reads the
+    // session again under its cart lock before this, so a completion that passed the guard earlier
+    // stops here (lib/returned-payment.ts).
+    const returned = whyPaymentReturned({ data });
+    if (returned) {
+      throw new MedusaError(
+        MedusaError.Types.NOT_ALLOWED,
+        `The payment for this cart ${returned} before an order was placed; start a new cart to pay again`,
+      );
+    }
     if (isFinalOutcome(data.outcome) || data.attemptedAt) return this.statusOf(data);
     const plan = await this.chargePlan(data);
     if (!plan) {
