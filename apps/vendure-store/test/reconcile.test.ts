@@ -3,7 +3,10 @@
  * whose answer and notification were lost are settled from the gateway's own records, through the
  * Admin API mutation and through the scheduled task, exactly as a callback would have settled them.
  */
+
+import { GatewayClient } from '@gatewaykit/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANTS } from '../src/gateways';
 import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { limitedAdmin } from './support/admins';
@@ -227,6 +230,58 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(paid.payments.map((p) => [p.state, p.transactionId])).toEqual([['Settled', tradeNo]]);
     expect((await reconcile(stack.admin)).items.filter((i) => i.reference === orderNo)).toEqual([]);
     expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+  });
+
+  /**
+   * Money of a charge left open for a person given back at the gateway before the store recorded its
+   * success (`giveBack`), then the trade is listed: the success is recorded, and it never settles the
+   * order (found by review).
+   */
+  async function givenBackThenListed(giveBack: (tradeNo: string, amount: string) => Promise<unknown>) {
+    const { shop, order, orderNo, tradeNo } = await acknowledgedButUnlisted();
+    stack.sandbox.setChaos({});
+    const amount = stack.sandbox.order(orderNo)!.orderAmount;
+    await giveBack(tradeNo, amount);
+    await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => JSON.stringify(o.history.items).includes(tradeNo),
+    );
+    stack.sandbox.clearFaults();
+    const listed = (await reconcile(stack.admin)).items.find((i) => i.reference === orderNo);
+    expect(listed).toMatchObject({ before: 'pending', after: 'succeeded' });
+    const held = await adminOrder(stack.admin, order.id);
+    expect(held.state).toBe('ArrangingPayment');
+    expect(held.payments).toEqual([]);
+    expect(stack.server.output()).toContain(`PAID BUT NOT APPLIED: order ${order.code}`);
+    expect(stack.server.output()).toContain(
+      'its money was given back at the gateway before this success was recorded',
+    );
+    // The shopper's retry charges nothing more.
+    expect(await pay(shop)).not.toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
+    expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+  }
+
+  it('attack: a charge left open for a person, refunded in the merchant portal before it is listed, never settles the order', async () => {
+    await givenBackThenListed(async (tradeNo, amount) => {
+      const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
+      try {
+        await portal.refunds.create({
+          merTrackNo: `portal-${tradeNo}`,
+          refundAmount: amount,
+          refundReason: 'refunded in the portal',
+          refundType: '1',
+          tradeNo,
+        });
+      } finally {
+        await portal.close();
+      }
+    });
+  });
+
+  it('attack: a charge left open for a person, charged back before it is listed, never settles the order', async () => {
+    await givenBackThenListed(async (tradeNo, amount) =>
+      stack.sandbox.raiseChargeback({ tradeNo, amount, reason: 'D4837-No Cardholder Authorization' }),
+    );
   });
 
   it('an attempt left open for a person is closed by the admin with a note: it fails, the order is freed and paid once by a new attempt', async () => {

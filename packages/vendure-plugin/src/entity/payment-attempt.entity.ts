@@ -84,6 +84,14 @@ export class GatewaykitPaymentAttempt extends VendureEntity {
   @Column({ type: 'varchar', length: 8, nullable: true })
   openSlot: string | null;
 
+  /**
+   * Money of this attempt's trade given back at the gateway while no Payment held it: a portal refund's
+   * batchNo, or `chargeback <batchNo>`. A success recorded afterwards never settles the order
+   * (payment-recorder.service.ts); the merchant is told instead.
+   */
+  @Column({ type: 'varchar', length: 200, nullable: true })
+  returnedAtGateway: string | null;
+
   /** Optimistic-lock counter for the conditional status update. */
   @Column({ type: 'integer', default: 0 })
   version: number;

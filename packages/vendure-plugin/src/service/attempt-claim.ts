@@ -113,6 +113,23 @@ export async function conditionalUpdate(
   return result.affected ?? 0;
 }
 
+/**
+ * Marks the attempt's money as given back at the gateway (`what`: how), once: the first mark stays. Bumps
+ * the version, so an outcome saved from an earlier read is decided again and sees it.
+ */
+export async function markReturnedAtGateway(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  attemptId: string | number,
+  what: string,
+): Promise<void> {
+  await repo
+    .createQueryBuilder()
+    .update(GatewaykitPaymentAttempt)
+    .set({ returnedAtGateway: what.slice(0, 200), version: () => 'version + 1' })
+    .where('id = :id AND returnedAtGateway IS NULL', { id: attemptId })
+    .execute();
+}
+
 /** Unique-constraint violations of SQLite/sql.js, PostgreSQL and MySQL/MariaDB. */
 function isUniqueViolation(error: unknown): boolean {
   if (!(error instanceof QueryFailedError)) return false;

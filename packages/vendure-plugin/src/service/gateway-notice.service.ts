@@ -19,8 +19,9 @@ import {
   TransactionalConnection,
 } from '@vendure/core';
 import { loggerCtx } from '../constants';
-import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
+import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
+import { markReturnedAtGateway } from './attempt-claim';
 import { chargebackNote, withChargeback } from './chargebacks';
 import { OrderNotes } from './order-notes.service';
 import { paymentOfTrade, paymentsOfMethod } from './payment-of-trade';
@@ -102,12 +103,23 @@ export class GatewayNoticeService {
           return 'unmatched';
         }
         if (event.status === 'succeeded') await this.keepPortalRefund(tx, row, payments, event);
+        if (event.status === 'succeeded' && !tradePayment) {
+          // No Payment holds this trade (not recorded yet, or the order could not take it): its success
+          // must never settle the order now.
+          await markReturnedAtGateway(
+            this.connection.getRepository(tx, GatewaykitPaymentAttempt),
+            row.id,
+            `refund ${event.batchNo ?? event.merTrackNo ?? '?'}`,
+          );
+        }
         const text =
           `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what}` +
           (event.reason ? ` (${event.reason})` : '') +
           `. It matches no gateway refund of this order in Vendure (batchNo ${event.batchNo ?? '?'}, merTrackNo ${event.merTrackNo ?? '?'}): ` +
           'if it was made in the merchant portal, do not record it here with a refund: that would send the money ' +
-          'again (further refunds of this payment are refused here; make them in the portal); otherwise check the portal.';
+          (tradePayment
+            ? 'again (further refunds of this payment are refused here; make them in the portal); otherwise check the portal.'
+            : 'again. No payment of this order holds the trade yet: its success will never settle the order.');
         Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
         await this.notes.noteOnce(tx, row.orderId, text);
         return 'unmatched';
@@ -222,9 +234,15 @@ export class GatewayNoticeService {
           .getRepository(tx, Payment)
           .update({ id: payment.id }, { metadata: metadata as Payment['metadata'] });
         await this.notes.note(tx, row.orderId, text);
-      } else if (!(await this.notes.noteOnce(tx, row.orderId, text))) {
+      } else {
+        // No Payment holds this trade: its success must never settle the order now (as for a portal refund).
+        await markReturnedAtGateway(
+          this.connection.getRepository(tx, GatewaykitPaymentAttempt),
+          row.id,
+          `chargeback ${event.batchNo ?? '?'}`,
+        );
         // No payment to keep it on: the order's note is what says it was seen.
-        return 'known';
+        if (!(await this.notes.noteOnce(tx, row.orderId, text))) return 'known';
       }
       Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
       return 'added';

@@ -116,6 +116,16 @@ export class PaymentRecorderService {
       if (tradeNo && order.payments.some((p) => p.transactionId === tradeNo && p.state === 'Settled')) {
         return undefined;
       }
+      // Given back at the gateway before this success was recorded (gateway-notice.service.ts): money
+      // returned never pays the order.
+      if (attempt.returnedAtGateway) {
+        return this.chargedButUnapplied(
+          ctx,
+          attempt,
+          tradeNo,
+          `its money was given back at the gateway before this success was recorded (${attempt.returnedAtGateway}): do not refund it again`,
+        );
+      }
       // Vendure moves an order to the currency of the request that changes it and keeps amounts as bare
       // integers: money taken in the attempt's currency must never be counted in another one.
       if (order.currencyCode !== attempt.currency) {
