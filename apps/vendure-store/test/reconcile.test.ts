@@ -11,6 +11,7 @@ import type { GraphqlClient } from '../src/graphql-client';
 import { JP_CHANNEL_TOKEN } from '../src/setup-store';
 import { limitedAdmin } from './support/admins';
 import { paymentRequests, rawGraphql } from './support/attacker';
+import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { pendingChargeNobodyLists, type ReconcileItem } from './support/reconcile';
 import { asRefund, paidCardOrder, refundById, refundOrder } from './support/refunds';
 import {
@@ -253,9 +254,7 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(held.state).toBe('ArrangingPayment');
     expect(held.payments).toEqual([]);
     expect(stack.server.output()).toContain(`PAID BUT NOT APPLIED: order ${order.code}`);
-    expect(stack.server.output()).toContain(
-      'its money was given back at the gateway before this success was recorded',
-    );
+    expect(stack.server.output()).toContain('was given back at the gateway before this success was recorded');
     // The shopper's retry charges nothing more.
     expect(await pay(shop)).not.toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
     expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
@@ -276,6 +275,58 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
         await portal.close();
       }
     });
+  });
+
+  it('attack: a trade declined first, refunded in the merchant portal, then succeeded after all never settles the order (found by review)', async () => {
+    const { order, orderNo, tradeNo } = await acknowledgedButUnlisted();
+    const kept = stack.sandbox.callbacks().filter((delivery) => delivery.orderNo === orderNo);
+    expect(kept.length).toBeGreaterThan(0);
+    // A signed failure of the trade is recorded first: a Declined payment of it.
+    const { activeChannel } = await stack.admin.query<{ activeChannel: { token: string } }>(
+      `{ activeChannel { token } }`,
+    );
+    const amount = stack.sandbox.order(orderNo)!.orderAmount;
+    const failed = await postSignedCallback({
+      url: callbackUrl(stack.server.baseUrl, activeChannel.token, 'gatewaykit-card'),
+      ...DEMO_MERCHANTS.main,
+      type: 'transaction.fail',
+      data: {
+        orderNo,
+        tradeNo,
+        orderStatus: 'fail',
+        orderAmount: amount,
+        orderCurrency: 'USD',
+        orderInfo: 'declined',
+      },
+    });
+    expect(failed).toEqual({ status: 200, body: 'success' });
+    expect((await adminOrder(stack.admin, order.id)).payments.map((p) => p.state)).toEqual(['Declined']);
+    stack.sandbox.setChaos({});
+    const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
+    try {
+      await portal.refunds.create({
+        merTrackNo: `portal-${tradeNo}`,
+        refundAmount: amount,
+        refundReason: 'refunded in the portal',
+        refundType: '1',
+        tradeNo,
+      });
+    } finally {
+      await portal.close();
+    }
+    await eventually(
+      () => adminOrder(stack.admin, order.id),
+      (o) => JSON.stringify(o.history.items).includes(`merTrackNo portal-${tradeNo}`),
+    );
+    // The gateway's success of the trade arrives after all.
+    for (const delivery of kept) await stack.sandbox.redeliver(delivery.id);
+    await eventually(
+      async () => stack.server.output(),
+      (output) => output.includes(`PAID BUT NOT APPLIED: order ${order.code}`),
+    );
+    const held = await adminOrder(stack.admin, order.id);
+    expect(held.payments.map((p) => p.state)).toEqual(['Declined']);
+    expect(held.state).not.toBe('PaymentSettled');
   });
 
   it('attack: a charge left open for a person, charged back before it is listed, never settles the order', async () => {

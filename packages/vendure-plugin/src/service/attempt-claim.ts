@@ -1,4 +1,4 @@
-import { type DeepPartial, QueryFailedError, type Repository } from 'typeorm';
+import { type DeepPartial, IsNull, QueryFailedError, type Repository } from 'typeorm';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
 import { attemptClockNow } from './attempt-clock';
 
@@ -126,7 +126,8 @@ export async function markReturnedAtGateway(
     .createQueryBuilder()
     .update(GatewaykitPaymentAttempt)
     .set({ returnedAtGateway: what.slice(0, 200), version: () => 'version + 1' })
-    .where('id = :id AND returnedAtGateway IS NULL', { id: attemptId })
+    // The object form: TypeORM quotes the camel-case column (PostgreSQL folds unquoted names).
+    .where({ id: attemptId, returnedAtGateway: IsNull() })
     .execute();
 }
 

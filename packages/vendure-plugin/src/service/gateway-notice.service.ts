@@ -103,13 +103,14 @@ export class GatewayNoticeService {
           return 'unmatched';
         }
         if (event.status === 'succeeded') await this.keepPortalRefund(tx, row, payments, event);
-        if (event.status === 'succeeded' && !tradePayment) {
-          // No Payment holds this trade (not recorded yet, or the order could not take it): its success
-          // must never settle the order now.
+        const settled = tradePayment?.state === 'Settled';
+        if (event.status === 'succeeded' && !settled) {
+          // No Settled Payment holds this trade (not recorded yet, declined first, or the order could not
+          // take it): its success must never settle the order now.
           await markReturnedAtGateway(
             this.connection.getRepository(tx, GatewaykitPaymentAttempt),
             row.id,
-            `refund ${event.batchNo ?? event.merTrackNo ?? '?'}`,
+            `refund ${event.batchNo ?? event.merTrackNo ?? '?'} of ${what}`,
           );
         }
         const text =
@@ -117,9 +118,9 @@ export class GatewayNoticeService {
           (event.reason ? ` (${event.reason})` : '') +
           `. It matches no gateway refund of this order in Vendure (batchNo ${event.batchNo ?? '?'}, merTrackNo ${event.merTrackNo ?? '?'}): ` +
           'if it was made in the merchant portal, do not record it here with a refund: that would send the money ' +
-          (tradePayment
+          (settled || event.status !== 'succeeded'
             ? 'again (further refunds of this payment are refused here; make them in the portal); otherwise check the portal.'
-            : 'again. No payment of this order holds the trade yet: its success will never settle the order.');
+            : 'again. No settled payment of this order holds the trade: its success will not settle the order.');
         Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
         await this.notes.noteOnce(tx, row.orderId, text);
         return 'unmatched';
@@ -234,16 +235,18 @@ export class GatewayNoticeService {
           .getRepository(tx, Payment)
           .update({ id: payment.id }, { metadata: metadata as Payment['metadata'] });
         await this.notes.note(tx, row.orderId, text);
-      } else {
-        // No Payment holds this trade: its success must never settle the order now (as for a portal refund).
+      }
+      if (payment?.state !== 'Settled') {
+        // No Settled Payment holds this trade (not recorded yet, declined first, or the order could not
+        // take it): its success must never settle the order now (as for a portal refund).
         await markReturnedAtGateway(
           this.connection.getRepository(tx, GatewaykitPaymentAttempt),
           row.id,
-          `chargeback ${event.batchNo ?? '?'}`,
+          `chargeback ${event.batchNo ?? '?'} of ${`${event.amount ?? '?'} ${event.currency ?? ''}`.trim()}`,
         );
-        // No payment to keep it on: the order's note is what says it was seen.
-        if (!(await this.notes.noteOnce(tx, row.orderId, text))) return 'known';
       }
+      // No payment to keep it on: the order's note is what says it was seen.
+      if (!payment && !(await this.notes.noteOnce(tx, row.orderId, text))) return 'known';
       Logger.warn(`Order ${row.orderCode}: ${redactText(text)}`, loggerCtx);
       return 'added';
     });

@@ -123,7 +123,7 @@ export class PaymentRecorderService {
           ctx,
           attempt,
           tradeNo,
-          `its money was given back at the gateway before this success was recorded (${attempt.returnedAtGateway}): do not refund it again`,
+          `money of it was given back at the gateway before this success was recorded (${attempt.returnedAtGateway}): refund only what that did not return, if anything`,
         );
       }
       // Vendure moves an order to the currency of the request that changes it and keeps amounts as bare
