@@ -4,7 +4,7 @@
  * Admin API mutation and through the scheduled task, exactly as a callback would have settled them.
  */
 
-import { GatewayClient } from '@gatewaykit/core';
+import { portalRefund } from '@gatewaykit/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import type { GraphqlClient } from '../src/graphql-client';
@@ -262,18 +262,7 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
 
   it('attack: a charge left open for a person, refunded in the merchant portal before it is listed, never settles the order', async () => {
     await givenBackThenListed(async (tradeNo, amount) => {
-      const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
-      try {
-        await portal.refunds.create({
-          merTrackNo: `portal-${tradeNo}`,
-          refundAmount: amount,
-          refundReason: 'refunded in the portal',
-          refundType: '1',
-          tradeNo,
-        });
-      } finally {
-        await portal.close();
-      }
+      await portalRefund({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url }, tradeNo, amount);
     });
   });
 
@@ -302,21 +291,14 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     expect(failed).toEqual({ status: 200, body: 'success' });
     expect((await adminOrder(stack.admin, order.id)).payments.map((p) => p.state)).toEqual(['Declined']);
     stack.sandbox.setChaos({});
-    const portal = new GatewayClient({ ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url });
-    try {
-      await portal.refunds.create({
-        merTrackNo: `portal-${tradeNo}`,
-        refundAmount: amount,
-        refundReason: 'refunded in the portal',
-        refundType: '1',
-        tradeNo,
-      });
-    } finally {
-      await portal.close();
-    }
+    const merTrackNo = await portalRefund(
+      { ...DEMO_MERCHANTS.main, baseUrl: stack.sandbox.url },
+      tradeNo,
+      amount,
+    );
     await eventually(
       () => adminOrder(stack.admin, order.id),
-      (o) => JSON.stringify(o.history.items).includes(`merTrackNo portal-${tradeNo}`),
+      (o) => JSON.stringify(o.history.items).includes(`merTrackNo ${merTrackNo}`),
     );
     // The gateway's success of the trade arrives after all.
     for (const delivery of kept) await stack.sandbox.redeliver(delivery.id);

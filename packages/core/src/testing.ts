@@ -4,6 +4,7 @@
  * suite, so a forged or stale notification in a test is built exactly as the real one would be.
  */
 import { randomUUID } from 'node:crypto';
+import { GatewayClient } from './client.js';
 import { GATEWAY_API_VERSION } from './codes.js';
 import {
   phpJsonEncode,
@@ -71,4 +72,30 @@ export function signedReturnQuery(
 ): URLSearchParams {
   const all = returnFields(fields);
   return new URLSearchParams({ ...all, signInfo: signReturn(all, signKey) });
+}
+
+/**
+ * A full refund made in the gateway's merchant portal, as the suites play it: the gateway's own refund
+ * call under a merTrackNo no store made (`portal-…`), so its notice matches no refund of the store.
+ * Answers the merTrackNo.
+ */
+export async function portalRefund(
+  merchant: { gatewayNo: string; signKey: string; baseUrl: string },
+  tradeNo: string,
+  amount: string,
+): Promise<string> {
+  const portal = new GatewayClient(merchant);
+  const merTrackNo = `portal-${randomUUID().slice(0, 8)}`;
+  try {
+    await portal.refunds.create({
+      merTrackNo,
+      refundAmount: amount,
+      refundReason: 'refunded in the portal',
+      refundType: '1',
+      tradeNo,
+    });
+  } finally {
+    await portal.close();
+  }
+  return merTrackNo;
 }

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import { GatewayClient } from '@gatewaykit/core';
+import { portalRefund as gatewayPortalRefund } from '@gatewaykit/core/testing';
 import { expect, inject } from 'vitest';
 import { adminOrder, adminTokenFor } from './admin';
 import { complete, HOSTED, readyCart, startSession } from './checkout';
@@ -145,23 +144,11 @@ export async function reconcileNow(
  * under a merTrackNo Medusa never made); waits until the store reports it (REFUND NOT IN MEDUSA).
  */
 export async function portalRefund(tradeNo: string, amount: string): Promise<string> {
-  const portal = new GatewayClient({
-    gatewayNo: GATEWAY_NO,
-    signKey: SIGN_KEY,
-    baseUrl: inject('sandboxUrl'),
-  });
-  const merTrackNo = `portal-${randomUUID().slice(0, 8)}`;
-  try {
-    await portal.refunds.create({
-      merTrackNo,
-      refundAmount: amount,
-      refundReason: 'refunded in the portal',
-      refundType: '1',
-      tradeNo,
-    });
-  } finally {
-    await portal.close();
-  }
+  const merTrackNo = await gatewayPortalRefund(
+    { gatewayNo: GATEWAY_NO, signKey: SIGN_KEY, baseUrl: inject('sandboxUrl') },
+    tradeNo,
+    amount,
+  );
   await waitFor(
     async () => new RegExp(`REFUND NOT IN MEDUSA: .*${merTrackNo}`).test(serverLog()),
     'the portal refund to be reported',
