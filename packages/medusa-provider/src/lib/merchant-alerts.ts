@@ -22,7 +22,8 @@ const PAYMENT_ALERTS = {
     tag: 'PAYMENT RETURNED, NO ORDER',
     title: 'Gateway payment returned before an order existed',
     text: (reason: string) =>
-      `${reason}; no order is placed for it. Check that the refund reached the shopper in the gateway's merchant portal.`,
+      `${reason}; no order is placed for it. Check in the gateway's merchant portal that the refund reached the shopper, ` +
+      'and that it returned all of the payment (a partial portal refund or chargeback leaves the rest to refund there).',
   },
   unsettledPayment: {
     tag: 'PAYMENT NOT SETTLED',
