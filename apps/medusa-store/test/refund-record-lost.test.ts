@@ -108,6 +108,9 @@ describe('a refund whose Medusa record is lost after the gateway made it', () =>
     );
     expect((await close({ ...body, made: 'no' })).status).toBe(400);
     expect((await close({ ...body, batchNo: made!.batchNo })).status).toBe(400);
+    // A hostile or made-up refund id: refused by its shape, or not found; nothing changes.
+    expect((await close({ ...body, merTrackNo: "ref_' OR '1'='1" })).status).toBe(400);
+    expect((await close({ ...body, merTrackNo: 'ref_01MADEUP', made: true })).status).toBe(404);
     expect((await api('POST', '/admin/gatewaykit/refunds/close', { body })).status).toBe(401);
 
     // A day later.

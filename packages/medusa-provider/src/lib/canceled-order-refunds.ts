@@ -1,8 +1,9 @@
 import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MathBN } from '@medusajs/framework/utils';
+import { failedRefundIds } from './gateway-records';
 import { reportCanceledNotRefunded } from './merchant-alerts';
 import { resolveGatewaykitAccounts } from './resolve-options';
-import { readSessionData } from './session-data';
+import { type GatewaykitSessionData, readSessionData } from './session-data';
 
 type Amount = { raw_amount?: unknown; amount?: unknown };
 interface CanceledPayment {
@@ -27,8 +28,7 @@ function total(rows: (Amount | null)[] | null | undefined) {
 }
 
 /** What the payment data says about money the gateway gave back without a Medusa refund. */
-function returnedOtherwise(payment: CanceledPayment, manual: boolean): string {
-  const data = readSessionData(payment.data ?? undefined);
+function returnedOtherwise(data: Partial<GatewaykitSessionData>, manual: boolean): string {
   const notes: string[] = [];
   if (manual) notes.push("this store's refunds are manual (provider option refunds: 'manual')");
   if (data.chargebacks?.length) {
@@ -76,23 +76,19 @@ export async function reportCanceledOrderRefunds(scope: MedusaContainer, orderId
   for (const collection of order?.payment_collections ?? []) {
     for (const payment of collection?.payments ?? []) {
       if (!payment || !manualOf.has(payment.provider_id)) continue;
+      const session = readSessionData(payment.data ?? undefined);
       // A refund the gateway failed returned nothing, whatever Medusa's row says.
-      const failed = new Set(
-        (readSessionData(payment.data ?? undefined).refunds ?? [])
-          .filter((refund) => refund.status === 'failed')
-          .map((refund) => refund.merTrackNo),
-      );
+      const failed = failedRefundIds(session.refunds);
       const refunded = (payment.refunds ?? []).filter((row) => row && !failed.has(row.id));
       const missing = MathBN.sub(total(payment.captures), total(refunded));
       if (!MathBN.gt(missing, 0)) continue;
-      const session = readSessionData(payment.data ?? undefined);
       await reportCanceledNotRefunded(
         scope,
         { orderNo: session.orderNo ?? payment.id, tradeNo: session.outcome?.tradeNo, paymentId: payment.id },
         {
           order: `Order ${order!.display_id ? `${order!.display_id} ` : ''}(${order!.id})`,
           amount: `${missing.toString()} ${(payment.currency_code ?? '').toUpperCase()}`,
-          known: returnedOtherwise(payment, manualOf.get(payment.provider_id)!),
+          known: returnedOtherwise(session, manualOf.get(payment.provider_id)!),
         },
       );
       reported += 1;

@@ -51,6 +51,11 @@ export interface GatewayChargeback extends ChargebackDetails {
 
 const SETTLED: ReadonlySet<GatewayRefundStatus> = new Set(['succeeded', 'failed']);
 
+/** The merTrackNos (Medusa refund ids) of the refunds the gateway failed: their rows returned nothing. */
+export function failedRefundIds(refunds: readonly GatewayRefund[] | undefined): Set<string> {
+  return new Set((refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo));
+}
+
 function isSettledRefund(refund: GatewayRefund): boolean {
   return SETTLED.has(refund.status);
 }

@@ -14,7 +14,13 @@ import type {
 } from '@medusajs/framework/types';
 import { MedusaError } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
-import { type GatewayRefund, mergeRefunds, refundOfEvent, withRefund } from './gateway-records';
+import {
+  failedRefundIds,
+  type GatewayRefund,
+  mergeRefunds,
+  refundOfEvent,
+  withRefund,
+} from './gateway-records';
 import type { StoredSessions } from './open-charges';
 import type { GatewaykitOptions } from './options';
 import { lostRecords, RefundRecords } from './refund-records';
@@ -65,7 +71,12 @@ function refundRefused(error: GatewayError, amount: string, currency: string): M
 }
 
 export class GatewayRefunds {
-  constructor(private readonly deps: GatewayRefundsDeps) {}
+  /** Where each refund's entry is written before it is sent; none without a database (unit tests). */
+  private readonly records: RefundRecords | undefined;
+
+  constructor(private readonly deps: GatewayRefundsDeps) {
+    this.records = deps.database ? new RefundRecords(deps.database) : undefined;
+  }
 
   async refund(input: RefundPaymentInput): Promise<RefundPaymentOutput> {
     const data = readSessionData(input.data);
@@ -236,9 +247,7 @@ export class GatewayRefunds {
         `gatewaykit refund: the payment's other refunds could not be read; nothing was sent to the gateway`,
       );
     }
-    const failed = new Set(
-      (data.refunds ?? []).filter((r) => r.status === 'failed').map((r) => r.merTrackNo),
-    );
+    const failed = failedRefundIds(data.refunds);
     return rows
       .filter((row) => row.id !== refundId && !failed.has(row.id))
       .map((row) =>
@@ -248,11 +257,10 @@ export class GatewayRefunds {
 
   /** The refund's entry, committed before it is sent; a refund that cannot be written is not sent. */
   private async recordSending(paymentId: string | undefined, entry: GatewayRefund): Promise<void> {
-    if (!this.deps.database) return;
+    if (!this.records) return;
     let written = false;
     try {
-      written =
-        Boolean(paymentId) && (await new RefundRecords(this.deps.database).recordSending(paymentId!, entry));
+      written = Boolean(paymentId) && (await this.records.recordSending(paymentId!, entry));
     } catch (error) {
       this.deps.logger.warn(`gatewaykit: refund ${entry.merTrackNo} could not be recorded: ${String(error)}`);
     }
@@ -266,9 +274,9 @@ export class GatewayRefunds {
 
   /** A refund the gateway refused or declined at once made nothing: its entry goes, as Medusa's row does. */
   private async dropRefused(paymentId: string | undefined, refundId: string): Promise<void> {
-    if (!this.deps.database || !paymentId) return;
+    if (!this.records || !paymentId) return;
     try {
-      await new RefundRecords(this.deps.database).dropRefused(paymentId, refundId);
+      await this.records.dropRefused(paymentId, refundId);
     } catch (error) {
       // Left as unknown: it blocks the payment's refunds until its notice or a person settles it.
       this.deps.logger.error(

@@ -91,9 +91,11 @@ export class GatewayNoticeService {
         // Only the intent of the payment of the notice's trade: that payment keeps what it answers.
         const tradePayment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
         const lost = tradePayment ? await this.intents.answer(tx, tradePayment.id, event) : undefined;
-        if (lost) return this.lostRecordAnswered(tx, row, payments, lost, event, source);
+        if (lost) return this.lostRecordAnswered(tx, row, tradePayment, lost, event, source);
         const byHand =
-          event.status === 'succeeded' ? await this.bindRecordedByHand(tx, row, payments, event) : undefined;
+          event.status === 'succeeded'
+            ? await this.bindRecordedByHand(tx, row, tradePayment, event)
+            : undefined;
         if (byHand) {
           const text =
             `Gateway ${source} for trade ${event.tradeNo ?? '?'}: ${what} (batchNo ${event.batchNo ?? '?'}): ` +
@@ -102,7 +104,7 @@ export class GatewayNoticeService {
           await this.notes.noteOnce(tx, row.orderId, text);
           return 'unmatched';
         }
-        if (event.status === 'succeeded') await this.keepPortalRefund(tx, row, payments, event);
+        if (event.status === 'succeeded') await this.keepPortalRefund(tx, tradePayment, event);
         const settled = tradePayment?.state === 'Settled';
         if (event.status === 'succeeded' && !settled) {
           // No Settled Payment holds this trade (not recorded yet, declined first, or the order could not
@@ -260,7 +262,7 @@ export class GatewayNoticeService {
   private async lostRecordAnswered(
     tx: RequestContext,
     row: GatewaykitPaymentAttempt,
-    payments: Payment[],
+    tradePayment: Payment | undefined,
     intent: GatewaykitRefundIntent,
     event: RefundEvent,
     source: string,
@@ -268,7 +270,7 @@ export class GatewayNoticeService {
     // The first answer stands (a later notice repeating or contradicting it changes nothing); one an
     // administrator closed still keeps a refund its notice says was made.
     const made = intent.answer === 'closed' ? event.status === 'succeeded' : intent.answer === 'succeeded';
-    if (made) await this.keepPortalRefund(tx, row, payments, { ...event, status: 'succeeded' });
+    if (made) await this.keepPortalRefund(tx, tradePayment, { ...event, status: 'succeeded' });
     // The same words whichever path brings it (notice or read-back), so it is noted once.
     const text =
       `Gateway refund ${intent.merTrackNo} of ${intent.refundAmount} ${intent.currency} (batchNo ${event.batchNo ?? '?'}), ` +
@@ -282,16 +284,15 @@ export class GatewayNoticeService {
   }
 
   /**
-   * Keeps a refund made outside Vendure (the merchant portal) on the payment it refunded, by batchNo:
-   * Vendure does not count it, so what is left to refund cannot be told (core's refundBlockedBy).
+   * Keeps a refund made outside Vendure (the merchant portal) on the payment it refunded (`payment`: the
+   * payment of the notice's trade), by batchNo: Vendure does not count it, so what is left to refund
+   * cannot be told (core's refundBlockedBy).
    */
   private async keepPortalRefund(
     tx: RequestContext,
-    row: GatewaykitPaymentAttempt,
-    payments: Payment[],
+    payment: Payment | undefined,
     event: RefundEvent,
   ): Promise<void> {
-    const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
     if (payment) await keepUncountedRefund(this.connection, tx, payment, event);
   }
 
@@ -305,10 +306,9 @@ export class GatewayNoticeService {
   private async bindRecordedByHand(
     tx: RequestContext,
     row: GatewaykitPaymentAttempt,
-    payments: Payment[],
+    payment: Payment | undefined,
     event: RefundEvent,
   ): Promise<Refund | undefined> {
-    const payment = paymentOfTrade(payments, event.tradeNo ?? row.tradeNo);
     const key = event.batchNo ?? event.merTrackNo;
     if (!payment || !key || event.amount === undefined) return undefined;
     if (event.currency && event.currency.toUpperCase() !== row.currency.toUpperCase()) return undefined;
