@@ -27,3 +27,4 @@ export { REDIS_SERVER, type RunningRedis, startRedis } from './redis.js';
 export { type RoundRobinProxy, startRoundRobinProxy } from './round-robin-proxy.js';
 export { type RunningSandboxProcess, startSandboxProcess } from './sandbox-process.js';
 export { startSteps, stopOnSignals } from './start-steps.js';
+export { keepVitestExitCode } from './vitest-exit-code.js';

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keepVitestExitCode } from '@gatewaykit/cluster-testing';
 import { startSandbox } from '@gatewaykit/sandbox';
 import type { TestProject } from 'vitest/node';
-import { keepVitestExitCode } from '../../scripts/keep-exit-code';
 import { startTopology } from '../../scripts/topology';
 import { GATEWAY_NO, SIGN_KEY, STOREFRONT_RETURN_URL } from '../support/global-setup';
 

@@ -1,10 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { keepVitestExitCode } from '@gatewaykit/cluster-testing';
 import { startSandbox } from '@gatewaykit/sandbox';
 import type { TestProject } from 'vitest/node';
 import { bootStore } from '../../scripts/boot';
-import { keepVitestExitCode } from '../../scripts/keep-exit-code';
 
 export const GATEWAY_NO = '12345678';
 export const SIGN_KEY = 'medusa-store-test-sign-key';

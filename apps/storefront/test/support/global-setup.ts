@@ -1,10 +1,9 @@
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureChromium, freePort } from '@gatewaykit/cluster-testing';
+import { ensureChromium, freePort, keepVitestExitCode } from '@gatewaykit/cluster-testing';
 import { build } from 'vite';
 import type { TestProject } from 'vitest/node';
-import { keepVitestExitCode } from '../../../medusa-store/scripts/keep-exit-code';
 import { STOREFRONT_ROOT } from '../../server/serve';
 import { startStack } from '../../server/stack';
 

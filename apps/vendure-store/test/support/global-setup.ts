@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, startEmbeddedPostgres } from '@gatewaykit/cluster-testing';
+import { freePort, keepVitestExitCode, startEmbeddedPostgres } from '@gatewaykit/cluster-testing';
 import { APP_DIR } from './paths';
 import { startServerProcess } from './server-process';
 import { TEST_DATABASE, type TemplateDatabase } from './test-database';
@@ -28,6 +28,8 @@ export default async function setup(project: {
     return async () => fs.rmSync(dir, { recursive: true, force: true });
   }
   const pg = await startEmbeddedPostgres({ dataDir: path.join(dir, 'pg'), port: await freePort() });
+  // Without this, a run with failed tests exits 0 (vitest-exit-code.ts in @gatewaykit/cluster-testing).
+  keepVitestExitCode();
   try {
     await pg.ensureDatabase(TEMPLATE);
     const env = { GATEWAYKIT_DATABASE: 'postgres', DATABASE_URL: pg.url(TEMPLATE) };
