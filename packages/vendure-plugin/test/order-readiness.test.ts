@@ -11,6 +11,7 @@ import {
   arrangePayment,
   hasPayableRelations,
   ineligibility,
+  isPaidMeanwhile,
   type OrderStates,
   PAYABLE_ORDER_RELATIONS,
   type Transactions,
@@ -18,7 +19,8 @@ import {
 
 const ctx = {} as RequestContext;
 const tx = { inTransaction: true } as unknown as RequestContext;
-const connection: Transactions = { withTransaction: async (_ctx, work) => work(tx) };
+const lockOrder = vi.fn(async (_tx: RequestContext, _id: unknown) => {});
+const connection: Transactions = { withTransaction: async (_ctx, work) => work(tx), lockOrder };
 
 /**
  * An order store whose transition to ArrangingPayment succeeds unless `refuse` says why not; the
@@ -50,6 +52,11 @@ describe('arrangePayment', () => {
     expect(result).toBeInstanceOf(Order);
     expect((result as Order).state).toBe('ArrangingPayment');
     expect(orders.transitionToState).toHaveBeenCalledWith(tx, 7, 'ArrangingPayment');
+    // The order row is held, in the transaction, before it is read.
+    expect(lockOrder).toHaveBeenLastCalledWith(tx, 7);
+    expect(lockOrder.mock.invocationCallOrder.at(-1)).toBeLessThan(
+      orders.findOne.mock.invocationCallOrder[0] ?? 0,
+    );
     // The state is read without relations; the order with its lines once, after the transition.
     expect(orders.findOne.mock.calls).toEqual([
       [tx, 7, []],
@@ -80,14 +87,48 @@ describe('arrangePayment', () => {
   });
 
   it('refuses an order in any other state, and says why a transition was refused', async () => {
-    const paid = orderStates('PaymentSettled');
-    expect(await arrangePayment(connection, paid as unknown as OrderStates, ctx, 7)).toBe(
-      'The order cannot be paid in state PaymentSettled',
+    const shipped = orderStates('Shipped');
+    expect(await arrangePayment(connection, shipped as unknown as OrderStates, ctx, 7)).toBe(
+      'The order cannot be paid in state Shipped',
     );
     const guarded = orderStates('AddingItems', 'The order has no shipping method');
     expect(await arrangePayment(connection, guarded as unknown as OrderStates, ctx, 7)).toBe(
       'The order has no shipping method',
     );
+  });
+
+  it('goes on when a start beside it moved the order first (a double click), once the state is read again', async () => {
+    // Vendure refuses ArrangingPayment to ArrangingPayment: the order this start read was AddingItems.
+    let state: OrderState = 'AddingItems';
+    const orders = {
+      findOne: vi.fn(async () => new Order({ id: 7, code: 'ABC', state })),
+      transitionToState: vi.fn(async (_ctx: RequestContext, _id: unknown, to: OrderState) => {
+        state = 'ArrangingPayment';
+        return new OrderStateTransitionError({ fromState: state, toState: to, transitionError: 'no' });
+      }),
+    };
+    const result = await arrangePayment(connection, orders as unknown as OrderStates, ctx, 7);
+    expect((result as Order).state).toBe('ArrangingPayment');
+    expect(orders.findOne.mock.calls.at(-1)).toEqual([tx, 7, PAYABLE_ORDER_RELATIONS]);
+  });
+
+  it('says the order was paid meanwhile, not that it is in a wrong state', async () => {
+    const settled = orderStates('PaymentSettled');
+    expect(await arrangePayment(connection, settled as unknown as OrderStates, ctx, 7)).toEqual({
+      paidMeanwhile: 'PaymentSettled',
+    });
+    // Settled by the other start between this one's read and its transition.
+    let state: OrderState = 'AddingItems';
+    const raced = {
+      findOne: vi.fn(async () => new Order({ id: 7, code: 'ABC', state })),
+      transitionToState: vi.fn(async (_ctx: RequestContext, _id: unknown, to: OrderState) => {
+        state = 'PaymentAuthorized';
+        return new OrderStateTransitionError({ fromState: state, toState: to, transitionError: 'no' });
+      }),
+    };
+    const result = await arrangePayment(connection, raced as unknown as OrderStates, ctx, 7);
+    expect(isPaidMeanwhile(result)).toBe(true);
+    expect(result).toEqual({ paidMeanwhile: 'PaymentAuthorized' });
   });
 
   it('refuses a missing order', async () => {

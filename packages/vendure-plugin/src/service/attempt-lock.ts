@@ -49,11 +49,26 @@ async function lockAttemptAndOrder(
     .setLock('pessimistic_write')
     .getOne();
   if (!attempt) return;
+  await lockOrderRow(connection, tx, attempt.orderId);
+}
+
+/**
+ * `SELECT … FOR UPDATE` on the order row, in the transaction of `tx`; nothing on an embedded database
+ * (one connection, see lockedTransaction). Taken before a Vendure transition reads the order: a
+ * transition saves the order it read, state and payments, so one that read it before a payment was
+ * recorded and saved after would move it back and detach that payment (docs/SECURITY.md, exactly once).
+ */
+export async function lockOrderRow(
+  connection: TransactionalConnection,
+  tx: RequestContext,
+  orderId: string | number,
+): Promise<void> {
+  if (singleConnection(connection.rawConnection)) return;
   await connection
     .getRepository(tx, Order)
     .createQueryBuilder('order')
     .select('order.id')
-    .where('order.id = :id', { id: attempt.orderId })
+    .where('order.id = :id', { id: orderId })
     .setLock('pessimistic_write')
     .getOne();
 }

@@ -21,11 +21,13 @@ import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { closeUnsent } from './attempt-claim';
 import { attemptMode, claimNextAttempt, sendClaimed } from './attempt-guard';
+import { lockOrderRow } from './attempt-lock';
 import { type CardInput, chargeSourceFor, misplacedCardInput, withCardMask } from './charge-source';
 import {
   answerFromRecording,
   isPaymentError,
   type PaymentErrorResult,
+  type PaymentPendingResult,
   paymentError,
   paymentPending,
   type ShopStartPaymentResult,
@@ -34,7 +36,7 @@ import { MethodConfigService, type ResolvedMethod } from './method-config.servic
 import { onOneConnection } from './one-connection';
 import { OTHER_CHANNEL_MESSAGE, orderInRequestChannel } from './order-channel';
 import { OrderElementCardCheckout } from './order-element-card';
-import { arrangePayment, ineligibility } from './order-readiness';
+import { arrangePayment, ineligibility, isPaidMeanwhile } from './order-readiness';
 import { OTHER_METHOD_IN_FLIGHT } from './other-method-hold';
 import { PaymentRecorderService } from './payment-recorder.service';
 import {
@@ -108,7 +110,7 @@ export class CheckoutService {
     const ready = await onOneConnection(this.connection, ctx, (phase) =>
       this.arrange(phase, orderId, resolved),
     );
-    if (isPaymentError(ready)) return ready;
+    if (!('order' in ready)) return ready;
     const { order } = ready;
     const charge = elementCharge ?? (await chargeSource());
     if (isPaymentError(charge)) return charge;
@@ -198,9 +200,17 @@ export class CheckoutService {
     phase: RequestContext,
     orderId: ID,
     resolved: ResolvedMethod,
-  ): Promise<PaymentErrorResult | { order: Order }> {
-    const order = await arrangePayment(this.connection, this.orderService, phase, orderId);
+  ): Promise<PaymentErrorResult | PaymentPendingResult | { order: Order }> {
+    const transactions = {
+      withTransaction: <T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>) =>
+        this.connection.withTransaction(ctx, work),
+      lockOrder: (tx: RequestContext, id: ID) => lockOrderRow(this.connection, tx, id),
+    };
+    const order = await arrangePayment(transactions, this.orderService, phase, orderId);
     if (typeof order === 'string') return paymentError('ORDER_STATE_ERROR', order);
+    if (isPaidMeanwhile(order)) {
+      return this.paidMeanwhile(phase, orderId, `The order is already paid (${order.paidMeanwhile})`);
+    }
     const ineligible = await ineligibility(this.paymentMethodService, phase, order, resolved.method);
     if (ineligible) return paymentError('INELIGIBLE_PAYMENT_METHOD', ineligible);
     return { order };
@@ -256,13 +266,27 @@ export class CheckoutService {
     if (stale === 'changed') {
       return paymentError('ORDER_STATE_ERROR', 'The order changed while the payment started: start it again');
     }
-    const paidBy = await attempts.findOne({
-      where: { orderId: String(order.id), status: 'succeeded' },
+    return this.paidMeanwhile(phase, order.id, { orderNo });
+  }
+
+  /**
+   * The answer to a start that found its order paid by another start (a double click): pending, under
+   * the attempt that paid it, as nothing was charged. `otherwise`: the orderNo to name, or the refusal,
+   * when no gatewaykit attempt paid it.
+   */
+  private async paidMeanwhile(
+    phase: RequestContext,
+    orderId: ID,
+    otherwise: { orderNo: string } | string,
+  ): Promise<PaymentPendingResult | PaymentErrorResult> {
+    const paidBy = await this.connection.getRepository(phase, GatewaykitPaymentAttempt).findOne({
+      where: { orderId: String(orderId), status: 'succeeded' },
       order: { createdAt: 'DESC' },
     });
-    return paymentPending(
-      paidBy?.orderNo ?? orderNo,
-      'The order was paid by another payment meanwhile; nothing was charged',
-    );
+    const message = 'The order was paid by another payment meanwhile; nothing was charged';
+    if (paidBy) return paymentPending(paidBy.orderNo, message);
+    return typeof otherwise === 'string'
+      ? paymentError('ORDER_STATE_ERROR', otherwise)
+      : paymentPending(otherwise.orderNo, message);
   }
 }

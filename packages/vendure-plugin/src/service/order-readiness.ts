@@ -19,9 +19,22 @@ export const PAYABLE_ORDER_RELATIONS: EntityRelationPaths<Order>[] = [
 
 export interface Transactions {
   withTransaction<T>(ctx: RequestContext, work: (ctx: RequestContext) => Promise<T>): Promise<T>;
+  /** Holds the order row until the transaction of `tx` ends (attempt-lock.ts, lockOrderRow). */
+  lockOrder(tx: RequestContext, orderId: Order['id']): Promise<void>;
 }
 
 export type OrderStates = Pick<OrderService, 'findOne' | 'transitionToState'>;
+
+/** An order paid (or authorized) while this start was on its way to it, such as by a double click. */
+export interface PaidMeanwhile {
+  paidMeanwhile: Order['state'];
+}
+
+const PAID_STATES: readonly Order['state'][] = ['PaymentAuthorized', 'PaymentSettled'];
+
+export function isPaidMeanwhile(value: Order | string | PaidMeanwhile): value is PaidMeanwhile {
+  return typeof value === 'object' && 'paidMeanwhile' in value;
+}
 
 /**
  * Moves the order to ArrangingPayment (the state it keeps while a redirect is open) and loads it with
@@ -32,18 +45,30 @@ export async function arrangePayment(
   orders: OrderStates,
   ctx: RequestContext,
   orderId: Order['id'],
-): Promise<Order | string> {
+): Promise<Order | string | PaidMeanwhile> {
   return connection.withTransaction(ctx, async (tx) => {
+    // Before anything is read: a payment recorded meanwhile (a double click's charge) waits for this
+    // transaction, or this one reads it, never a transition saving an order read before it.
+    await connection.lockOrder(tx, orderId);
     // The state alone first (no relations: Vendure's default set is the heaviest read), the order with
     // its lines once, after any transition (or from it).
     const order = await orders.findOne(tx, orderId, []);
     if (!order) return 'There is no active order';
     if (order.state === 'AddingItems') {
       const moved = await orders.transitionToState(tx, order.id, 'ArrangingPayment');
-      if (!(moved instanceof Order)) return moved.transitionError ?? moved.message;
-      // Vendure's transition loads the order with its lines, their variants, the customer and the
-      // payments (3.7): taken as it is when it has them all, read again when a version does not.
-      if (hasPayableRelations(moved)) return moved;
+      if (moved instanceof Order) {
+        // Vendure's transition loads the order with its lines, their variants, the customer and the
+        // payments (3.7): taken as it is when it has them all, read again when a version does not.
+        if (hasPayableRelations(moved)) return moved;
+      } else {
+        // A start beside this one (a double click) may have moved the order since it was read here:
+        // Vendure then refuses ArrangingPayment to ArrangingPayment. Where it is now decides.
+        const now = await orders.findOne(tx, orderId, []);
+        if (now && PAID_STATES.includes(now.state)) return { paidMeanwhile: now.state };
+        if (now?.state !== 'ArrangingPayment') return moved.transitionError ?? moved.message;
+      }
+    } else if (PAID_STATES.includes(order.state)) {
+      return { paidMeanwhile: order.state };
     } else if (order.state !== 'ArrangingPayment') {
       return `The order cannot be paid in state ${order.state}`;
     }
