@@ -243,6 +243,33 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     }
   });
 
+  it("#5 shop transitions racing a gateway page's success neither detach the payment nor reopen the order", async () => {
+    // A page left open does not block order changes; Vendure's transition saves the order it read
+    // (state and payments) unlocked: one read before the success was recorded and saved after it put
+    // the order back in AddingItems without its payment, money taken (stale-transition-guard-process.ts).
+    for (let round = 0; round < 4; round++) {
+      const shop = shopClient(stack);
+      const order = await prepareOrder(shop);
+      const hosted = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+      if (hosted.__typename !== 'GatewaykitPaymentRedirect') throw new Error(hosted.__typename);
+      let paid = false;
+      const backToCart = async () => {
+        while (!paid) {
+          await shop.query('mutation { transitionOrderToState(state: "AddingItems") { __typename } }');
+        }
+      };
+      const shoppers = [backToCart(), backToCart(), backToCart()];
+      await completeRedirect(hosted.url, 'success');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      paid = true;
+      await Promise.all(shoppers);
+      const placed = await adminOrder(stack.admin, order.id);
+      expect(placed.state).toBe('PaymentSettled');
+      expect(placed.payments.map((p) => p.state)).toEqual(['Settled']);
+      expect(paymentRequests(stack.sandbox, order.code)).toHaveLength(1);
+    }
+  });
+
   it('#5 a charge still in flight (`started`) or unanswered (`unknown`) blocks a second charge', async () => {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);

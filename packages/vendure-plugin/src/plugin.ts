@@ -17,6 +17,7 @@ import { gatewaykitPaymentHandler } from './config/payment-handler';
 import { gatewaykitReconcilePermission } from './config/permissions';
 import { reconcileTask } from './config/reconcile-task';
 import { gatewaykitRefundProcess } from './config/refund-process';
+import { gatewaykitStaleTransitionGuardProcess } from './config/stale-transition-guard-process';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
 import { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
 import { GatewaykitPaymentAttempt } from './entity/payment-attempt.entity';
@@ -102,7 +103,11 @@ import type { GatewaykitPluginOptions } from './types';
   },
   configuration: (config) => {
     config.paymentOptions.paymentMethodHandlers.push(gatewaykitPaymentHandler);
-    config.orderOptions.process = [...(config.orderOptions.process ?? []), gatewaykitCurrencyGuardProcess];
+    config.orderOptions.process = [
+      ...(config.orderOptions.process ?? []),
+      gatewaykitCurrencyGuardProcess,
+      gatewaykitStaleTransitionGuardProcess,
+    ];
     config.paymentOptions.refundProcess = [
       ...(config.paymentOptions.refundProcess ?? []),
       gatewaykitRefundProcess,

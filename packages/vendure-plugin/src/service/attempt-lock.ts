@@ -63,14 +63,29 @@ export async function lockOrderRow(
   tx: RequestContext,
   orderId: string | number,
 ): Promise<void> {
-  if (singleConnection(connection.rawConnection)) return;
-  await connection
+  await lockedOrderState(connection, tx, orderId);
+}
+
+/**
+ * lockOrderRow, answering the order's committed state (undefined on an embedded database, or when the
+ * order is gone). PostgreSQL: FOR NO KEY UPDATE, which serialises every writer of the order row just as
+ * FOR UPDATE does, but not the rows that only reference it (payments, notes, history entries), whose
+ * inserts would otherwise wait and could close a cycle with Vendure's own locks.
+ */
+export async function lockedOrderState(
+  connection: TransactionalConnection,
+  tx: RequestContext,
+  orderId: string | number,
+): Promise<string | undefined> {
+  if (singleConnection(connection.rawConnection)) return undefined;
+  const order = await connection
     .getRepository(tx, Order)
     .createQueryBuilder('order')
-    .select('order.id')
+    .select(['order.id', 'order.state'])
     .where('order.id = :id', { id: orderId })
-    .setLock('pessimistic_write')
+    .setLock(connection.rawConnection.options.type === 'postgres' ? 'for_no_key_update' : 'pessimistic_write')
     .getOne();
+  return order?.state;
 }
 
 const EMBEDDED = new Set([

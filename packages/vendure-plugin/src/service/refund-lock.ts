@@ -3,7 +3,6 @@ import {
   EventBus,
   type ID,
   Logger,
-  Order,
   Refund,
   RefundEvent,
   type RequestContext,
@@ -11,7 +10,7 @@ import {
   TransactionSubscriber,
 } from '@vendure/core';
 import { loggerCtx } from '../constants';
-import { queued, singleConnection } from './attempt-lock';
+import { lockOrderRow, queued, singleConnection } from './attempt-lock';
 import { contextManagerOf } from './context-manager';
 
 /**
@@ -105,18 +104,9 @@ export class RefundLock implements OnApplicationBootstrap {
       // Vendure's refundOrder always runs in a transaction; without one the lock ends with its statement.
       Logger.warn(`refund of payment ${paymentId} outside a transaction: not serialised`, loggerCtx);
     }
-    await this.connection
-      .getRepository(ctx, Order)
-      .createQueryBuilder('order')
-      .select('order.id')
-      .where('order.id = :id', { id: orderId })
-      // PostgreSQL: FOR NO KEY UPDATE serialises two refunds and the attempt sections' FOR UPDATE just as
-      // well, but not the rows that only reference the order (notes, history entries): those go on
-      // while the refund waits for the gateway.
-      .setLock(
-        this.connection.rawConnection.options.type === 'postgres' ? 'for_no_key_update' : 'pessimistic_write',
-      )
-      .getOne();
+    // Rows that only reference the order (notes, history entries) go on while the refund waits for the
+    // gateway (lockOrderRow's FOR NO KEY UPDATE).
+    await lockOrderRow(this.connection, ctx, orderId);
     const refunds = this.connection
       .getRepository(ctx, Refund)
       .createQueryBuilder('refund')
