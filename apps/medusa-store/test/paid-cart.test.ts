@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
-import { complete, HOSTED, readyCart, startSession } from './support/checkout';
+import { complete, expectRefusedUnderCartLock, HOSTED, readyCart, startSession } from './support/checkout';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
@@ -185,6 +185,9 @@ describe('a paid cart whose completion fails inside Medusa', () => {
     );
     await sandboxControl(`callbacks/${first.id}/redeliver`, {});
     await waitFor(delivered, 'the redelivery to be acknowledged');
+    expect(await ordersOf(email)).toEqual([]);
+    // A completion queued behind the notice (past the guard before it was stored) is refused too.
+    await expectRefusedUnderCartLock(cartId, session.id, 'refundedAtGateway');
     expect(await ordersOf(email)).toEqual([]);
   });
 

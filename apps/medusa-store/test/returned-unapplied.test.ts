@@ -5,7 +5,7 @@
  * for that money, whatever comes later (found by review: it was kept only on a Medusa payment).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { complete, HOSTED, readyCart, startSession } from './support/checkout';
+import { complete, expectRefusedUnderCartLock, HOSTED, readyCart, startSession } from './support/checkout';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
@@ -76,6 +76,8 @@ describe('a success never applied, then given back at the gateway', () => {
     );
     expect((await sessionData(paid.session.id)).refundedAtGateway).toHaveLength(1);
     await expectNeverAnOrder(paid, /The payment for this cart was refunded at the gateway before an order/);
+    await expectRefusedUnderCartLock(paid.cartId, paid.session.id, 'refundedAtGateway');
+    expect(await ordersOf(paid.email)).toEqual([]);
   });
 
   it("attack: charged back by the cardholder's bank, the cart never becomes an order for it", async () => {
@@ -96,6 +98,8 @@ describe('a success never applied, then given back at the gateway', () => {
       paid,
       /The payment for this cart was charged back by the cardholder's bank before an order/,
     );
+    await expectRefusedUnderCartLock(paid.cartId, paid.session.id, 'chargebacks');
+    expect(await ordersOf(paid.email)).toEqual([]);
   });
 
   it('attack: refunded in the merchant portal before its success was recorded, the success later becomes no payment and no order', async () => {

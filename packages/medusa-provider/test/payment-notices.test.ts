@@ -37,10 +37,14 @@ function paymentScope() {
           payment.data = update.data;
           return payment;
         },
+        updatePaymentSession: async (update: { status: string }) => {
+          steps.push(`session ${update.status}`);
+          session.status = update.status as PaymentSessionDTO['status'];
+        },
       };
     },
   } as unknown as MedusaContainer;
-  const session = { id: 'ps_1', data: payment.data } as unknown as PaymentSessionDTO;
+  const session = { id: 'ps_1', data: payment.data, status: 'authorized' } as unknown as PaymentSessionDTO;
   return { scope, session, payment, steps };
 }
 
@@ -93,6 +97,22 @@ describe('notices that call for an alert: said before they are stored', () => {
     expect(steps).toEqual(['alert', 'alert', 'write']);
   });
 
+  it('a refund made in the merchant portal is kept on the payment and retires the session, once', async () => {
+    const { scope, session, payment, steps } = paymentScope();
+    const portal: RefundEvent = {
+      ...refundFailed,
+      status: 'succeeded',
+      batchNo: 'P9',
+      merTrackNo: undefined,
+    };
+    delete (portal as { reason?: string }).reason;
+    expect((await settleRefund(scope, session, portal)).kind).toBe('no-entry');
+    expect(payment.data.refundedAtGateway).toEqual(['P9']);
+    expect(steps).toEqual(['write', 'session canceled']);
+    expect((await settleRefund(scope, session, portal)).kind).toBe('no-entry');
+    expect(steps).toEqual(['write', 'session canceled']);
+  });
+
   it('a chargeback is given to the alert before its write, once', async () => {
     const { scope, session, payment, steps } = paymentScope();
     await expect(
@@ -107,11 +127,13 @@ describe('notices that call for an alert: said before they are stored', () => {
       steps.push(`alert ${ref.paymentId}`);
     });
     expect(first.added).toBe(true);
-    expect(steps).toEqual(['alert', 'alert pay_1', 'write']);
+    // Money given back retires the session, under the cart lock: a completion queued behind the notice
+    // finds no payable session.
+    expect(steps).toEqual(['alert', 'alert pay_1', 'write', 'session canceled']);
     const repeated = await recordChargeback(scope, session, chargeback, async () => {
       steps.push('alert');
     });
     expect(repeated.added).toBe(false);
-    expect(steps).toEqual(['alert', 'alert pay_1', 'write']);
+    expect(steps).toEqual(['alert', 'alert pay_1', 'write', 'session canceled']);
   });
 });

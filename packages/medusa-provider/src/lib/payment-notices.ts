@@ -45,19 +45,36 @@ export async function updatePaymentData(scope: MedusaContainer, id: string, data
   await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
 }
 
-/** Writes a session's data; its status unchanged (a notice says nothing about the session's payment status). */
+/**
+ * Writes a session's data and status: a notice of money given back at the gateway (a portal refund, a
+ * chargeback) also retires the session (`canceled`).
+ */
 async function updateSessionData(
   scope: MedusaContainer,
   session: PaymentSessionDTO,
   data: Record<string, unknown>,
+  status: PaymentSessionDTO['status'],
 ): Promise<void> {
   await scope.resolve(Modules.PAYMENT).updatePaymentSession({
     id: session.id,
     amount: session.amount,
     currency_code: session.currency_code,
     data,
-    status: session.status,
+    status,
   });
+}
+
+/**
+ * Money given back at the gateway never becomes an order (docs/SECURITY.md §6). The store's completion
+ * guard judges before Medusa's cart lock, reading what this notice keeps; a completion that passed it
+ * just before the notice was written is judged here, under that lock (notices run in the cart's
+ * exclusive section): Medusa's completion reads the sessions again once it holds the lock and completes
+ * only with a payable one. Once an order exists nothing changes: its payment status comes from the
+ * captured and refunded amounts, not from the session (as for a refund made through Medusa).
+ */
+async function retireSession(scope: MedusaContainer, session: PaymentSessionDTO): Promise<void> {
+  if (session.status === 'canceled') return;
+  await updateSessionData(scope, session, session.data ?? {}, 'canceled');
 }
 
 function refOf(session: PaymentSessionDTO, payment: PaymentRow | undefined, tradeNo?: string): PaymentRef {
@@ -90,7 +107,8 @@ export async function settleRefund(
     // the session, so its cart never becomes an order for money given back (lib/returned-payment.ts).
     const kept = readSessionData(session.data);
     const refundedAtGateway = withUncountedRefund(kept.refundedAtGateway, event);
-    if (refundedAtGateway) await updateSessionData(scope, session, { ...kept, refundedAtGateway });
+    if (refundedAtGateway)
+      await updateSessionData(scope, session, { ...kept, refundedAtGateway }, 'canceled');
     return { kind: 'no-payment', payment: ref };
   }
   const data = readSessionData(payment.data ?? undefined);
@@ -116,7 +134,10 @@ export async function settleRefund(
     // asks): money given back all the same, so a cart still open never becomes an order for it
     // (lib/returned-payment.ts). Kept by batchNo, once.
     const refundedAtGateway = withUncountedRefund(data.refundedAtGateway, event);
-    if (refundedAtGateway) await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway });
+    if (refundedAtGateway) {
+      await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway });
+      await retireSession(scope, session);
+    }
     return { kind: 'no-entry', payment: ref };
   }
   if (result.kind === 'mismatch') return { kind: 'mismatch', payment: ref, message: result.message };
@@ -213,8 +234,12 @@ export async function recordChargeback(
   if (added) {
     await beforeWrite(ref);
     const next = { ...data, chargebacks } as Record<string, unknown>;
-    if (payment) await updatePaymentData(scope, payment.id, next);
-    else await updateSessionData(scope, session, next);
+    if (payment) {
+      await updatePaymentData(scope, payment.id, next);
+      await retireSession(scope, session);
+    } else {
+      await updateSessionData(scope, session, next, 'canceled');
+    }
   }
   return { added, chargeback, payment: ref };
 }
