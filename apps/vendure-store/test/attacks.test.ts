@@ -270,6 +270,53 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     }
   });
 
+  it("#5 address changes racing a gateway page's success do not reopen the placed order", async () => {
+    // Vendure's address mutation saves the order it read, unlocked: one read before the success was
+    // recorded and saved after set the order back to ArrangingPayment, active, no longer placed
+    // (stale-order-save.subscriber.ts).
+    for (let round = 0; round < 4; round++) {
+      const shop = shopClient(stack);
+      const order = await prepareOrder(shop);
+      const hosted = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+      if (hosted.__typename !== 'GatewaykitPaymentRedirect') throw new Error(hosted.__typename);
+      let paid = false;
+      const moveHouse = async () => {
+        for (let n = 0; !paid; n++) {
+          // A change that read the order before the success was recorded is refused, and says why.
+          await shop
+            .query(
+              'mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { __typename } }',
+              { input: { streetLine1: `${n} Analytical Way`, city: 'London', countryCode: 'GB' } },
+            )
+            .catch((error: Error) => {
+              if (!error.message.includes('The order changed while this request changed it')) throw error;
+            });
+        }
+      };
+      const shoppers = [moveHouse(), moveHouse(), moveHouse()];
+      await completeRedirect(hosted.url, 'success');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      paid = true;
+      await Promise.all(shoppers);
+      const { order: placed } = await stack.admin.query<{
+        order: {
+          state: string;
+          active: boolean;
+          orderPlacedAt: string | null;
+          payments: { state: string }[];
+        };
+      }>('query ($id: ID!) { order(id: $id) { state active orderPlacedAt payments { state } } }', {
+        id: order.id,
+      });
+      expect(placed).toMatchObject({
+        state: 'PaymentSettled',
+        active: false,
+        payments: [{ state: 'Settled' }],
+      });
+      expect(placed.orderPlacedAt).toBeTruthy();
+    }
+  });
+
   it('#5 a charge still in flight (`started`) or unanswered (`unknown`) blocks a second charge', async () => {
     const shop = shopClient(stack);
     const order = await prepareOrder(shop);

@@ -17,6 +17,7 @@ import { gatewaykitPaymentHandler } from './config/payment-handler';
 import { gatewaykitReconcilePermission } from './config/permissions';
 import { reconcileTask } from './config/reconcile-task';
 import { gatewaykitRefundProcess } from './config/refund-process';
+import { StaleOrderSaveSubscriber } from './config/stale-order-save.subscriber';
 import { gatewaykitStaleTransitionGuardProcess } from './config/stale-transition-guard-process';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
 import { GatewaykitElementCardBinding } from './entity/element-card-binding.entity';
@@ -84,6 +85,7 @@ import type { GatewaykitPluginOptions } from './types';
     CloseAttemptService,
     CloseRefundIntentService,
     MethodArgsSubscriber,
+    StaleOrderSaveSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: OrderChangeGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: HiddenSignKeyInterceptor },

@@ -6,6 +6,7 @@ import {
   TransactionalConnection,
 } from '@vendure/core';
 import { lockedOrderState } from '../service/attempt-lock';
+import { markInTransition } from './order-in-transition';
 
 let connection: TransactionalConnection | undefined;
 
@@ -29,6 +30,8 @@ export const gatewaykitStaleTransitionGuardProcess: OrderProcess<OrderState> = {
   },
 
   async onTransitionStart(fromState, _toState, { ctx, order }) {
+    // Its saves may move the state (stale-order-save.subscriber.ts refuses any other save that does).
+    markInTransition(order);
     if (!connection) return true;
     const committedState = await lockedOrderState(connection, ctx, order.id);
     if (committedState === undefined) return true;

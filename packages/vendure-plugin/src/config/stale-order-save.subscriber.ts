@@ -1,0 +1,48 @@
+import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
+import { IllegalOperationError, Logger, Order, TransactionalConnection } from '@vendure/core';
+import type { EntitySubscriberInterface, UpdateEvent } from 'typeorm';
+import { loggerCtx } from '../constants';
+import { isInTransition } from './order-in-transition';
+
+/** What only a state transition changes on an order (Vendure 3.7: its state machine and order process). */
+const SET_BY_TRANSITIONS = ['state', 'active', 'orderPlacedAt'];
+
+/** Said to whoever made the refused change (a GraphQL error with Vendure's ILLEGAL_OPERATION code). */
+export const STALE_ORDER_SAVE_MESSAGE =
+  'The order changed while this request changed it (a payment was recorded meanwhile): read the order again';
+
+/**
+ * Vendure's order mutations (items, coupons, addresses, shipping, customer) save the order they read,
+ * without a lock, and TypeORM writes every column whose value differs from the row it reads again just
+ * before the save. One that read the order before a gateway page's success was recorded and saved after
+ * wrote the old state back over the placed order: active again, in AddingItems or ArrangingPayment, no
+ * longer placed, its payment still on it (docs/SECURITY.md §5). Outside a transition those columns never
+ * change, so a save that would change them is refused; the request fails and changes nothing.
+ */
+@Injectable()
+export class StaleOrderSaveSubscriber implements EntitySubscriberInterface<Order>, OnApplicationBootstrap {
+  constructor(private readonly connection: TransactionalConnection) {}
+
+  onApplicationBootstrap(): void {
+    this.connection.rawConnection.subscribers.push(this);
+  }
+
+  listenTo(): typeof Order {
+    return Order;
+  }
+
+  beforeUpdate(event: UpdateEvent<Order>): void {
+    const order = event.entity as Order | undefined;
+    if (!order || isInTransition(order)) return;
+    const moved = event.updatedColumns
+      .map((column) => column.propertyName)
+      .filter((name) => SET_BY_TRANSITIONS.includes(name));
+    if (moved.length === 0) return;
+    const stored = event.databaseEntity as Order | undefined;
+    Logger.warn(
+      `Order ${order.code ?? order.id}: a save from an earlier read would have set ${moved.join(', ')} back (state ${stored?.state ?? '?'} → ${order.state}); refused`,
+      loggerCtx,
+    );
+    throw new IllegalOperationError(STALE_ORDER_SAVE_MESSAGE);
+  }
+}
