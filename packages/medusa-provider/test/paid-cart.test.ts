@@ -50,10 +50,14 @@ function scope(state: {
         return { error: (line: string) => logs.push(line), warn: (line: string) => logs.push(line) };
       if (key === Modules.NOTIFICATION)
         return { createNotifications: async (n: unknown) => notifications.push(n) };
-      if (key === Modules.PAYMENT)
+      if (key === ContainerRegistrationKeys.PG_CONNECTION)
         return {
-          updatePayment: async (update: { id: string; data?: Record<string, unknown> }) => {
-            paymentUpdates.push(update);
+          raw: async (sql: string, values: unknown[]) => {
+            // The mark alone, in place (no copy of the data read earlier).
+            expect(sql).toMatch(/jsonb_set\(coalesce\(data, '\{\}'::jsonb\), '\{heldAlertedAt\}'/);
+            expect(sql).toMatch(/data->'heldAlertedAt' is null/);
+            paymentUpdates.push({ id: values[1] as string, data: { heldAlertedAt: values[0] } });
+            return { rows: [] };
           },
         };
       if (key === Modules.CART)

@@ -1,6 +1,7 @@
 import type { PaymentOutcome } from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
-import { Modules } from '@medusajs/framework/utils';
+import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
+import type { SqlDatabase } from './charge-claim';
 import { reportUnappliedCharge } from './merchant-alerts';
 import { readSessionData } from './session-data';
 
@@ -52,11 +53,14 @@ export async function alertHeldPaymentOnce(
     outcome,
     `its Medusa payment ${payment.id} was canceled without a refund, so the gateway still holds the money, and no order was placed`,
   );
-  // UpdatePaymentDTO does not list `data`; the module stores it (as refunds do, lib/payment-notices.ts).
-  await scope.resolve(Modules.PAYMENT).updatePayment({
-    id: payment.id,
-    data: { ...data, heldAlertedAt: new Date().toISOString() },
-  } as {
-    id: string;
-  });
+  // The mark alone, in place: a whole copy of the data read before the alert would erase a notice stored
+  // meanwhile by a locked writer (a portal refund, a chargeback), as this runs under no lock.
+  const db = scope.resolve(ContainerRegistrationKeys.PG_CONNECTION) as SqlDatabase;
+  await db.raw(
+    `update payment
+        set data = jsonb_set(coalesce(data, '{}'::jsonb), '{heldAlertedAt}', to_jsonb(?::text)),
+            updated_at = now()
+      where id = ? and data->'heldAlertedAt' is null`,
+    [new Date().toISOString(), payment.id],
+  );
 }
