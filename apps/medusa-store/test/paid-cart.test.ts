@@ -8,11 +8,11 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminTokenFor } from './support/admin';
-import { complete, expectRefusedUnderCartLock, HOSTED, readyCart, startSession } from './support/checkout';
+import { complete, HOSTED, readyCart, startSession } from './support/checkout';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
-import { portalRefund, sandboxRefunds } from './support/payments';
+import { expectRefusedUnderCartLock, portalRefund, sandboxRefunds } from './support/payments';
 import { CARDS, finishHostedPage, sandboxControl } from './support/sandbox-pages';
 import { serverLogSoFar } from './support/server-log';
 import { api, expectOk } from './support/store-api';

@@ -5,11 +5,11 @@
  * for that money, whatever comes later (found by review: it was kept only on a Medusa payment).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { complete, expectRefusedUnderCartLock, HOSTED, readyCart, startSession } from './support/checkout';
+import { complete, HOSTED, readyCart, startSession } from './support/checkout';
 import { sql } from './support/database';
 import { uniqueEmail } from './support/email';
 import { ordersOf } from './support/orders';
-import { portalRefund } from './support/payments';
+import { expectRefusedUnderCartLock, portalRefund } from './support/payments';
 import { CARDS, finishWithoutReturn, sandboxControl } from './support/sandbox-pages';
 import { serverLog } from './support/server-log';
 import type { Json } from './support/store-api';

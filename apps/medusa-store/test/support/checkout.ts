@@ -1,5 +1,3 @@
-import { expect } from 'vitest';
-import { sql } from './database';
 import { api, expectOk, type Json } from './store-api';
 
 export const HOSTED = 'pp_gatewaykit-hosted_gatewaykit';
@@ -90,36 +88,4 @@ export async function currentSession(
 
 export function complete(cartId: string, token?: string) {
   return api('POST', `/store/carts/${cartId}/complete`, { token });
-}
-
-/** The table holding a kept notice: the session's data (no Medusa payment took it) or its payment's. */
-type KeptOn = 'payment_session' | 'payment';
-
-/**
- * The completion guard judges before Medusa's cart lock; a completion that passed it just before money
- * went back at the gateway is judged under the lock by the session's status alone. Shown by blinding the
- * guard: `key` (what the notice kept) taken off the session's and its payment's data, then completing:
- * the session is retired (`canceled`) and Medusa refuses. The data is put back.
- */
-export async function expectRefusedUnderCartLock(cartId: string, sessionId: string, key: string) {
-  const [session] = await sql<{ status: string }>('select status from payment_session where id = $1', [
-    sessionId,
-  ]);
-  expect(session?.status).toBe('canceled');
-  const kept = await sql<{ id: string; data: Json; kept_on: KeptOn }>(
-    `select id, data, 'payment_session' as kept_on from payment_session where id = $1 and data ? $2
-     union all select id, data, 'payment' from payment where payment_session_id = $1 and data ? $2`,
-    [sessionId, key],
-  );
-  expect(kept.length).toBeGreaterThan(0);
-  const write = (row: { id: string; kept_on: KeptOn }, data: string, values: unknown[]) =>
-    sql(`update ${row.kept_on} set data = ${data} where id = $1`, [row.id, ...values]);
-  for (const row of kept) await write(row, 'data - $2', [key]);
-  try {
-    const queued = await complete(cartId);
-    expect(queued.status).toBe(400);
-    expect(queued.body.message).toMatch(/Payment sessions are required to complete cart/);
-  } finally {
-    for (const row of kept) await write(row, '$2', [row.data]);
-  }
 }
