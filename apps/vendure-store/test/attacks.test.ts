@@ -243,26 +243,35 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     }
   });
 
+  /**
+   * One order paid on a gateway page while its shopper, three times at once, keeps making `change`
+   * until the page's success has been recorded. A page left open does not block order changes.
+   */
+  async function raceHostedSuccess(change: (shop: GraphqlClient, n: number) => Promise<unknown>) {
+    const shop = shopClient(stack);
+    const order = await prepareOrder(shop);
+    const hosted = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (hosted.__typename !== 'GatewaykitPaymentRedirect') throw new Error(hosted.__typename);
+    let paid = false;
+    const shopper = async () => {
+      for (let n = 0; !paid; n++) await change(shop, n);
+    };
+    const shoppers = [shopper(), shopper(), shopper()];
+    await completeRedirect(hosted.url, 'success');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    paid = true;
+    await Promise.all(shoppers);
+    return order;
+  }
+
   it("#5 shop transitions racing a gateway page's success neither detach the payment nor reopen the order", async () => {
-    // A page left open does not block order changes; Vendure's transition saves the order it read
-    // (state and payments) unlocked: one read before the success was recorded and saved after it put
-    // the order back in AddingItems without its payment, money taken (stale-transition-guard-process.ts).
+    // Vendure's transition saves the order it read (state and payments) unlocked: one read before the
+    // success was recorded and saved after it put the order back in AddingItems without its payment,
+    // money taken (stale-transition-guard-process.ts).
     for (let round = 0; round < 4; round++) {
-      const shop = shopClient(stack);
-      const order = await prepareOrder(shop);
-      const hosted = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
-      if (hosted.__typename !== 'GatewaykitPaymentRedirect') throw new Error(hosted.__typename);
-      let paid = false;
-      const backToCart = async () => {
-        while (!paid) {
-          await shop.query('mutation { transitionOrderToState(state: "AddingItems") { __typename } }');
-        }
-      };
-      const shoppers = [backToCart(), backToCart(), backToCart()];
-      await completeRedirect(hosted.url, 'success');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      paid = true;
-      await Promise.all(shoppers);
+      const order = await raceHostedSuccess((shop) =>
+        shop.query('mutation { transitionOrderToState(state: "AddingItems") { __typename } }'),
+      );
       const placed = await adminOrder(stack.admin, order.id);
       expect(placed.state).toBe('PaymentSettled');
       expect(placed.payments.map((p) => p.state)).toEqual(['Settled']);
@@ -275,29 +284,17 @@ describe('attacks through the public Shop API and the gateway endpoints (issue #
     // recorded and saved after set the order back to ArrangingPayment, active, no longer placed
     // (stale-order-save.subscriber.ts).
     for (let round = 0; round < 4; round++) {
-      const shop = shopClient(stack);
-      const order = await prepareOrder(shop);
-      const hosted = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
-      if (hosted.__typename !== 'GatewaykitPaymentRedirect') throw new Error(hosted.__typename);
-      let paid = false;
-      const moveHouse = async () => {
-        for (let n = 0; !paid; n++) {
+      const order = await raceHostedSuccess((shop, n) =>
+        shop
+          .query(
+            'mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { __typename } }',
+            { input: { streetLine1: `${n} Analytical Way`, city: 'London', countryCode: 'GB' } },
+          )
           // A change that read the order before the success was recorded is refused, and says why.
-          await shop
-            .query(
-              'mutation ($input: CreateAddressInput!) { setOrderShippingAddress(input: $input) { __typename } }',
-              { input: { streetLine1: `${n} Analytical Way`, city: 'London', countryCode: 'GB' } },
-            )
-            .catch((error: Error) => {
-              if (!error.message.includes('The order changed while this request changed it')) throw error;
-            });
-        }
-      };
-      const shoppers = [moveHouse(), moveHouse(), moveHouse()];
-      await completeRedirect(hosted.url, 'success');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      paid = true;
-      await Promise.all(shoppers);
+          .catch((error: Error) => {
+            if (!error.message.includes('The order changed while this request changed it')) throw error;
+          }),
+      );
       const { order: placed } = await stack.admin.query<{
         order: {
           state: string;
