@@ -108,9 +108,9 @@ describe('notices that call for an alert: said before they are stored', () => {
     delete (portal as { reason?: string }).reason;
     expect((await settleRefund(scope, session, portal)).kind).toBe('no-entry');
     expect(payment.data.refundedAtGateway).toEqual(['P9']);
-    expect(steps).toEqual(['write', 'session canceled']);
+    expect(steps).toEqual(['session canceled', 'write']);
     expect((await settleRefund(scope, session, portal)).kind).toBe('no-entry');
-    expect(steps).toEqual(['write', 'session canceled']);
+    expect(steps).toEqual(['session canceled', 'write']);
   });
 
   it('a chargeback is given to the alert before its write, once', async () => {
@@ -129,11 +129,11 @@ describe('notices that call for an alert: said before they are stored', () => {
     expect(first.added).toBe(true);
     // Money given back retires the session, under the cart lock: a completion queued behind the notice
     // finds no payable session.
-    expect(steps).toEqual(['alert', 'alert pay_1', 'write', 'session canceled']);
+    expect(steps).toEqual(['alert', 'alert pay_1', 'session canceled', 'write']);
     const repeated = await recordChargeback(scope, session, chargeback, async () => {
       steps.push('alert');
     });
     expect(repeated.added).toBe(false);
-    expect(steps).toEqual(['alert', 'alert pay_1', 'write', 'session canceled']);
+    expect(steps).toEqual(['alert', 'alert pay_1', 'session canceled', 'write']);
   });
 });

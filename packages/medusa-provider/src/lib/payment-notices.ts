@@ -45,36 +45,43 @@ export async function updatePaymentData(scope: MedusaContainer, id: string, data
   await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
 }
 
-/**
- * Writes a session's data and status: a notice of money given back at the gateway (a portal refund, a
- * chargeback) also retires the session (`canceled`).
- */
+/** Writes a session's data, its status unchanged (a notice says nothing about the session's payment status). */
 async function updateSessionData(
   scope: MedusaContainer,
   session: PaymentSessionDTO,
   data: Record<string, unknown>,
-  status: PaymentSessionDTO['status'],
 ): Promise<void> {
   await scope.resolve(Modules.PAYMENT).updatePaymentSession({
     id: session.id,
     amount: session.amount,
     currency_code: session.currency_code,
     data,
-    status,
+    status: session.status,
   });
 }
 
 /**
  * Money given back at the gateway never becomes an order (docs/SECURITY.md §6). The store's completion
- * guard judges before Medusa's cart lock, reading what this notice keeps; a completion that passed it
- * just before the notice was written is judged here, under that lock (notices run in the cart's
- * exclusive section): Medusa's completion reads the sessions again once it holds the lock and completes
- * only with a payable one. Once an order exists nothing changes: its payment status comes from the
- * captured and refunded amounts, not from the session (as for a refund made through Medusa).
+ * guard judges before Medusa's cart lock, reading what the notice keeps; for a session whose Medusa
+ * payment took the success, Medusa's completion then reuses that payment without asking the provider,
+ * so a completion that passed the guard just before the notice was stored is judged here, under that
+ * lock (notices run in the cart's exclusive section): the session is marked `canceled`, and Medusa's
+ * completion, which reads the sessions again once it holds the lock, completes only with a payable one.
+ * Marked before the notice is written: a notice stored is never left with its session payable (a retry
+ * finds the notice stored and writes nothing). Without a Medusa payment the provider's authorizePayment
+ * judges under the lock, and the session keeps its status (the reconciliation still asks about it).
+ * Once an order exists nothing changes: its payment status comes from the captured and refunded
+ * amounts, not from the session (as for a refund made through Medusa).
  */
 async function retireSession(scope: MedusaContainer, session: PaymentSessionDTO): Promise<void> {
   if (session.status === 'canceled') return;
-  await updateSessionData(scope, session, session.data ?? {}, 'canceled');
+  await scope.resolve(Modules.PAYMENT).updatePaymentSession({
+    id: session.id,
+    amount: session.amount,
+    currency_code: session.currency_code,
+    data: session.data ?? {},
+    status: 'canceled',
+  });
 }
 
 function refOf(session: PaymentSessionDTO, payment: PaymentRow | undefined, tradeNo?: string): PaymentRef {
@@ -107,8 +114,7 @@ export async function settleRefund(
     // the session, so its cart never becomes an order for money given back (lib/returned-payment.ts).
     const kept = readSessionData(session.data);
     const refundedAtGateway = withUncountedRefund(kept.refundedAtGateway, event);
-    if (refundedAtGateway)
-      await updateSessionData(scope, session, { ...kept, refundedAtGateway }, 'canceled');
+    if (refundedAtGateway) await updateSessionData(scope, session, { ...kept, refundedAtGateway });
     return { kind: 'no-payment', payment: ref };
   }
   const data = readSessionData(payment.data ?? undefined);
@@ -135,8 +141,8 @@ export async function settleRefund(
     // (lib/returned-payment.ts). Kept by batchNo, once.
     const refundedAtGateway = withUncountedRefund(data.refundedAtGateway, event);
     if (refundedAtGateway) {
-      await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway });
       await retireSession(scope, session);
+      await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway });
     }
     return { kind: 'no-entry', payment: ref };
   }
@@ -235,10 +241,10 @@ export async function recordChargeback(
     await beforeWrite(ref);
     const next = { ...data, chargebacks } as Record<string, unknown>;
     if (payment) {
-      await updatePaymentData(scope, payment.id, next);
       await retireSession(scope, session);
+      await updatePaymentData(scope, payment.id, next);
     } else {
-      await updateSessionData(scope, session, next, 'canceled');
+      await updateSessionData(scope, session, next);
     }
   }
   return { added, chargeback, payment: ref };

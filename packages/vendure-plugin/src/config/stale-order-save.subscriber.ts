@@ -4,12 +4,16 @@ import type { EntitySubscriberInterface, UpdateEvent } from 'typeorm';
 import { loggerCtx } from '../constants';
 import { isInTransition } from './order-in-transition';
 
-/** What only a state transition changes on an order (Vendure 3.7: its state machine and order process). */
-const SET_BY_TRANSITIONS = ['state', 'active', 'orderPlacedAt'];
+/**
+ * What only a state transition changes on an order (Vendure 3.7: its state machine and order process).
+ * Not `orderPlacedAt`, set with them: MySQL's DATETIME drops an in-memory date's milliseconds, so a
+ * seller order saved again after its insert would differ there alone.
+ */
+const SET_BY_TRANSITIONS = ['state', 'active'];
 
 /** Said to whoever made the refused change (a GraphQL error with Vendure's ILLEGAL_OPERATION code). */
 export const STALE_ORDER_SAVE_MESSAGE =
-  'The order changed while this request changed it (a payment was recorded meanwhile): read the order again';
+  'The order changed while this request changed it (another request moved it meanwhile, such as a payment being recorded): read the order again';
 
 /**
  * Vendure's order mutations (items, coupons, addresses, shipping, customer) save the order they read,
@@ -17,7 +21,8 @@ export const STALE_ORDER_SAVE_MESSAGE =
  * before the save. One that read the order before a gateway page's success was recorded and saved after
  * wrote the old state back over the placed order: active again, in AddingItems or ArrangingPayment, no
  * longer placed, its payment still on it (docs/SECURITY.md §5). Outside a transition those columns never
- * change, so a save that would change them is refused; the request fails and changes nothing.
+ * change, so a save that would change them is refused; the request fails and changes nothing. Only
+ * saves of the entity come here (an `update()` by query has no entity to compare).
  */
 @Injectable()
 export class StaleOrderSaveSubscriber implements EntitySubscriberInterface<Order>, OnApplicationBootstrap {
@@ -34,7 +39,9 @@ export class StaleOrderSaveSubscriber implements EntitySubscriberInterface<Order
   beforeUpdate(event: UpdateEvent<Order>): void {
     const order = event.entity as Order | undefined;
     if (!order || isInTransition(order)) return;
+    // The order's own columns: a custom field of the same name (customFields.state) is the store's.
     const moved = event.updatedColumns
+      .filter((column) => !column.embeddedMetadata)
       .map((column) => column.propertyName)
       .filter((name) => SET_BY_TRANSITIONS.includes(name));
     if (moved.length === 0) return;

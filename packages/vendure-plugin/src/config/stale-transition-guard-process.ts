@@ -12,7 +12,7 @@ let connection: TransactionalConnection | undefined;
 
 /** Said when a transition was refused because the order changed after it was read. */
 export const STALE_TRANSITION_MESSAGE =
-  'The order changed while this request moved it (a payment was recorded meanwhile): try again';
+  'The order changed while this request moved it (another request changed it meanwhile, such as a payment being recorded): try again';
 
 /**
  * Vendure's transitionToState reads the order and its payments without a lock, then saves what it read:

@@ -8,7 +8,7 @@ import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
  * memory).
  *
  * - Server databases (PostgreSQL, MySQL/MariaDB): one transaction that first takes row locks,
- *   `SELECT … FOR UPDATE` on the attempt row (by orderNo) and then on its order row. Every writer of
+ *   `SELECT … FOR UPDATE` on the attempt row (by orderNo) and then on its order row (lockOrderRow). Every writer of
  *   that attempt or order, on any instance, waits for the commit and then reads the committed row.
  *   The lock order is always attempt, then order; Vendure's own transactions never lock attempt rows,
  *   so they cannot close a cycle. An orderNo without a row has nothing to lock (nothing gets written).
@@ -35,7 +35,7 @@ export async function lockedTransaction<T>(
   return singleConnection(connection.rawConnection) ? queued(connection.rawConnection, run) : run();
 }
 
-/** `SELECT … FOR UPDATE` on the attempt row, then on its order row (in the transaction of `tx`). */
+/** `SELECT … FOR UPDATE` on the attempt row, then lockOrderRow on its order row (in the transaction of `tx`). */
 async function lockAttemptAndOrder(
   connection: TransactionalConnection,
   tx: RequestContext,
@@ -53,7 +53,7 @@ async function lockAttemptAndOrder(
 }
 
 /**
- * `SELECT … FOR UPDATE` on the order row, in the transaction of `tx`; nothing on an embedded database
+ * A row lock on the order (lockedOrderState), in the transaction of `tx`; nothing on an embedded database
  * (one connection, see lockedTransaction). Taken before a Vendure transition reads the order: a
  * transition saves the order it read, state and payments, so one that read it before a payment was
  * recorded and saved after would move it back and detach that payment (docs/SECURITY.md, exactly once).

@@ -61,8 +61,9 @@ export async function arrangePayment(
         // payments (3.7): taken as it is when it has them all, read again when a version does not.
         if (hasPayableRelations(moved)) return moved;
       } else {
-        // A start beside this one (a double click) may have moved the order since it was read here:
-        // Vendure then refuses ArrangingPayment to ArrangingPayment. Where it is now decides.
+        // On an embedded database (no row lock) a start beside this one (a double click) may have moved
+        // the order since it was read here: Vendure then refuses ArrangingPayment to ArrangingPayment.
+        // Where it is now decides. With the row lock held, this read is the order as it is.
         const now = await orders.findOne(tx, orderId, []);
         if (now && PAID_STATES.includes(now.state)) return { paidMeanwhile: now.state };
         if (now?.state !== 'ArrangingPayment') return moved.transitionError ?? moved.message;
