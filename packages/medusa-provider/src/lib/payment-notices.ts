@@ -45,18 +45,22 @@ export async function updatePaymentData(scope: MedusaContainer, id: string, data
   await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
 }
 
-/** Writes a session's data, its status unchanged (a notice says nothing about the session's payment status). */
+/**
+ * Writes a session's data; its status unchanged unless `status` says (a notice says nothing about the
+ * session's payment status, retireSession aside).
+ */
 async function updateSessionData(
   scope: MedusaContainer,
   session: PaymentSessionDTO,
   data: Record<string, unknown>,
+  status: PaymentSessionDTO['status'] = session.status,
 ): Promise<void> {
   await scope.resolve(Modules.PAYMENT).updatePaymentSession({
     id: session.id,
     amount: session.amount,
     currency_code: session.currency_code,
     data,
-    status: session.status,
+    status,
   });
 }
 
@@ -74,14 +78,7 @@ async function updateSessionData(
  * amounts, not from the session (as for a refund made through Medusa).
  */
 async function retireSession(scope: MedusaContainer, session: PaymentSessionDTO): Promise<void> {
-  if (session.status === 'canceled') return;
-  await scope.resolve(Modules.PAYMENT).updatePaymentSession({
-    id: session.id,
-    amount: session.amount,
-    currency_code: session.currency_code,
-    data: session.data ?? {},
-    status: 'canceled',
-  });
+  if (session.status !== 'canceled') await updateSessionData(scope, session, session.data ?? {}, 'canceled');
 }
 
 function refOf(session: PaymentSessionDTO, payment: PaymentRow | undefined, tradeNo?: string): PaymentRef {

@@ -5,7 +5,7 @@ import {
   Payment,
   TransactionalConnection,
 } from '@vendure/core';
-import { lockedOrderState } from '../service/attempt-lock';
+import { lockOrderRow } from '../service/attempt-lock';
 import { markInTransition } from './order-in-transition';
 
 let connection: TransactionalConnection | undefined;
@@ -33,7 +33,7 @@ export const gatewaykitStaleTransitionGuardProcess: OrderProcess<OrderState> = {
     // Its saves may move the state (stale-order-save.subscriber.ts refuses any other save that does).
     markInTransition(order);
     if (!connection) return true;
-    const committedState = await lockedOrderState(connection, ctx, order.id);
+    const committedState = await lockOrderRow(connection, ctx, order.id);
     if (committedState === undefined) return true;
     if (committedState !== fromState) return STALE_TRANSITION_MESSAGE;
     // A list that was not loaded is not saved either.

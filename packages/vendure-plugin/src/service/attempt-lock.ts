@@ -53,26 +53,16 @@ async function lockAttemptAndOrder(
 }
 
 /**
- * A row lock on the order (lockedOrderState), in the transaction of `tx`; nothing on an embedded database
- * (one connection, see lockedTransaction). Taken before a Vendure transition reads the order: a
- * transition saves the order it read, state and payments, so one that read it before a payment was
- * recorded and saved after would move it back and detach that payment (docs/SECURITY.md, exactly once).
+ * A row lock on the order, in the transaction of `tx`, answering its committed state (undefined on an
+ * embedded database, one connection, see lockedTransaction; or when the order is gone). Taken before a
+ * Vendure transition saves the order (stale-transition-guard-process.ts): a transition saves the order it
+ * read, state and payments, so one that read it before a payment was recorded and saved after would move
+ * it back and detach that payment (docs/SECURITY.md, exactly once). PostgreSQL: FOR NO KEY UPDATE, which
+ * serialises every writer of the order row just as FOR UPDATE does, but not the rows that only reference
+ * it (payments, notes, history entries), whose inserts would otherwise wait and could close a cycle with
+ * Vendure's own locks.
  */
 export async function lockOrderRow(
-  connection: TransactionalConnection,
-  tx: RequestContext,
-  orderId: string | number,
-): Promise<void> {
-  await lockedOrderState(connection, tx, orderId);
-}
-
-/**
- * lockOrderRow, answering the order's committed state (undefined on an embedded database, or when the
- * order is gone). PostgreSQL: FOR NO KEY UPDATE, which serialises every writer of the order row just as
- * FOR UPDATE does, but not the rows that only reference it (payments, notes, history entries), whose
- * inserts would otherwise wait and could close a cycle with Vendure's own locks.
- */
-export async function lockedOrderState(
   connection: TransactionalConnection,
   tx: RequestContext,
   orderId: string | number,

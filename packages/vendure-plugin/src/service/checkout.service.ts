@@ -21,7 +21,6 @@ import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import type { GatewaykitPluginOptions } from '../types';
 import { closeUnsent } from './attempt-claim';
 import { attemptMode, claimNextAttempt, sendClaimed } from './attempt-guard';
-import { lockOrderRow } from './attempt-lock';
 import { type CardInput, chargeSourceFor, misplacedCardInput, withCardMask } from './charge-source';
 import {
   answerFromRecording,
@@ -201,12 +200,7 @@ export class CheckoutService {
     orderId: ID,
     resolved: ResolvedMethod,
   ): Promise<PaymentErrorResult | PaymentPendingResult | { order: Order }> {
-    const transactions = {
-      withTransaction: <T>(ctx: RequestContext, work: (tx: RequestContext) => Promise<T>) =>
-        this.connection.withTransaction(ctx, work),
-      lockOrder: (tx: RequestContext, id: ID) => lockOrderRow(this.connection, tx, id),
-    };
-    const order = await arrangePayment(transactions, this.orderService, phase, orderId);
+    const order = await arrangePayment(this.connection, this.orderService, phase, orderId);
     if (typeof order === 'string') return paymentError('ORDER_STATE_ERROR', order);
     if (isPaidMeanwhile(order)) {
       return this.paidMeanwhile(phase, orderId, `The order is already paid (${order.paidMeanwhile})`);

@@ -19,8 +19,6 @@ export const PAYABLE_ORDER_RELATIONS: EntityRelationPaths<Order>[] = [
 
 export interface Transactions {
   withTransaction<T>(ctx: RequestContext, work: (ctx: RequestContext) => Promise<T>): Promise<T>;
-  /** Holds the order row until the transaction of `tx` ends (attempt-lock.ts, lockOrderRow). */
-  lockOrder(tx: RequestContext, orderId: Order['id']): Promise<void>;
 }
 
 export type OrderStates = Pick<OrderService, 'findOne' | 'transitionToState'>;
@@ -47,9 +45,6 @@ export async function arrangePayment(
   orderId: Order['id'],
 ): Promise<Order | string | PaidMeanwhile> {
   return connection.withTransaction(ctx, async (tx) => {
-    // Before anything is read: a payment recorded meanwhile (a double click's charge) waits for this
-    // transaction, or this one reads it, never a transition saving an order read before it.
-    await connection.lockOrder(tx, orderId);
     // The state alone first (no relations: Vendure's default set is the heaviest read), the order with
     // its lines once, after any transition (or from it).
     const order = await orders.findOne(tx, orderId, []);
@@ -61,9 +56,10 @@ export async function arrangePayment(
         // payments (3.7): taken as it is when it has them all, read again when a version does not.
         if (hasPayableRelations(moved)) return moved;
       } else {
-        // On an embedded database (no row lock) a start beside this one (a double click) may have moved
-        // the order since it was read here: Vendure then refuses ArrangingPayment to ArrangingPayment.
-        // Where it is now decides. With the row lock held, this read is the order as it is.
+        // A start beside this one (a double click) may have moved or paid the order since it was read:
+        // Vendure refuses ArrangingPayment to ArrangingPayment, and the stale-transition guard a
+        // transition whose order changed since it was read (stale-transition-guard-process.ts; this
+        // transaction holds the order row from then on). Where it is now decides.
         const now = await orders.findOne(tx, orderId, []);
         if (now && PAID_STATES.includes(now.state)) return { paidMeanwhile: now.state };
         if (now?.state !== 'ArrangingPayment') return moved.transitionError ?? moved.message;
