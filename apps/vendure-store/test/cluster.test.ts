@@ -170,6 +170,48 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(stack.sandbox.order(`${order.code}-3`)).toBeUndefined();
   });
 
+  it("attack: a page released after its window is paid while another method's payment is in flight: that payment alone pays the order, and the late success is flagged, never added beside it", async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const page = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (page.__typename !== 'GatewaykitPaymentRedirect') throw new Error(page.__typename);
+    // Past the page's 30-minute block: another method may pay the order now.
+    await stack.sql(
+      `UPDATE gatewaykit_payment_attempt SET "createdAt" = "createdAt" - interval '31 minutes' WHERE "orderNo" = $1`,
+      [page.orderNo],
+    );
+    // The other method takes 3 s to answer (a real provider's call), holding the order meanwhile.
+    const other = shop.query<{ addPaymentToOrder: { __typename: string; state?: string } }>(
+      `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: { waitMs: 3000 } }) {
+         __typename ... on Order { state } } }`,
+    );
+    const held = () =>
+      stack.sql(
+        'SELECT count(*)::int AS n FROM gatewaykit_payment_attempt WHERE "orderCode" = $1 AND status = $2',
+        [order.code, 'held'],
+      );
+    await eventually(held, (rows) => rows[0]?.n === 1, 5_000);
+    // The shopper pays on the old page meanwhile: its callback and return arrive while the hold stands.
+    await completeRedirect(page.url, 'success');
+    expect((await other).addPaymentToOrder).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
+    // Recorded once the other payment answered (a callback retry or the reconciliation): charged, not applied.
+    const [attempt] = await eventually(
+      () =>
+        stack.sql('SELECT status, message FROM gatewaykit_payment_attempt WHERE "orderNo" = $1', [
+          page.orderNo,
+        ]),
+      (rows) => rows[0]?.status === 'succeeded',
+      30_000,
+    );
+    expect(String(attempt?.message)).toContain('order is already in state PaymentSettled');
+    const paid = await adminOrder(stack.admin, order.id);
+    expect(paid.payments.map((p) => [p.method, p.state])).toEqual([['bench-noop', 'Settled']]);
+    const tradeNo = stack.sandbox.order(page.orderNo)?.tradeNo;
+    expect(tradeNo).toBeTruthy();
+    expect(JSON.stringify(paid.history.items)).toContain(`Gateway trade ${tradeNo}`);
+    expect(JSON.stringify(paid.history.items)).toContain('was charged but could not be added to the order');
+  });
+
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);

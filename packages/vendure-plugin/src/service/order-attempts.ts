@@ -9,9 +9,10 @@ import {
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
-import { conditionalUpdate } from './attempt-claim';
+import { conditionalUpdate, releaseDeadClaims } from './attempt-claim';
 import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
+import { OrderHeldByOtherMethodError } from './other-method-hold';
 import { UNAPPLIED_MESSAGE } from './unapplied-charge';
 
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
@@ -105,6 +106,9 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
     const ctx = this.tx;
     if (!ctx) throw new Error(`gatewaykit: attempt ${attempt.orderNo} saved outside its exclusive section`);
     const { row } = attempt;
+    if (next.status === 'succeeded' && row.openSlot === null && !(await this.takeSlotBack(ctx, row))) {
+      return false;
+    }
     const changes = {
       status: next.status,
       tradeNo: next.tradeNo ?? row.tradeNo,
@@ -130,27 +134,51 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
   }
 
   /**
-   * A success on the order frees the order's slot; one Vendure refused keeps it (unapplied-charge.ts),
-   * in the same transaction, so no second charge can start before the merchant has settled it. A late
-   * success for an attempt whose page was released takes the slot back unless another attempt holds it.
+   * A success for an attempt that no longer holds the order's slot (a page released after its window, or
+   * a failure answered first) takes it back before its payment is added, in the same transaction, so
+   * another method's payment cannot start meanwhile: its hold's insert waits on the slot and is refused
+   * (other-method-hold.ts). A hold already there may be taking the shopper's money right now, so the
+   * success waits for its answer (OrderHeldByOtherMethodError): added beside it, the order would keep two
+   * payments with nothing said. A slot taken between the read and the update fails the update on the
+   * unique index, which rolls the recording back for its next delivery. Another gateway attempt holding
+   * the slot keeps it: the success is added or flagged by the recorder as before. False when the attempt
+   * moved since it was read (as the status update below would find).
+   */
+  private async takeSlotBack(ctx: RequestContext, row: GatewaykitPaymentAttempt): Promise<boolean> {
+    const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
+    await releaseDeadClaims(repo, row.orderId);
+    const holder = await repo.findOne({ where: { orderId: row.orderId, openSlot: OPEN_SLOT } });
+    if (holder?.status === 'held') throw new OrderHeldByOtherMethodError(row.orderCode, row.orderNo);
+    if (holder) return true;
+    if ((await conditionalUpdate(repo, row, { openSlot: OPEN_SLOT })) !== 1) return false;
+    Object.assign(row, { openSlot: OPEN_SLOT, version: row.version + 1 });
+    return true;
+  }
+
+  /**
+   * A success on the order frees the order's slot; one Vendure refused keeps the slot it holds
+   * (unapplied-charge.ts), in the same transaction, so no second charge can start before the merchant
+   * has settled it.
    */
   private async keepOrFreeSlot(
     ctx: RequestContext,
     row: GatewaykitPaymentAttempt,
     unapplied: string | undefined,
   ): Promise<void> {
-    const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
-    let changes: Partial<Pick<GatewaykitPaymentAttempt, 'openSlot' | 'message'>>;
     if (unapplied === undefined) {
-      if (row.openSlot === null) return;
-      changes = { openSlot: null };
-    } else {
-      const message = `${UNAPPLIED_MESSAGE}: ${unapplied}`.slice(0, 500);
-      const takeSlot =
-        row.openSlot === null &&
-        !(await repo.findOne({ where: { orderId: row.orderId, openSlot: OPEN_SLOT } }));
-      changes = takeSlot ? { message, openSlot: OPEN_SLOT } : { message };
+      if (row.openSlot !== null) await this.changeInSection(ctx, row, { openSlot: null });
+      return;
     }
+    await this.changeInSection(ctx, row, { message: `${UNAPPLIED_MESSAGE}: ${unapplied}`.slice(0, 500) });
+  }
+
+  /** A versioned change of the attempt inside its exclusive section, where no other writer can come first. */
+  private async changeInSection(
+    ctx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    changes: Partial<Pick<GatewaykitPaymentAttempt, 'openSlot' | 'message'>>,
+  ): Promise<void> {
+    const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
     if ((await conditionalUpdate(repo, row, changes)) !== 1) {
       throw new Error(`gatewaykit: attempt ${row.orderNo} changed inside its exclusive section`);
     }

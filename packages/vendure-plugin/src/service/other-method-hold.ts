@@ -10,6 +10,22 @@ import { openGatewayCharge } from './open-charge';
 export const OTHER_METHOD_IN_FLIGHT =
   'Another payment for this order is in progress: wait for its result before paying by card';
 
+/**
+ * A gateway success met another method's hold on its order (order-attempts.ts, takeSlotBack): that
+ * payment may be taking the shopper's money right now, so this success is not recorded yet. The
+ * delivery is answered as failed and comes again (the gateway's retries, the reconciliation); by then
+ * the other payment has answered, and the success either pays the order or is flagged as charged but
+ * not applied, never silently added beside it.
+ */
+export class OrderHeldByOtherMethodError extends Error {
+  constructor(orderCode: string, orderNo: string) {
+    super(
+      `order ${orderCode} is being paid by another payment method: the success of ${orderNo} is recorded once that payment has answered`,
+    );
+    this.name = 'OrderHeldByOtherMethodError';
+  }
+}
+
 export type OtherMethodHold =
   | { held: true; release: () => Promise<void> }
   /** `by` is the gateway attempt (or another method's hold) that keeps the order, when readable. */
