@@ -212,6 +212,62 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(JSON.stringify(paid.history.items)).toContain('was charged but could not be added to the order');
   });
 
+  it("attack: an admin's cancelPayment of a Settled gateway payment while a chargeback is being kept waits for the chargeback's writer (the order's row lock) and keeps it: Vendure saves the payment as it read it", async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const card = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
+    const [payment] = (await settledOnce(order.id)).payments;
+    if (!payment) throw new Error('no payment');
+    const entry = {
+      batchNo: `CB-${order.code}`,
+      tradeNo: payment.transactionId,
+      amount: '1.00',
+      currency: 'USD',
+    };
+    // The chargeback's writer as the plugin runs it (attempt-lock.ts): the order row locked first; the
+    // admin's request arrives meanwhile and reads the payment; the writer then keeps the chargeback.
+    // Vendure would save the payment it read over it: the handler waits for the writer and answers it.
+    const writer = new Client({ connectionString: stack.cluster.databaseUrl });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [order.id]);
+      const cancel = stack.admin.query<{
+        cancelPayment: { __typename: string; paymentErrorMessage?: string };
+      }>(
+        `mutation ($id: ID!) { cancelPayment(id: $id) {
+           __typename ... on CancelPaymentError { paymentErrorMessage } } }`,
+        { id: payment.id },
+      );
+      await eventually(
+        () =>
+          stack.sql<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          ),
+        (rows) => (rows[0]?.n ?? 0) >= 1,
+        10_000,
+      );
+      await writer.query('UPDATE payment SET metadata = (metadata::jsonb || $2::jsonb)::text WHERE id = $1', [
+        payment.id,
+        JSON.stringify({ chargebacks: [entry] }),
+      ]);
+      await writer.query('COMMIT');
+      expect((await cancel).cancelPayment).toEqual({
+        __typename: 'CancelPaymentError',
+        paymentErrorMessage: 'the gateway has no void; refund the payment instead',
+      });
+    } finally {
+      await writer.end();
+    }
+    const [after] = (await adminOrder(stack.admin, order.id)).payments;
+    expect(after?.state).toBe('Settled');
+    expect(after?.metadata.chargebacks).toEqual([entry]);
+  });
+
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);

@@ -1,6 +1,15 @@
-import { LanguageCode, Logger, PaymentMethodHandler } from '@vendure/core';
+import {
+  LanguageCode,
+  Logger,
+  type Order,
+  type Payment,
+  PaymentMethodHandler,
+  type RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
 import { HANDLER_CODE, loggerCtx } from '../constants';
 import { GatewayRefundService } from '../service/gateway-refund.service';
+import { type KeptNotices, keptNoticesNow } from '../service/kept-payment-notices';
 import { DEFAULT_REFUND_MODE, parseMethodArgs } from './method-args';
 import { redeemTicket } from './payment-tickets';
 
@@ -9,6 +18,11 @@ export const NO_VOID = 'the gateway has no void; refund the payment instead';
 
 /** Set at bootstrap (handlers are configuration objects, not Nest providers). */
 let refunds: GatewayRefundService | undefined;
+let connection: TransactionalConnection | undefined;
+
+/** The payment's chargebacks as committed now (kept-payment-notices.ts); nothing before bootstrap. */
+const keptNotices = (ctx: RequestContext, order: Order, payment: Payment): Promise<KeptNotices> =>
+  connection ? keptNoticesNow(connection, ctx, order.id, payment.id) : Promise.resolve({});
 
 /**
  * The gateway's PaymentMethodHandler. Payments are started through the plugin's Shop API mutation;
@@ -71,6 +85,7 @@ export const gatewaykitPaymentHandler = new PaymentMethodHandler({
 
   init: (injector) => {
     refunds = injector.get(GatewayRefundService);
+    connection = injector.get(TransactionalConnection);
   },
 
   createPayment: (_ctx, order, _amount, args, metadata) => {
@@ -100,17 +115,24 @@ export const gatewaykitPaymentHandler = new PaymentMethodHandler({
   },
 
   // The gateway sells in one step (no separate capture): a recorded payment is already settled.
-  settlePayment: () => ({ success: true }),
+  // Vendure saves the payment it read before calling these two, metadata included: each answers the
+  // chargebacks kept meanwhile, so the save does not erase them (kept-payment-notices.ts).
+  settlePayment: async (ctx, order, payment) => ({
+    success: true,
+    ...(await keptNotices(ctx, order, payment)),
+  }),
 
   // The gateway has no void endpoint. A Settled payment's money is taken: calling it Cancelled would
   // tell the admin the shopper was not charged while they were, so it stays Settled (Vendure answers
   // CancelPaymentError with this message) and the way back is a refund. The handler records nothing
   // else that holds money (payment-state.ts: Settled or Declined), so cancelling any other payment
   // (a Declined row) only tidies Vendure's record.
-  cancelPayment: (_ctx, _order, payment) =>
-    payment.state === 'Settled'
-      ? { success: false, state: 'Settled' as const, errorMessage: NO_VOID }
-      : { success: true },
+  cancelPayment: async (ctx, order, payment) => {
+    const kept = await keptNotices(ctx, order, payment);
+    return payment.state === 'Settled'
+      ? { success: false, state: 'Settled' as const, errorMessage: NO_VOID, ...kept }
+      : { success: true, ...kept };
+  },
 
   // Through the gateway (`refunds: gateway`): Pending until the refund notice; `manual`: Pending until an
   // administrator refunds in the merchant portal and calls `settleRefund`.
