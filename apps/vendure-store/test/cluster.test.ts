@@ -268,6 +268,53 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(after?.metadata.chargebacks).toEqual([entry]);
   });
 
+  it('attack: an item added by a request that read the order before a payment placed it and saves after is refused under the row lock: nothing lands on the placed order', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const linesOf = () =>
+      stack.sql<{ quantity: number }>('SELECT quantity FROM order_line WHERE "orderId" = $1', [order.id]);
+    expect(await linesOf()).toEqual([{ quantity: 1 }]);
+    const [variant] = await stack.sql<{ id: number }>(
+      'SELECT "productVariantId" AS id FROM order_line WHERE "orderId" = $1',
+      [order.id],
+    );
+    // A payment being recorded (attempt-lock.ts): the order's row locked, the order placed in that
+    // transaction, committed once the shopper's change is waiting to save the order (its line is written).
+    const recorder = new Client({ connectionString: stack.cluster.databaseUrl });
+    await recorder.connect();
+    let change: Promise<unknown>;
+    try {
+      await recorder.query('BEGIN');
+      await recorder.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [order.id]);
+      change = shop.query(
+        `mutation ($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 5) { __typename } }`,
+        { id: variant?.id },
+      );
+      change.catch(() => undefined);
+      await eventually(
+        () =>
+          stack.sql<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          ),
+        (rows) => (rows[0]?.n ?? 0) >= 1,
+        10_000,
+      );
+      await recorder.query(`UPDATE "order" SET state = 'PaymentSettled', active = false WHERE id = $1`, [
+        order.id,
+      ]);
+      await recorder.query('COMMIT');
+    } finally {
+      await recorder.end();
+    }
+    await expect(change).rejects.toThrow('The order changed while this request changed it');
+    expect(await linesOf()).toEqual([{ quantity: 1 }]);
+    const [placed] = await stack.sql<{ state: string; total: number }>(
+      'SELECT state, "subTotalWithTax" + "shippingWithTax" AS total FROM "order" WHERE id = $1',
+      [order.id],
+    );
+    expect(placed).toEqual({ state: 'PaymentSettled', total: order.totalWithTax });
+  });
+
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);
@@ -364,7 +411,8 @@ describe('production topology: two instances + worker, exactly once', () => {
       (o) => o.state === 'PaymentSettled',
       20_000,
     );
-    expect(paid.payments.map((p) => [p.method, p.state])).toEqual([
+    // In no particular order: the Admin API lists an order's payments as the database returns them.
+    expect(paid.payments.map((p) => [p.method, p.state]).sort()).toEqual([
       ['bench-noop', 'Declined'],
       ['gatewaykit-card', 'Settled'],
     ]);

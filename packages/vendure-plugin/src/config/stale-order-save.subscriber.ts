@@ -2,6 +2,7 @@ import { Injectable, type OnApplicationBootstrap } from '@nestjs/common';
 import { IllegalOperationError, Logger, Order, TransactionalConnection } from '@vendure/core';
 import type { EntitySubscriberInterface, UpdateEvent } from 'typeorm';
 import { loggerCtx } from '../constants';
+import { lockedOrderState, singleConnection } from '../service/attempt-lock';
 import { isInTransition } from './order-in-transition';
 
 /**
@@ -36,9 +37,33 @@ export class StaleOrderSaveSubscriber implements EntitySubscriberInterface<Order
     return Order;
   }
 
-  beforeUpdate(event: UpdateEvent<Order>): void {
+  async beforeUpdate(event: UpdateEvent<Order>): Promise<void> {
     const order = event.entity as Order | undefined;
     if (!order || isInTransition(order)) return;
+    this.refuseMovedColumns(event, order);
+    await this.refuseIfMovedMeanwhile(event, order);
+  }
+
+  /**
+   * The columns above compare with the row TypeORM read just before the save; a transition committed
+   * after that read and before the save's UPDATE (which waits for its row lock, then writes) would still
+   * get this save's other columns: an address, totals, on the placed order. So on a server database the
+   * save first takes the order's row lock (attempt-lock.ts, as every transition and payment recording
+   * does) and is refused when the committed state is no longer the one this request read.
+   */
+  private async refuseIfMovedMeanwhile(event: UpdateEvent<Order>, order: Order): Promise<void> {
+    const database = event.manager.connection;
+    if (singleConnection(database) || order.id === undefined || order.state === undefined) return;
+    const committed = await lockedOrderState(event.manager.getRepository(Order), database, order.id);
+    if (committed === undefined || committed === order.state) return;
+    Logger.warn(
+      `Order ${order.code ?? order.id}: a save from an earlier read (state ${order.state}) came after the order moved to ${committed}; refused`,
+      loggerCtx,
+    );
+    throw new IllegalOperationError(STALE_ORDER_SAVE_MESSAGE);
+  }
+
+  private refuseMovedColumns(event: UpdateEvent<Order>, order: Order): void {
     // The order's own columns: a custom field of the same name (customFields.state) is the store's.
     const moved = event.updatedColumns
       .filter((column) => !column.embeddedMetadata)

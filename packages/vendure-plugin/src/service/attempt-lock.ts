@@ -1,5 +1,5 @@
 import { Order, type RequestContext, type TransactionalConnection } from '@vendure/core';
-import type { DataSource } from 'typeorm';
+import type { DataSource, Repository } from 'typeorm';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /**
@@ -68,12 +68,23 @@ export async function lockOrderRow(
   orderId: string | number,
 ): Promise<string | undefined> {
   if (singleConnection(connection.rawConnection)) return undefined;
-  const order = await connection
-    .getRepository(tx, Order)
+  return lockedOrderState(connection.getRepository(tx, Order), connection.rawConnection, orderId);
+}
+
+/**
+ * lockOrderRow through `orders`, a repository of the transaction's own manager (a TypeORM subscriber
+ * has no RequestContext); server databases only.
+ */
+export async function lockedOrderState(
+  orders: Repository<Order>,
+  database: DataSource,
+  orderId: string | number,
+): Promise<string | undefined> {
+  const order = await orders
     .createQueryBuilder('order')
     .select(['order.id', 'order.state'])
     .where('order.id = :id', { id: orderId })
-    .setLock(connection.rawConnection.options.type === 'postgres' ? 'for_no_key_update' : 'pessimistic_write')
+    .setLock(database.options.type === 'postgres' ? 'for_no_key_update' : 'pessimistic_write')
     .getOne();
   return order?.state;
 }
