@@ -1,12 +1,6 @@
 import type { RefundEvent } from '@gatewaykit/core';
 import { describe, expect, it } from 'vitest';
-import {
-  applyRefundEvent,
-  type GatewayRefund,
-  mergeRefunds,
-  withChargeback,
-  withRefund,
-} from '../src/lib/gateway-records';
+import { applyRefundEvent, type GatewayRefund, withChargeback, withRefund } from '../src/lib/gateway-records';
 
 const NOW = new Date('2026-01-02T03:04:05.000Z');
 
@@ -103,7 +97,7 @@ describe('applyRefundEvent', () => {
   });
 });
 
-describe('withRefund and mergeRefunds', () => {
+describe('withRefund', () => {
   it('adds new refunds and never moves a settled one back to pending', () => {
     const settled = refund({ status: 'succeeded' });
     expect(withRefund([settled], refund({ status: 'pending' }))).toEqual([settled]);
@@ -111,16 +105,6 @@ describe('withRefund and mergeRefunds', () => {
       refund({ status: 'failed', reason: 'x' }),
     ]);
     expect(withRefund([refund()], refund({ merTrackNo: 'ref_2' }))).toHaveLength(2);
-  });
-
-  it('merges two copies of the list: the settled entry wins whichever side holds it', () => {
-    const pending = [refund(), refund({ merTrackNo: 'ref_2', status: 'unknown', batchNo: undefined })];
-    const other = [
-      refund({ status: 'succeeded' }),
-      refund({ merTrackNo: 'ref_2', status: 'unknown', batchNo: undefined }),
-    ];
-    expect(mergeRefunds(pending, other).map((r) => r.status)).toEqual(['succeeded', 'unknown']);
-    expect(mergeRefunds(other, pending).map((r) => r.status)).toEqual(['succeeded', 'unknown']);
   });
 });
 

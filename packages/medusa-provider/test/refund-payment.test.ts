@@ -170,6 +170,61 @@ describe('refundPayment through the gateway', () => {
     expect((data.refunds as { merTrackNo: string }[]).map((r) => r.merTrackNo)).toEqual(['ref_0', 'ref_1']);
     expect(data.chargebacks).toEqual(stored.chargebacks);
   });
+
+  it("answers with the payment data read after the gateway answered, and only this refund's entry put into it: nothing an older copy held comes back", async () => {
+    const settled = {
+      merTrackNo: 'ref_0',
+      amount: '1.00',
+      currency: 'USD',
+      refundType: '2',
+      status: 'succeeded',
+      requestedAt: 'x',
+    };
+    // What Medusa read before calling: ref_0 still pending, and ref_gone, a refund the gateway refused
+    // since (its entry taken out, its row deleted).
+    const medusaRead = {
+      ...PAID,
+      refunds: [
+        { ...settled, status: 'pending' },
+        { ...settled, merTrackNo: 'ref_gone', status: 'unknown', sending: true },
+      ],
+    };
+    const beforeAnswer = { ...PAID, refunds: [{ ...settled, status: 'pending' }] };
+    // Written while the request was out: ref_0 settled, a chargeback stored, this refund's own entry.
+    const afterAnswer = {
+      ...PAID,
+      refunds: [
+        settled,
+        { ...settled, merTrackNo: 'ref_1', amount: '5.00', status: 'unknown', sending: true },
+      ],
+      chargebacks: [{ batchNo: 'C1', amount: '1.00', currency: 'USD', receivedAt: 'y' }],
+    };
+    let answered = false;
+    const retrieve = vi.fn(async () => ({ id: 'pay_1', data: answered ? afterAnswer : beforeAnswer }));
+    const cradle = {
+      refundService: {
+        retrieve: vi.fn(async () => ({ id: 'ref_1', payment_id: 'pay_1' })),
+        list: vi.fn(async () => [{ id: 'ref_0' }, { id: 'ref_1' }]),
+      },
+      paymentService: { retrieve },
+    };
+    const { service } = serviceWith(
+      async () => {
+        answered = true;
+        return { batchNo: 'R1', refundStatus: 'pending' };
+      },
+      {},
+      cradle,
+    );
+    const data = (await service.refundPayment(refundInput(5, medusaRead))).data!;
+    expect(data.refunds).toEqual([
+      settled,
+      expect.objectContaining({ merTrackNo: 'ref_1', batchNo: 'R1', status: 'pending' }),
+    ]);
+    expect((data.refunds as Record<string, unknown>[])[1]!.sending).toBeUndefined();
+    expect(data.chargebacks).toEqual(afterAnswer.chargebacks);
+    expect(retrieve).toHaveBeenCalledTimes(2);
+  });
 });
 
 describe('refundPayment after a chargeback', () => {
@@ -352,10 +407,11 @@ describe('a refund recorded on its payment before it is sent (lib/refund-records
   function storeWith(stored: Record<string, unknown>, rowIds: string[], written = true) {
     const events: string[] = [];
     const raw = vi.fn(async (sql: string, bindings: unknown[]) => {
+      // The entry in place: its recording binds the entry alone (a JSON list), its removal the merTrackNo.
+      expect(sql).toMatch(/^\s*UPDATE payment\b/);
+      const [first] = bindings;
       events.push(
-        sql.includes('jsonb_agg')
-          ? `drop ${bindings[0]}`
-          : `record ${JSON.parse(String(bindings[0]))[0].merTrackNo}`,
+        String(first).startsWith('[') ? `record ${JSON.parse(String(first))[0].merTrackNo}` : `drop ${first}`,
       );
       return { rows: written ? [{ id: 'pay_1' }] : [] };
     });

@@ -2,8 +2,7 @@ import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
 import { closeNoteOf, refuseUnknownFields } from './admin-body';
 import type { SqlDatabase } from './charge-claim';
-import { withRefund } from './gateway-records';
-import { updatePaymentData } from './payment-notices';
+import { PaymentDataWrites } from './payment-data-writes';
 import { resolveGatewaykitAccounts } from './resolve-options';
 import { SessionAttempts } from './session-attempts';
 import { readSessionData } from './session-data';
@@ -93,15 +92,12 @@ export async function closeLostRefund(
       );
     }
     const settled = made ? 'succeeded' : 'failed';
-    await updatePaymentData(scope, paymentId, {
-      ...data,
-      refunds: withRefund(data.refunds, {
-        ...refund,
-        status: settled,
-        reason,
-        settledAt: now.toISOString(),
-        sending: undefined,
-      }),
+    await new PaymentDataWrites(db).putRefund(paymentId, {
+      ...refund,
+      status: settled,
+      reason,
+      settledAt: now.toISOString(),
+      sending: undefined,
     });
     return settled;
   });

@@ -80,16 +80,6 @@ export function withRefund(
   return list;
 }
 
-/** Merges two copies of the list (e.g. the stored one and one written concurrently): settled wins. */
-export function mergeRefunds(
-  base: readonly GatewayRefund[] | undefined,
-  other: readonly GatewayRefund[] | undefined,
-): GatewayRefund[] {
-  let merged = [...(base ?? [])];
-  for (const entry of other ?? []) merged = withRefund(merged, entry);
-  return merged;
-}
-
 export type RefundEventResult =
   /** No refund of this payment matches the event (merTrackNo, else batchNo). */
   | { kind: 'no-entry' }

@@ -14,13 +14,7 @@ import type {
 } from '@medusajs/framework/types';
 import { MedusaError } from '@medusajs/framework/utils';
 import type { SqlDatabase } from './charge-claim';
-import {
-  failedRefundIds,
-  type GatewayRefund,
-  mergeRefunds,
-  refundOfEvent,
-  withRefund,
-} from './gateway-records';
+import { failedRefundIds, type GatewayRefund, refundOfEvent, withRefund } from './gateway-records';
 import type { StoredSessions } from './open-charges';
 import type { GatewaykitOptions } from './options';
 import { lostRecords, RefundRecords } from './refund-records';
@@ -180,15 +174,14 @@ export class GatewayRefunds {
       `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo} -> ${entry.status} (batchNo ${entry.batchNo ?? '?'})`,
     );
     await this.retireRefundedSession(data.orderNo);
-    // Medusa saves what is returned over the payment data: start from its latest copy, so a notice
-    // stored meanwhile (another refund's result, a chargeback) is kept.
+    // Medusa writes what is returned over the payment data, whole. So the data is read again now, after
+    // the answer, and only this refund's entry goes into that copy: whatever was written in place before
+    // this read (a chargeback, another refund's entry or result, an alert mark) is kept, and nothing an
+    // older copy held is brought back. What is written between this read and Medusa's write (a few
+    // statements later, outside any lock the provider can take) is still lost (README, "The payment's
+    // data is written in place").
     const latest = (await this.latestPaymentData(paymentId)) ?? data;
-    return {
-      data: {
-        ...latest,
-        refunds: withRefund(mergeRefunds(data.refunds, latest.refunds), entry),
-      } as Record<string, unknown>,
-    };
+    return { data: { ...latest, refunds: withRefund(latest.refunds, entry) } as Record<string, unknown> };
   }
 
   /**

@@ -1,8 +1,7 @@
 import type { PaymentOutcome } from '@gatewaykit/core';
 import type { MedusaContainer } from '@medusajs/framework/types';
-import { ContainerRegistrationKeys } from '@medusajs/framework/utils';
-import type { SqlDatabase } from './charge-claim';
 import { reportUnappliedCharge } from './merchant-alerts';
+import { PaymentDataWrites } from './payment-data-writes';
 import { readSessionData } from './session-data';
 
 /**
@@ -55,12 +54,5 @@ export async function alertHeldPaymentOnce(
   );
   // The mark alone, in place: a whole copy of the data read before the alert would erase a notice stored
   // meanwhile by a locked writer (a portal refund, a chargeback), as this runs under no lock.
-  const db = scope.resolve(ContainerRegistrationKeys.PG_CONNECTION) as SqlDatabase;
-  await db.raw(
-    `update payment
-        set data = jsonb_set(coalesce(data, '{}'::jsonb), '{heldAlertedAt}', to_jsonb(?::text)),
-            updated_at = now()
-      where id = ? and data->'heldAlertedAt' is null`,
-    [new Date().toISOString(), payment.id],
-  );
+  await PaymentDataWrites.of(scope).markHeldAlerted(payment.id, new Date().toISOString());
 }

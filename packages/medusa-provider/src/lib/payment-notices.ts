@@ -10,6 +10,7 @@ import {
   withRefund,
 } from './gateway-records';
 import type { PaymentRef } from './merchant-alerts';
+import { PaymentDataWrites } from './payment-data-writes';
 import { gatewayAmount } from './payment-request';
 import { readSessionData } from './session-data';
 
@@ -35,14 +36,6 @@ async function paymentOfSession(scope: MedusaContainer, sessionId: string): Prom
     .resolve(Modules.PAYMENT)
     .listPayments({ payment_session_id: sessionId }, { select: ['id', 'data'] });
   return payment as PaymentRow | undefined;
-}
-
-/**
- * Writes a payment's data. UpdatePaymentDTO does not list `data`, but the module's updatePayment
- * stores every field it is given (as it does with the provider's refund answer).
- */
-export async function updatePaymentData(scope: MedusaContainer, id: string, data: object): Promise<void> {
-  await scope.resolve(Modules.PAYMENT).updatePayment({ id, data } as { id: string });
 }
 
 /**
@@ -139,14 +132,14 @@ export async function settleRefund(
     const refundedAtGateway = withUncountedRefund(data.refundedAtGateway, event);
     if (refundedAtGateway) {
       await retireSession(scope, session);
-      await updatePaymentData(scope, payment.id, { ...data, refundedAtGateway });
+      await PaymentDataWrites.of(scope).addUncountedRefunds(payment.id, refundedAtGateway);
     }
     return { kind: 'no-entry', payment: ref };
   }
   if (result.kind === 'mismatch') return { kind: 'mismatch', payment: ref, message: result.message };
   if (result.kind === 'changed') {
     await beforeWrite({ kind: 'changed', payment: ref, entry: result.entry });
-    await updatePaymentData(scope, payment.id, { ...data, refunds: result.refunds });
+    await PaymentDataWrites.of(scope).putRefund(payment.id, result.entry);
   }
   return { kind: result.kind, payment: ref, entry: result.entry };
 }
@@ -236,12 +229,11 @@ export async function recordChargeback(
   const { added, chargeback, chargebacks } = withChargeback(data.chargebacks, event, now);
   if (added) {
     await beforeWrite(ref);
-    const next = { ...data, chargebacks } as Record<string, unknown>;
     if (payment) {
       await retireSession(scope, session);
-      await updatePaymentData(scope, payment.id, next);
+      await PaymentDataWrites.of(scope).addChargeback(payment.id, chargeback);
     } else {
-      await updateSessionData(scope, session, next);
+      await updateSessionData(scope, session, { ...data, chargebacks });
     }
   }
   return { added, chargeback, payment: ref };
@@ -259,10 +251,7 @@ export async function markRefundAlerted(
   const data = readSessionData(payment.data ?? undefined);
   const refund = data.refunds?.find((entry) => entry.merTrackNo === merTrackNo);
   if (!refund || refund.alertedAt) return;
-  await updatePaymentData(scope, payment.id, {
-    ...data,
-    refunds: withRefund(data.refunds, { ...refund, alertedAt: now.toISOString() }),
-  });
+  await PaymentDataWrites.of(scope).markRefundAlerted(payment.id, merTrackNo, now.toISOString());
 }
 
 /**
@@ -300,9 +289,6 @@ export async function restoreMissingRefunds(
     const entry = await entryOfRefundRow(scope, payment, id, now);
     if (entry) added.push(entry);
   }
-  if (added.length > 0) {
-    const refunds = added.reduce((list, entry) => withRefund(list, entry), data.refunds);
-    await updatePaymentData(scope, payment.id, { ...data, refunds });
-  }
+  if (added.length > 0) await PaymentDataWrites.of(scope).addRefunds(payment.id, added);
   return added;
 }

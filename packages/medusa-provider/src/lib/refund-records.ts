@@ -1,5 +1,6 @@
 import type { SqlDatabase } from './charge-claim';
 import type { GatewayRefund } from './gateway-records';
+import { PaymentDataWrites } from './payment-data-writes';
 
 /**
  * A refund's entry in its payment's data, written in a statement of its own before the refund request
@@ -10,35 +11,20 @@ import type { GatewayRefund } from './gateway-records';
  * settles it, and blocks every further refund of the payment while no refund row holds it (lostRecords).
  */
 export class RefundRecords {
-  constructor(private readonly db: SqlDatabase) {}
+  private readonly writes: PaymentDataWrites;
+
+  constructor(db: Pick<SqlDatabase, 'raw'>) {
+    this.writes = new PaymentDataWrites(db);
+  }
 
   /** Adds `entry` to payment `paymentId`'s refunds; false when no such payment row was written. */
   async recordSending(paymentId: string, entry: GatewayRefund): Promise<boolean> {
-    const { rows } = await this.db.raw(
-      `update payment
-          set data = jsonb_set(coalesce(data, '{}'::jsonb), '{refunds}',
-                               (CASE WHEN jsonb_typeof(data->'refunds') = 'array' THEN data->'refunds'
-                                     ELSE '[]'::jsonb END) || ?::jsonb),
-              updated_at = now()
-        where id = ? and deleted_at is null
-        returning id`,
-      [JSON.stringify([entry]), paymentId],
-    );
-    return rows.length === 1;
+    return this.writes.addRefunds(paymentId, [entry]);
   }
 
   /** Takes refund `merTrackNo` out again: the gateway refused it, so Medusa deletes its row and nothing was made. */
   async dropRefused(paymentId: string, merTrackNo: string): Promise<void> {
-    await this.db.raw(
-      `update payment
-          set data = jsonb_set(data, '{refunds}',
-                (select coalesce(jsonb_agg(entry), '[]'::jsonb)
-                   from jsonb_array_elements(data->'refunds') entry
-                  where entry->>'merTrackNo' is distinct from ?)),
-              updated_at = now()
-        where id = ? and jsonb_typeof(data->'refunds') = 'array'`,
-      [merTrackNo, paymentId],
-    );
+    await this.writes.removeRefund(paymentId, merTrackNo);
   }
 }
 
