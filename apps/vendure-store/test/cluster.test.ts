@@ -315,6 +315,52 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(placed).toEqual({ state: 'PaymentSettled', total: order.totalWithTax });
   });
 
+  it("attack: an admin's settleRefund of a gateway refund that read it Pending while its notice failed it waits for the notice's writer (the order's row lock) and is refused: the refund stays Failed", async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const card = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
+    const [payment] = (await settledOnce(order.id)).payments;
+    if (!payment) throw new Error('no payment');
+    stack.sandbox.addRefundOutcome({ outcome: 'pending' });
+    const refund = asRefund(await refundOrder(stack.admin, payment.id, 100));
+    expect(refund.state).toBe('Pending');
+    // The notice's writer as the plugin runs it (attempt-lock.ts): the order row locked, then the refund
+    // failed; the admin's settleRefund arrives meanwhile and reads the refund Pending.
+    const notice = new Client({ connectionString: stack.cluster.databaseUrl });
+    await notice.connect();
+    let settle: Promise<{ settleRefund: { __typename: string; state?: string } }>;
+    try {
+      await notice.query('BEGIN');
+      await notice.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [order.id]);
+      settle = stack.admin.query(
+        `mutation ($id: ID!) { settleRefund(input: { id: $id, transactionId: "by hand" }) {
+           __typename ... on Refund { state } } }`,
+        { id: refund.id },
+      );
+      settle.catch(() => undefined);
+      await eventually(
+        () =>
+          stack.sql<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          ),
+        (rows) => (rows[0]?.n ?? 0) >= 1,
+        10_000,
+      );
+      await notice.query(`UPDATE refund SET state = 'Failed' WHERE id = $1`, [refund.id]);
+      await notice.query('COMMIT');
+    } finally {
+      await notice.end();
+    }
+    await expect(settle).rejects.toThrow(/settled meanwhile/);
+    expect(await stack.sql('SELECT state FROM refund WHERE id = $1', [refund.id])).toEqual([
+      { state: 'Failed' },
+    ]);
+  });
+
   it('50 duplicate and out-of-order callbacks over both instances: one Settled payment, all answered success', async () => {
     const shop = stack.shop();
     const order = await prepareOrder(shop);

@@ -1,7 +1,11 @@
-import { RequestContext, TransactionSubscriber } from '@vendure/core';
+import { type Injector, Refund, RequestContext, TransactionSubscriber } from '@vendure/core';
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { gatewaykitRefundProcess, isGatewaykitRefund } from '../src/config/refund-process';
+import {
+  gatewaykitRefundProcess,
+  isGatewaykitRefund,
+  REFUND_SETTLED_MEANWHILE,
+} from '../src/config/refund-process';
 import { setContextManager } from '../src/service/context-manager';
 import { RefundFlights } from '../src/service/refund-flights';
 
@@ -9,12 +13,68 @@ describe('the refund process step Pending -> Pending', () => {
   const start = (refund: { metadata?: unknown }, from = 'Pending', to = 'Pending') =>
     gatewaykitRefundProcess.onTransitionStart?.(from as never, to as never, { refund } as never);
 
-  it("is taken, and cancelled (the refund keeps Pending), only for the plugin's refunds", () => {
+  it("is taken, and cancelled (the refund keeps Pending), only for the plugin's refunds", async () => {
     expect(isGatewaykitRefund({ metadata: { gatewaykit: 'gateway' } })).toBe(true);
-    expect(start({ metadata: { gatewaykit: 'gateway' } })).toBe(false);
-    expect(start({ metadata: { gatewaykit: 'manual' } })).toBe(false);
-    expect(start({ metadata: {} })).toBe('Cannot transition Refund from "Pending" to "Pending"');
-    expect(start({ metadata: {} }, 'Pending', 'Settled')).toBe(true);
+    expect(await start({ metadata: { gatewaykit: 'gateway' } })).toBe(false);
+    expect(await start({ metadata: { gatewaykit: 'manual' } })).toBe(false);
+    expect(await start({ metadata: {} })).toBe('Cannot transition Refund from "Pending" to "Pending"');
+    expect(await start({ metadata: {} }, 'Pending', 'Settled')).toBe(true);
+  });
+});
+
+describe("settling one of the plugin's refunds", () => {
+  /** A connection on `type` whose refund row is `committed`; `steps` records the locks and reads in order. */
+  function connectionWith(type: string, committed: string) {
+    const steps: string[] = [];
+    const chain = (entity: unknown) => {
+      const query = {
+        select: () => query,
+        where: () => query,
+        setLock: (mode: string) => {
+          steps.push(`${entity === Refund ? 'refund' : 'order'} ${mode}`);
+          return query;
+        },
+        getOne: async () => {
+          steps.push(`read ${entity === Refund ? 'refund' : 'order'}`);
+          return entity === Refund ? { id: 5, state: committed } : { id: 10, state: 'PaymentSettled' };
+        },
+      };
+      return query;
+    };
+    const connection = {
+      rawConnection: { options: { type } },
+      getRepository: (_ctx: unknown, entity: unknown) => ({ createQueryBuilder: () => chain(entity) }),
+    };
+    gatewaykitRefundProcess.init?.({ get: () => connection } as unknown as Injector);
+    return steps;
+  }
+
+  const settle = (to: string) =>
+    gatewaykitRefundProcess.onTransitionStart?.(
+      'Pending',
+      to as never,
+      {
+        ctx: RequestContext.empty(),
+        order: { id: 10 },
+        refund: { id: 5, state: 'Pending', metadata: { gatewaykit: 'gateway' } },
+      } as never,
+    );
+
+  it('attack: an admin settleRefund that read the refund Pending before its notice failed it is refused (judged under the order row lock)', async () => {
+    const steps = connectionWith('postgres', 'Failed');
+    expect(await settle('Settled')).toBe(REFUND_SETTLED_MEANWHILE);
+    expect(steps).toEqual(['order for_no_key_update', 'read order', 'read refund']);
+  });
+
+  it('goes on while the refund is still Pending as committed; MySQL reads it with a locking read', async () => {
+    const steps = connectionWith('mysql', 'Pending');
+    expect(await settle('Failed')).toBe(true);
+    expect(steps).toEqual([
+      'order pessimistic_write',
+      'read order',
+      'refund pessimistic_read',
+      'read refund',
+    ]);
   });
 });
 

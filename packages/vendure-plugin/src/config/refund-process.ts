@@ -1,4 +1,11 @@
-import type { defaultRefundProcess } from '@vendure/core';
+import {
+  type defaultRefundProcess,
+  type ID,
+  Refund,
+  type RequestContext,
+  TransactionalConnection,
+} from '@vendure/core';
+import { lockOrderRow } from '../service/attempt-lock';
 
 /** True for a Refund the plugin's createRefund answered (its metadata carries the marker). */
 export function isGatewaykitRefund(refund: { metadata?: unknown } | undefined): boolean {
@@ -6,11 +13,45 @@ export function isGatewaykitRefund(refund: { metadata?: unknown } | undefined): 
   return mark === 'gateway' || mark === 'manual';
 }
 
+/** Said to whoever settles a refund that its notice (or another admin) settled meanwhile. */
+export const REFUND_SETTLED_MEANWHILE =
+  'The refund was settled meanwhile (by its gateway notice): read it again';
+
+/** Set at bootstrap (a process is configuration, not a Nest provider). */
+let connection: TransactionalConnection | undefined;
+
+/**
+ * The refund's state as committed, read under its order's row lock (attempt-lock.ts), which a refund
+ * notice's writer holds too. PostgreSQL's plain read sees what committed while the lock was awaited;
+ * MySQL's REPEATABLE READ needs a locking read for that (refund-lock.ts says the same of refunds).
+ */
+async function committedRefundState(
+  db: TransactionalConnection,
+  ctx: RequestContext,
+  orderId: ID,
+  refundId: ID,
+): Promise<string | undefined> {
+  await lockOrderRow(db, ctx, orderId as string | number);
+  const query = db
+    .getRepository(ctx, Refund)
+    .createQueryBuilder('refund')
+    .select(['refund.id', 'refund.state'])
+    .where('refund.id = :id', { id: refundId });
+  const type = db.rawConnection.options.type;
+  if (type === 'mysql' || type === 'mariadb') query.setLock('pessimistic_read');
+  return (await query.getOne())?.state;
+}
+
 /**
  * Vendure 3.7 moves a new Refund from `Pending` to the state createRefund returns, and `Pending` to
  * `Pending` is not a transition of its default process. A gateway refund stays `Pending` until its
  * notice arrives, so this allows that one step for the plugin's refunds only and cancels it (the refund
  * keeps `Pending`, no history entry); any other refund is refused as before.
+ *
+ * Settling one of the plugin's refunds (its notice, the reconciliation, an admin's `settleRefund`) is
+ * judged on the refund as committed, under the order's row lock: Vendure transitions and saves the
+ * Refund it read unlocked, so an admin's settleRefund that read it `Pending` before its notice failed it
+ * would have saved it `Settled` over the failure (money the shopper never got back, shown as refunded).
  */
 export const gatewaykitRefundProcess: typeof defaultRefundProcess = {
   transitions: {
@@ -18,9 +59,18 @@ export const gatewaykitRefundProcess: typeof defaultRefundProcess = {
     Settled: { to: [] },
     Failed: { to: [] },
   },
-  onTransitionStart: (fromState, toState, data) => {
-    if (fromState !== 'Pending' || toState !== 'Pending') return true;
-    if (isGatewaykitRefund(data.refund)) return false;
-    return `Cannot transition Refund from "${fromState}" to "${toState}"`;
+  init: (injector) => {
+    connection = injector.get(TransactionalConnection);
+  },
+  onTransitionStart: async (fromState, toState, data) => {
+    if (fromState === 'Pending' && toState === 'Pending') {
+      if (isGatewaykitRefund(data.refund)) return false;
+      return `Cannot transition Refund from "${fromState}" to "${toState}"`;
+    }
+    if (fromState !== 'Pending' || !isGatewaykitRefund(data.refund) || !connection) return true;
+    // A new refund (not saved yet) has nothing committed to compare.
+    if (data.refund.id === undefined) return true;
+    const committed = await committedRefundState(connection, data.ctx, data.order.id, data.refund.id);
+    return committed === undefined || committed === 'Pending' ? true : REFUND_SETTLED_MEANWHILE;
   },
 };
