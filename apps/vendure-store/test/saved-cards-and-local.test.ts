@@ -185,6 +185,16 @@ describe('saved cards, local methods and method settings', () => {
     ).toMatchObject({ __typename: 'GatewaykitPaymentCompleted' });
   });
 
+  it("attack: a customer's first two saved cards at once (two tabs): one gateway customer id is kept and both cards are listed", async () => {
+    const bob = shopClient(stack);
+    await registerAndLogin(bob, uniqueEmail('bob'));
+    // Both requests find no gateway customer and create one while the other is still at the gateway.
+    stack.sandbox.addFault({ route: 'createCustomer', kind: 'latency', ms: 400, times: 2 });
+    const saved = await Promise.all([saveCard(bob, CARDS.success), saveCard(bob, CARDS.pendingThenSuccess)]);
+    expect(new Set(saved.map((card) => card.last4)).size).toBe(2);
+    expect((await listCards(bob)).map((card) => card.id).sort()).toEqual(saved.map((card) => card.id).sort());
+  });
+
   it('guests cannot list saved cards', async () => {
     const guest = shopClient(stack);
     await expect(listCards(guest)).rejects.toThrow();

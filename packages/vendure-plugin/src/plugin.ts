@@ -12,6 +12,7 @@ import { GatewaykitPaymentResultResolver, GatewaykitShopResolver } from './api/s
 import { ShopRefundMetadataResolver } from './api/shop-refund-metadata.resolver';
 import { shopApiSchema } from './api/shop-schema';
 import { gatewaykitCurrencyGuardProcess } from './config/currency-guard-process';
+import { GatewayCustomerIdSubscriber } from './config/gateway-customer-id.subscriber';
 import { MethodArgsSubscriber } from './config/method-args.subscriber';
 import { gatewaykitPaymentHandler } from './config/payment-handler';
 import { gatewaykitReconcilePermission } from './config/permissions';
@@ -86,6 +87,7 @@ import type { GatewaykitPluginOptions } from './types';
     CloseRefundIntentService,
     MethodArgsSubscriber,
     StaleOrderSaveSubscriber,
+    GatewayCustomerIdSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: OrderChangeGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: HiddenSignKeyInterceptor },

@@ -17,6 +17,7 @@ import {
 import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
 import { GatewaykitElementCardBinding } from '../entity/element-card-binding.entity';
 import type { GatewaykitPluginOptions } from '../types';
+import { keepGatewayCustomerId } from './gateway-customer-id';
 import { MethodConfigService, type ResolvedMethod } from './method-config.service';
 import { retiredCardsIn } from './order-element-card';
 
@@ -202,10 +203,12 @@ export class SavedCardService {
         `Vendure customer ${customer.id}`,
       ),
     );
-    customer.customFields.gatewaykitCustomerId = created.customerId;
-    await this.connection.getRepository(ctx, Customer).update(customer.id, {
-      customFields: { gatewaykitCustomerId: created.customerId },
-    });
-    return created.customerId;
+    const kept = await keepGatewayCustomerId(
+      this.connection.getRepository(ctx, Customer),
+      customer.id,
+      created.customerId,
+    );
+    customer.customFields.gatewaykitCustomerId = kept;
+    return kept;
   }
 }
