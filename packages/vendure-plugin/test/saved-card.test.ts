@@ -1,3 +1,4 @@
+import { Customer } from '@vendure/core';
 import { describe, expect, it, vi } from 'vitest';
 import { SavedCardService } from '../src/service/saved-card.service';
 
@@ -35,7 +36,35 @@ function serviceFor(customer: Record<string, unknown>, options = { allowRawCardD
       return builder;
     },
   };
-  const connection = { getRepository: () => bindings };
+  // The customer's row as far as the gateway customer id goes (gateway-customer-id.ts): written only
+  // while empty, then read back.
+  let storedId = (customer.customFields as { gatewaykitCustomerId?: string } | undefined)
+    ?.gatewaykitCustomerId;
+  const customerRows = {
+    metadata: { findColumnWithPropertyPath: () => ({ databaseName: 'customFieldsGatewaykitcustomerid' }) },
+    manager: { connection: { driver: { escape: (name: string) => `"${name}"` } } },
+    createQueryBuilder: () => {
+      let written: string | undefined;
+      const builder = {
+        update: () => builder,
+        set: (values: { customFields: { gatewaykitCustomerId: string } }) => {
+          written = values.customFields.gatewaykitCustomerId;
+          return builder;
+        },
+        select: () => builder,
+        where: () => builder,
+        andWhere: () => builder,
+        execute: async () => {
+          storedId ??= written;
+        },
+        getRawOne: async () => ({ stored: storedId ?? null }),
+      };
+      return builder;
+    },
+  };
+  const connection = {
+    getRepository: (_ctx: unknown, entity: unknown) => (entity === Customer ? customerRows : bindings),
+  };
   const customers = { findOneByUserId: vi.fn(async () => ({ id: 7, customFields: {}, ...customer })) };
   const methods = { resolve: vi.fn(async () => ({ client })) };
   const service = new SavedCardService(
@@ -44,7 +73,11 @@ function serviceFor(customer: Record<string, unknown>, options = { allowRawCardD
     methods as never,
     options as never,
   );
-  return { service, client, customers, retired };
+  /** Another request storing its gateway customer id meanwhile. */
+  const storeMeanwhile = (id: string) => {
+    storedId = id;
+  };
+  return { service, client, customers, retired, storeMeanwhile };
 }
 
 describe("SavedCardService requests built by core's builders", () => {
@@ -109,6 +142,20 @@ describe('SavedCardService for element cards', () => {
       'cus_9',
     );
     expect(client.customers.create).toHaveBeenCalledTimes(1);
+  });
+
+  it('attack: two first requests at once (two tabs): the later one uses the gateway customer stored first, not its own', async () => {
+    const { service, client, storeMeanwhile } = serviceFor({
+      emailAddress: 'ada@example.com',
+      lastName: 'L',
+    });
+    client.customers.create.mockImplementationOnce(async () => {
+      storeMeanwhile('cus_first');
+      return { customerId: 'cus_9' };
+    });
+    expect(await service.shopperGatewayCustomerId({ activeUserId: 1 } as never, resolved(client), true)).toBe(
+      'cus_first',
+    );
   });
 
   it('keeps the existing gateway customer', async () => {
