@@ -72,6 +72,54 @@ describe('production topology: two instances + worker, exactly once', () => {
     return order;
   }
 
+  /** An order paid by card, Settled: its one payment. */
+  async function paidByCard() {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const card = await startPayment(shop, {
+      paymentMethodCode: 'gatewaykit-card',
+      card: cardInput(CARDS.success),
+    });
+    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
+    const [payment] = (await settledOnce(order.id)).payments;
+    if (!payment) throw new Error('no payment');
+    return { order, payment };
+  }
+
+  /**
+   * A writer of order `orderId` as the plugin's are (attempt-lock.ts): it takes the order's row lock;
+   * `request` is sent meanwhile; once a statement waits on a lock, `write` runs in the writer's
+   * transaction, which then commits. The request's outcome, once it answered.
+   */
+  async function whileOrderLocked<T>(
+    orderId: string,
+    request: () => Promise<T>,
+    write: (writer: Client) => Promise<unknown>,
+  ): Promise<PromiseSettledResult<T>> {
+    const writer = new Client({ connectionString: stack.cluster.databaseUrl });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      await writer.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [orderId]);
+      const answered = Promise.allSettled([request()]).then(
+        ([outcome]) => outcome as PromiseSettledResult<T>,
+      );
+      await eventually(
+        () =>
+          stack.sql<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          ),
+        (rows) => (rows[0]?.n ?? 0) >= 1,
+        10_000,
+      );
+      await write(writer);
+      await writer.query('COMMIT');
+      return await answered;
+    } finally {
+      await writer.end();
+    }
+  }
+
   it("the start-up clock check: quiet when PostgreSQL's sessions and the servers share a time zone, and names the difference when they do not", async () => {
     for (const process of [...stack.cluster.servers, stack.cluster.worker]) {
       expect(process.output(), process.name).not.toContain('Payment attempt times:');
@@ -213,56 +261,39 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("attack: an admin's cancelPayment of a Settled gateway payment while a chargeback is being kept waits for the chargeback's writer (the order's row lock) and keeps it: Vendure saves the payment as it read it", async () => {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const card = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.success),
-    });
-    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
-    const [payment] = (await settledOnce(order.id)).payments;
-    if (!payment) throw new Error('no payment');
+    const { order, payment } = await paidByCard();
     const entry = {
       batchNo: `CB-${order.code}`,
       tradeNo: payment.transactionId,
       amount: '1.00',
       currency: 'USD',
     };
-    // The chargeback's writer as the plugin runs it (attempt-lock.ts): the order row locked first; the
-    // admin's request arrives meanwhile and reads the payment; the writer then keeps the chargeback.
-    // Vendure would save the payment it read over it: the handler waits for the writer and answers it.
-    const writer = new Client({ connectionString: stack.cluster.databaseUrl });
-    await writer.connect();
-    try {
-      await writer.query('BEGIN');
-      await writer.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [order.id]);
-      const cancel = stack.admin.query<{
-        cancelPayment: { __typename: string; paymentErrorMessage?: string };
-      }>(
-        `mutation ($id: ID!) { cancelPayment(id: $id) {
-           __typename ... on CancelPaymentError { paymentErrorMessage } } }`,
-        { id: payment.id },
-      );
-      await eventually(
-        () =>
-          stack.sql<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-          ),
-        (rows) => (rows[0]?.n ?? 0) >= 1,
-        10_000,
-      );
-      await writer.query('UPDATE payment SET metadata = (metadata::jsonb || $2::jsonb)::text WHERE id = $1', [
-        payment.id,
-        JSON.stringify({ chargebacks: [entry] }),
-      ]);
-      await writer.query('COMMIT');
-      expect((await cancel).cancelPayment).toEqual({
-        __typename: 'CancelPaymentError',
-        paymentErrorMessage: 'the gateway has no void; refund the payment instead',
-      });
-    } finally {
-      await writer.end();
-    }
+    // The admin's request arrives while the chargeback's writer holds the order and reads the payment;
+    // the writer then keeps the chargeback. Vendure would save the payment it read over it: the handler
+    // waits for the writer and answers it.
+    const cancel = await whileOrderLocked(
+      order.id,
+      () =>
+        stack.admin.query<{ cancelPayment: { __typename: string; paymentErrorMessage?: string } }>(
+          `mutation ($id: ID!) { cancelPayment(id: $id) {
+             __typename ... on CancelPaymentError { paymentErrorMessage } } }`,
+          { id: payment.id },
+        ),
+      (writer) =>
+        writer.query('UPDATE payment SET metadata = (metadata::jsonb || $2::jsonb)::text WHERE id = $1', [
+          payment.id,
+          JSON.stringify({ chargebacks: [entry] }),
+        ]),
+    );
+    expect(cancel).toEqual({
+      status: 'fulfilled',
+      value: {
+        cancelPayment: {
+          __typename: 'CancelPaymentError',
+          paymentErrorMessage: 'the gateway has no void; refund the payment instead',
+        },
+      },
+    });
     const [after] = (await adminOrder(stack.admin, order.id)).payments;
     expect(after?.state).toBe('Settled');
     expect(after?.metadata.chargebacks).toEqual([entry]);
@@ -278,35 +309,25 @@ describe('production topology: two instances + worker, exactly once', () => {
       'SELECT "productVariantId" AS id FROM order_line WHERE "orderId" = $1',
       [order.id],
     );
-    // A payment being recorded (attempt-lock.ts): the order's row locked, the order placed in that
-    // transaction, committed once the shopper's change is waiting to save the order (its line is written).
-    const recorder = new Client({ connectionString: stack.cluster.databaseUrl });
-    await recorder.connect();
-    let change: Promise<unknown>;
-    try {
-      await recorder.query('BEGIN');
-      await recorder.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [order.id]);
-      change = shop.query(
-        `mutation ($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 5) { __typename } }`,
-        { id: variant?.id },
-      );
-      change.catch(() => undefined);
-      await eventually(
-        () =>
-          stack.sql<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-          ),
-        (rows) => (rows[0]?.n ?? 0) >= 1,
-        10_000,
-      );
-      await recorder.query(`UPDATE "order" SET state = 'PaymentSettled', active = false WHERE id = $1`, [
-        order.id,
-      ]);
-      await recorder.query('COMMIT');
-    } finally {
-      await recorder.end();
-    }
-    await expect(change).rejects.toThrow('The order changed while this request changed it');
+    // A payment being recorded places the order while the shopper's change waits to save it (its line
+    // is written by then).
+    const change = await whileOrderLocked(
+      order.id,
+      () =>
+        shop.query(
+          `mutation ($id: ID!) { addItemToOrder(productVariantId: $id, quantity: 5) { __typename } }`,
+          {
+            id: variant?.id,
+          },
+        ),
+      (recorder) =>
+        recorder.query(`UPDATE "order" SET state = 'PaymentSettled', active = false WHERE id = $1`, [
+          order.id,
+        ]),
+    );
+    expect(change.status === 'rejected' && String(change.reason)).toContain(
+      'The order changed while this request changed it',
+    );
     expect(await linesOf()).toEqual([{ quantity: 1 }]);
     const [placed] = await stack.sql<{ state: string; total: number }>(
       'SELECT state, "subTotalWithTax" + "shippingWithTax" AS total FROM "order" WHERE id = $1',
@@ -316,46 +337,23 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("attack: an admin's settleRefund of a gateway refund that read it Pending while its notice failed it waits for the notice's writer (the order's row lock) and is refused: the refund stays Failed", async () => {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const card = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.success),
-    });
-    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
-    const [payment] = (await settledOnce(order.id)).payments;
-    if (!payment) throw new Error('no payment');
+    const { order, payment } = await paidByCard();
     stack.sandbox.addRefundOutcome({ outcome: 'pending' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 100));
     expect(refund.state).toBe('Pending');
-    // The notice's writer as the plugin runs it (attempt-lock.ts): the order row locked, then the refund
-    // failed; the admin's settleRefund arrives meanwhile and reads the refund Pending.
-    const notice = new Client({ connectionString: stack.cluster.databaseUrl });
-    await notice.connect();
-    let settle: Promise<{ settleRefund: { __typename: string; state?: string } }>;
-    try {
-      await notice.query('BEGIN');
-      await notice.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [order.id]);
-      settle = stack.admin.query(
-        `mutation ($id: ID!) { settleRefund(input: { id: $id, transactionId: "by hand" }) {
-           __typename ... on Refund { state } } }`,
-        { id: refund.id },
-      );
-      settle.catch(() => undefined);
-      await eventually(
-        () =>
-          stack.sql<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
-          ),
-        (rows) => (rows[0]?.n ?? 0) >= 1,
-        10_000,
-      );
-      await notice.query(`UPDATE refund SET state = 'Failed' WHERE id = $1`, [refund.id]);
-      await notice.query('COMMIT');
-    } finally {
-      await notice.end();
-    }
-    await expect(settle).rejects.toThrow(/settled meanwhile/);
+    // The admin's settleRefund reads the refund Pending while the notice's writer holds the order; the
+    // writer then fails it.
+    const settle = await whileOrderLocked(
+      order.id,
+      () =>
+        stack.admin.query(
+          `mutation ($id: ID!) { settleRefund(input: { id: $id, transactionId: "by hand" }) {
+             __typename ... on Refund { state } } }`,
+          { id: refund.id },
+        ),
+      (notice) => notice.query(`UPDATE refund SET state = 'Failed' WHERE id = $1`, [refund.id]),
+    );
+    expect(settle.status === 'rejected' && String(settle.reason)).toMatch(/settled meanwhile/);
     expect(await stack.sql('SELECT state FROM refund WHERE id = $1', [refund.id])).toEqual([
       { state: 'Failed' },
     ]);
