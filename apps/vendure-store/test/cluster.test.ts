@@ -487,15 +487,8 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it('two refunds of the whole payment at once, one admin request per instance: one gateway refund', async () => {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const paid = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.success),
-    });
-    expect(paid.__typename).toBe('GatewaykitPaymentCompleted');
-    const [payment] = (await settledOnce(order.id)).payments;
-    if (!payment?.transactionId) throw new Error('no settled payment');
+    const { payment } = await paidByCard();
+    if (!payment.transactionId) throw new Error('no settled payment');
     // The gateway holds its answers a moment, so both instances are in createRefund together; the
     // order's row lock in PostgreSQL (refund-lock.ts) makes the later one see the earlier refund.
     stack.sandbox.addFault({ route: 'createRefund', kind: 'latency', ms: 300, times: 2 });
