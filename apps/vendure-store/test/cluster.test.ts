@@ -72,6 +72,19 @@ describe('production topology: two instances + worker, exactly once', () => {
     return order;
   }
 
+  /** An order with a gateway page open whose attempt reads 31 minutes old: past its block, released. */
+  async function pageOpenedLongAgo() {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const page = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (page.__typename !== 'GatewaykitPaymentRedirect') throw new Error(page.__typename);
+    await stack.sql(
+      `UPDATE gatewaykit_payment_attempt SET "createdAt" = "createdAt" - interval '31 minutes' WHERE "orderNo" = $1`,
+      [page.orderNo],
+    );
+    return { shop, order, page };
+  }
+
   /** An order paid by card, Settled: its one payment. */
   async function paidByCard() {
     const shop = stack.shop();
@@ -183,15 +196,8 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it('attack: a page released after its window that turns pending since (a late return) holds no slot, yet refuses the next gateway charge once the new page is declined', async () => {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const first = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
-    if (first.__typename !== 'GatewaykitPaymentRedirect') throw new Error(first.__typename);
     // Past the page's 30-minute block: the shopper's next start releases it.
-    await stack.sql(
-      `UPDATE gatewaykit_payment_attempt SET "createdAt" = "createdAt" - interval '31 minutes' WHERE "orderNo" = $1`,
-      [`${order.code}-1`],
-    );
+    const { shop, order } = await pageOpenedLongAgo();
     const second = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
     if (second.__typename !== 'GatewaykitPaymentRedirect') throw new Error(second.__typename);
     // The new page is declined, which frees the order's slot, and the old page's payment is answered
@@ -219,15 +225,8 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("attack: a page released after its window is paid while another method's payment is in flight: that payment alone pays the order, and the late success is flagged, never added beside it", async () => {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const page = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
-    if (page.__typename !== 'GatewaykitPaymentRedirect') throw new Error(page.__typename);
     // Past the page's 30-minute block: another method may pay the order now.
-    await stack.sql(
-      `UPDATE gatewaykit_payment_attempt SET "createdAt" = "createdAt" - interval '31 minutes' WHERE "orderNo" = $1`,
-      [page.orderNo],
-    );
+    const { shop, order, page } = await pageOpenedLongAgo();
     // The other method takes 3 s to answer (a real provider's call), holding the order meanwhile.
     const other = shop.query<{ addPaymentToOrder: { __typename: string; state?: string } }>(
       `mutation { addPaymentToOrder(input: { method: "bench-noop", metadata: { waitMs: 3000 } }) {

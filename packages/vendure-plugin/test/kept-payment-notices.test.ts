@@ -1,4 +1,4 @@
-import { type Injector, Order, Payment, RequestContext, TransactionalConnection } from '@vendure/core';
+import { type Injector, Order, RequestContext, TransactionalConnection } from '@vendure/core';
 import { describe, expect, it } from 'vitest';
 import { gatewaykitPaymentHandler, NO_VOID } from '../src/config/payment-handler';
 
@@ -6,31 +6,30 @@ const ctx = RequestContext.empty();
 const chargeback = { batchNo: 'CB1', tradeNo: 'T1', amount: '1.00', currency: 'USD' };
 
 /**
- * A connection whose payment row holds `metadata` as committed; `steps` records the order row lock and
- * the payment read in the order they happen.
+ * A connection on `type` whose payment row holds `metadata` as committed; `steps` records the row locks
+ * and reads in the order they happen.
  */
-function connectionWith(metadata: Record<string, unknown>) {
+function connectionWith(metadata: Record<string, unknown> | null, type = 'postgres') {
   const steps: string[] = [];
-  const chain = {
-    select: () => chain,
-    where: () => chain,
-    setLock: (mode: string) => {
-      steps.push(`lock order ${mode}`);
-      return chain;
-    },
-    getOne: async () => ({ id: 10, state: 'PaymentSettled' }),
+  const chain = (entity: unknown) => {
+    const name = entity === Order ? 'order' : 'payment';
+    const query = {
+      select: () => query,
+      where: () => query,
+      setLock: (mode: string) => {
+        steps.push(`lock ${name} ${mode}`);
+        return query;
+      },
+      getOne: async () => {
+        steps.push(`read ${name}`);
+        return entity === Order ? { id: 10, state: 'PaymentSettled' } : { id: 7, metadata };
+      },
+    };
+    return query;
   };
   const connection = {
-    rawConnection: { options: { type: 'postgres' } },
-    getRepository: (_ctx: unknown, entity: unknown) =>
-      entity === Order
-        ? { createQueryBuilder: () => chain }
-        : {
-            findOne: async () => {
-              steps.push(entity === Payment ? 'read payment' : 'read ?');
-              return { id: 7, metadata };
-            },
-          },
+    rawConnection: { options: { type } },
+    getRepository: (_ctx: unknown, entity: unknown) => ({ createQueryBuilder: () => chain(entity) }),
   };
   gatewaykitPaymentHandler.init?.({
     get: (token: unknown) => (token === TransactionalConnection ? connection : {}),
@@ -38,30 +37,27 @@ function connectionWith(metadata: Record<string, unknown>) {
   return steps;
 }
 
-/** The payment as Vendure read it before calling the handler: no chargeback yet. */
+/** The payment as Vendure read it before calling the handler: nothing kept by a notice yet. */
 const stale = { id: 7, state: 'Settled', metadata: { orderNo: 'ABC-1', tradeNo: 'T1' } };
 const order = { id: 10, code: 'ABC' };
 
 /** Vendure 3.7's PaymentService: the metadata it saves is the one it read, merged with the handler's. */
 const saved = (answer: { metadata?: Record<string, unknown> }) => ({ ...stale.metadata, ...answer.metadata });
 
-describe("the handler's settlePayment and cancelPayment answer the chargebacks kept meanwhile", () => {
+const cancel = (payment = stale) =>
+  gatewaykitPaymentHandler.cancelPayment(ctx, order as never, payment as never, [], {} as never);
+
+describe("the handler's settlePayment and cancelPayment answer what notices kept meanwhile", () => {
   it('attack: a chargeback kept after Vendure read the payment survives an admin cancelPayment (row lock first, then the read)', async () => {
     const steps = connectionWith({ ...stale.metadata, chargebacks: [chargeback] });
-    const answer = await gatewaykitPaymentHandler.cancelPayment(
-      ctx,
-      order as never,
-      stale as never,
-      [],
-      {} as never,
-    );
+    const answer = await cancel();
     expect(answer).toMatchObject({ success: false, state: 'Settled', errorMessage: NO_VOID });
     expect(saved(answer as never)).toEqual({ ...stale.metadata, chargebacks: [chargeback] });
-    expect(steps).toEqual(['lock order for_no_key_update', 'read payment']);
+    expect(steps).toEqual(['lock order for_no_key_update', 'read order', 'read payment']);
   });
 
-  it('attack: the same for an admin settlePayment of a Settled payment', async () => {
-    connectionWith({ ...stale.metadata, chargebacks: [chargeback] });
+  it('attack: a refund made outside Vendure (portalRefunds, never listed again) survives an admin settlePayment', async () => {
+    connectionWith({ ...stale.metadata, portalRefunds: ['B77'] });
     const answer = await gatewaykitPaymentHandler.settlePayment(
       ctx,
       order as never,
@@ -70,14 +66,22 @@ describe("the handler's settlePayment and cancelPayment answer the chargebacks k
       {} as never,
     );
     expect(answer).toMatchObject({ success: true });
-    expect(saved(answer as never)).toEqual({ ...stale.metadata, chargebacks: [chargeback] });
+    expect(saved(answer as never)).toEqual({ ...stale.metadata, portalRefunds: ['B77'] });
   });
 
-  it('answers no metadata when the payment keeps no chargebacks (Vendure keeps what it read)', async () => {
-    connectionWith({ ...stale.metadata });
-    const declined = { ...stale, state: 'Declined' };
-    expect(
-      await gatewaykitPaymentHandler.cancelPayment(ctx, order as never, declined as never, [], {} as never),
-    ).toEqual({ success: true });
+  it("on MySQL the payment is read with a locking read (REPEATABLE READ's plain read sees Vendure's own snapshot)", async () => {
+    const steps = connectionWith({ ...stale.metadata, chargebacks: [chargeback] }, 'mysql');
+    expect(saved((await cancel()) as never)).toEqual({ ...stale.metadata, chargebacks: [chargeback] });
+    expect(steps).toEqual([
+      'lock order pessimistic_write',
+      'read order',
+      'lock payment pessimistic_read',
+      'read payment',
+    ]);
+  });
+
+  it('answers no metadata for a payment without any (Vendure keeps what it read)', async () => {
+    connectionWith(null);
+    expect(await cancel({ ...stale, state: 'Declined' })).toEqual({ success: true });
   });
 });

@@ -2,7 +2,7 @@ import { recordOutcome } from '@gatewaykit/core';
 import { RequestContext, type TransactionalConnection } from '@vendure/core';
 import { describe, expect, it, vi } from 'vitest';
 import { type GatewaykitPaymentAttempt, OPEN_SLOT } from '../src/entity/payment-attempt.entity';
-import { OPEN_ATTEMPT_BLOCK_MS } from '../src/service/attempt-claim';
+import { OPEN_ATTEMPT_BLOCK_MS, OTHER_METHOD_HOLD_MS } from '../src/service/attempt-claim';
 import { claimNextAttempt } from '../src/service/attempt-guard';
 import { OrderAttempts, type OrderEffects } from '../src/service/order-attempts';
 import { holdOrderForOtherMethod, OrderHeldByOtherMethodError } from '../src/service/other-method-hold';
@@ -135,6 +135,22 @@ describe('OrderAttempts.save of a success', () => {
     await hold.release();
     expect((await recordOutcome(store(undefined, applyToOrder), success(orderNo))).kind).toBe('changed');
     expect(applyToOrder).toHaveBeenCalledTimes(1);
+  });
+
+  it('a hold left by a killed request (past OTHER_METHOD_HOLD_MS) keeps no late success waiting: it is freed and the success recorded', async () => {
+    const orderNo = await released('7');
+    const hold = await holdOrderForOtherMethod(
+      db.repo,
+      { id: '7', code: 'SAVE7', currencyCode: 'USD' },
+      '1',
+      'bench-noop',
+    );
+    if (!hold.held) throw new Error('not held');
+    const createdAt = new Date(Date.now() - OTHER_METHOD_HOLD_MS - 60_000);
+    await db.repo.update({ orderId: '7', status: 'held' }, { createdAt });
+    expect((await recordOutcome(store(undefined), success(orderNo))).kind).toBe('changed');
+    expect(await db.repo.findOneByOrFail({ orderNo })).toMatchObject({ status: 'succeeded', openSlot: null });
+    expect(await db.repo.findOneByOrFail({ orderId: '7', status: 'held' })).toMatchObject({ openSlot: null });
   });
 
   it('attack: once a late success took the slot back, another method cannot hold the order', async () => {

@@ -20,7 +20,7 @@ export const NO_VOID = 'the gateway has no void; refund the payment instead';
 let refunds: GatewayRefundService | undefined;
 let connection: TransactionalConnection | undefined;
 
-/** The payment's chargebacks as committed now (kept-payment-notices.ts); nothing before bootstrap. */
+/** The payment's metadata as committed now (kept-payment-notices.ts); nothing before bootstrap. */
 const keptNotices = (ctx: RequestContext, order: Order, payment: Payment): Promise<KeptNotices> =>
   connection ? keptNoticesNow(connection, ctx, order.id, payment.id) : Promise.resolve({});
 
@@ -116,7 +116,7 @@ export const gatewaykitPaymentHandler = new PaymentMethodHandler({
 
   // The gateway sells in one step (no separate capture): a recorded payment is already settled.
   // Vendure saves the payment it read before calling these two, metadata included: each answers the
-  // chargebacks kept meanwhile, so the save does not erase them (kept-payment-notices.ts).
+  // metadata as committed, so the save does not erase what a notice kept meanwhile (kept-payment-notices.ts).
   settlePayment: async (ctx, order, payment) => ({
     success: true,
     ...(await keptNotices(ctx, order, payment)),

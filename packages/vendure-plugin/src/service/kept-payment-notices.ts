@@ -2,15 +2,17 @@ import { type ID, Payment, type RequestContext, type TransactionalConnection } f
 import { lockOrderRow } from './attempt-lock';
 
 /** What the handler's settlePayment/cancelPayment answer Vendure to merge into the payment's metadata. */
-export type KeptNotices = { metadata?: { chargebacks: unknown } };
+export type KeptNotices = { metadata?: Record<string, unknown> };
 
 /**
- * What gateway notices keep on a payment's metadata (its chargebacks, chargebacks.ts) as committed now,
- * for the payment handler's settlePayment and cancelPayment. Vendure saves the payment it read before
- * the handler ran, metadata included, merged with what the handler answers: a chargeback kept between
- * that read and the save would be erased (until a reconciliation run listed it again). Read under the
- * order's row lock (attempt-lock.ts), which a chargeback's writer takes too, in the admin's transaction:
- * one kept before is answered here, one kept later waits for this save and adds to it.
+ * The payment's metadata as committed now, for the payment handler's settlePayment and cancelPayment.
+ * Vendure saves the payment it read before the handler ran, metadata included, merged with what the
+ * handler answers: what a notice kept between that read and the save would be erased, such as a
+ * chargeback (chargebacks.ts, listed again by a later reconciliation run) or a refund made outside Vendure
+ * (uncounted-refund.ts, never listed again: a refund through Vendure would then send money already
+ * returned). Read under the order's row lock (attempt-lock.ts), which those writers take too, in the
+ * admin's transaction: what they kept before is answered here, what they keep later waits for this save.
+ * MySQL's REPEATABLE READ needs a locking read to see what committed since Vendure's own read.
  */
 export async function keptNoticesNow(
   connection: TransactionalConnection,
@@ -19,9 +21,13 @@ export async function keptNoticesNow(
   paymentId: ID,
 ): Promise<KeptNotices> {
   await lockOrderRow(connection, ctx, orderId as string | number);
-  const payment = await connection
+  const query = connection
     .getRepository(ctx, Payment)
-    .findOne({ where: { id: paymentId }, select: ['id', 'metadata'] });
-  const chargebacks = (payment?.metadata as { chargebacks?: unknown } | undefined)?.chargebacks;
-  return chargebacks === undefined ? {} : { metadata: { chargebacks } };
+    .createQueryBuilder('payment')
+    .select(['payment.id', 'payment.metadata'])
+    .where('payment.id = :id', { id: paymentId });
+  const type = connection.rawConnection.options.type;
+  if (type === 'mysql' || type === 'mariadb') query.setLock('pessimistic_read');
+  const metadata = (await query.getOne())?.metadata as Record<string, unknown> | undefined;
+  return metadata ? { metadata } : {};
 }

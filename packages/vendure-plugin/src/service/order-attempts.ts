@@ -9,7 +9,8 @@ import {
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
-import { conditionalUpdate, releaseDeadClaims } from './attempt-claim';
+import { conditionalUpdate, OTHER_METHOD_HOLD_MS } from './attempt-claim';
+import { attemptClockNow } from './attempt-clock';
 import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
 import { OrderHeldByOtherMethodError } from './other-method-hold';
@@ -141,15 +142,22 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
    * success waits for its answer (OrderHeldByOtherMethodError): added beside it, the order would keep two
    * payments with nothing said. A slot taken between the read and the update fails the update on the
    * unique index, which rolls the recording back for its next delivery. Another gateway attempt holding
-   * the slot keeps it: the success is added or flagged by the recorder as before. False when the attempt
-   * moved since it was read (as the status update below would find).
+   * the slot keeps it (even past its window: its row is not written here, since its own recording locks
+   * it before the order, attempt-lock.ts); the success is added or flagged by the recorder as before. A
+   * hold left by a killed request (past OTHER_METHOD_HOLD_MS) is freed: no recording locks a hold.
+   * False when the attempt moved since it was read (as the status update below would find).
    */
   private async takeSlotBack(ctx: RequestContext, row: GatewaykitPaymentAttempt): Promise<boolean> {
     const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
-    await releaseDeadClaims(repo, row.orderId);
     const holder = await repo.findOne({ where: { orderId: row.orderId, openSlot: OPEN_SLOT } });
-    if (holder?.status === 'held') throw new OrderHeldByOtherMethodError(row.orderCode, row.orderNo);
-    if (holder) return true;
+    if (holder?.status === 'held') {
+      const dead = attemptClockNow() - holder.createdAt.getTime() >= OTHER_METHOD_HOLD_MS;
+      if (!dead || (await conditionalUpdate(repo, holder, { openSlot: null })) !== 1) {
+        throw new OrderHeldByOtherMethodError(row.orderCode, row.orderNo);
+      }
+    } else if (holder) {
+      return true;
+    }
     if ((await conditionalUpdate(repo, row, { openSlot: OPEN_SLOT })) !== 1) return false;
     Object.assign(row, { openSlot: OPEN_SLOT, version: row.version + 1 });
     return true;
