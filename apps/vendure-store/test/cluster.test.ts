@@ -259,7 +259,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(JSON.stringify(paid.history.items)).toContain('was charged but could not be added to the order');
   });
 
-  it("attack: an admin's cancelPayment of a Settled gateway payment while a chargeback is being kept waits for the chargeback's writer (the order's row lock) and keeps it: Vendure saves the payment as it read it", async () => {
+  it("attack: an admin's cancelPayment of a Settled gateway payment while a notice keeps a chargeback and a portal refund on it waits for the notice's writer (the order's row lock) and keeps both: Vendure saves the payment as it read it", async () => {
     const { order, payment } = await paidByCard();
     const entry = {
       batchNo: `CB-${order.code}`,
@@ -281,7 +281,7 @@ describe('production topology: two instances + worker, exactly once', () => {
       (writer) =>
         writer.query('UPDATE payment SET metadata = (metadata::jsonb || $2::jsonb)::text WHERE id = $1', [
           payment.id,
-          JSON.stringify({ chargebacks: [entry] }),
+          JSON.stringify({ chargebacks: [entry], portalRefunds: [`B-${order.code}`] }),
         ]),
     );
     expect(cancel).toEqual({
@@ -296,6 +296,8 @@ describe('production topology: two instances + worker, exactly once', () => {
     const [after] = (await adminOrder(stack.admin, order.id)).payments;
     expect(after?.state).toBe('Settled');
     expect(after?.metadata.chargebacks).toEqual([entry]);
+    // A refund made outside Vendure, kept by its notice: never listed again by any run if erased.
+    expect(after?.metadata.portalRefunds).toEqual([`B-${order.code}`]);
   });
 
   it('attack: an item added by a request that read the order before a payment placed it and saves after is refused under the row lock: nothing lands on the placed order', async () => {
