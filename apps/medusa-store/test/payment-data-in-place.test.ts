@@ -170,11 +170,17 @@ describe("a payment's data written in place", () => {
     // No longer waiting for its answer: the mark is gone from the stored entry, not only undefined.
     expect(Object.keys(listed[0])).not.toContain('sending');
 
+    // A request's answer lands only on an entry still waiting for it (b); one a notice settled stays (c).
+    const bAnswered = { ...b, status: 'pending' as const, batchNo: 'R2', sending: undefined };
+    await writes.answerSending(paid.paymentId, bAnswered);
+    await writes.answerSending(paid.paymentId, { ...c, status: 'pending', batchNo: 'R3' });
+    expect((await paymentData(paid.paymentId)).refunds).toEqual([answered, bAnswered, c]);
+
     await writes.markRefundAlerted(paid.paymentId, 'ref_b', '2026-11-29T08:00:00.000Z');
     await writes.markRefundAlerted(paid.paymentId, 'ref_b', '2026-11-29T09:00:00.000Z');
     await writes.removeRefund(paid.paymentId, 'ref_a');
     expect((await paymentData(paid.paymentId)).refunds).toEqual([
-      { ...b, alertedAt: '2026-11-29T08:00:00.000Z' },
+      { ...bAnswered, alertedAt: '2026-11-29T08:00:00.000Z' },
       c,
     ]);
 
@@ -189,13 +195,20 @@ describe("a payment's data written in place", () => {
     await writes.addChargeback(paid.paymentId, { ...chargeback, receivedAt: '2026-11-29T09:00:00.000Z' });
     await writes.addUncountedRefunds(paid.paymentId, ['P1']);
     await writes.addUncountedRefunds(paid.paymentId, ['P1', 'P2']);
+    // A value that comes out SQL NULL (no time) leaves the data whole, never NULL, and still unmarked.
+    await writes.markHeldAlerted(paid.paymentId, null as unknown as string);
+    expect(await paymentData(paid.paymentId)).toMatchObject({ chargebacks: [chargeback] });
     await writes.markHeldAlerted(paid.paymentId, '2026-11-29T08:00:00.000Z');
     await writes.markHeldAlerted(paid.paymentId, '2026-11-29T09:00:00.000Z');
+
+    // An answer whose entry is gone (erased by a whole write of another refund's answer) adds it back.
+    const d = { ...sendingEntry('ref_d'), status: 'pending' as const, batchNo: 'R4' };
+    await writes.answerSending(paid.paymentId, d);
 
     const after = await paymentData(paid.paymentId);
     expect(after).toEqual({
       ...before,
-      refunds: [{ ...b, alertedAt: '2026-11-29T08:00:00.000Z' }, c],
+      refunds: [{ ...bAnswered, alertedAt: '2026-11-29T08:00:00.000Z' }, c, d],
       chargebacks: [chargeback],
       refundedAtGateway: ['P1', 'P2'],
       heldAlertedAt: '2026-11-29T08:00:00.000Z',

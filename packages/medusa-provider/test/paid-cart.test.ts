@@ -55,7 +55,7 @@ function scope(state: {
           raw: async (sql: string, values: unknown[]) => {
             // The mark alone, in place (no copy of the data read earlier).
             expect(sql).toMatch(/jsonb_set\(coalesce\(data, '\{\}'::jsonb\), '\{heldAlertedAt\}'/);
-            expect(sql).toMatch(/data->'heldAlertedAt' is null/i);
+            expect(sql).toMatch(/coalesce\(data->'heldAlertedAt', 'null'::jsonb\) = 'null'::jsonb/i);
             paymentUpdates.push({ id: values[1] as string, data: { heldAlertedAt: values[0] } });
             return { rows: [] };
           },

@@ -91,8 +91,8 @@ describe('payment data writers: one statement each, binding only what changes', 
     expect(uncounted.bindings).toEqual(['["P1","P2"]', '["P1","P2"]', 'pay_1']);
     await writes.markHeldAlerted('pay_1', '2026-11-28T12:00:00.000Z');
     const held = onlyStatement(statements.splice(0));
-    expect(held.sql).toMatch(/'\{heldAlertedAt\}', to_jsonb\(\?::text\)/);
-    expect(held.sql).toMatch(/AND data->'heldAlertedAt' IS NULL/);
+    expect(held.sql).toMatch(/'\{heldAlertedAt\}', coalesce\(to_jsonb\(\?::text\), data->'heldAlertedAt'/);
+    expect(held.sql).toMatch(/AND coalesce\(data->'heldAlertedAt', 'null'::jsonb\) = 'null'::jsonb/);
     expect(held.bindings).toEqual(['2026-11-28T12:00:00.000Z', 'pay_1']);
   });
 

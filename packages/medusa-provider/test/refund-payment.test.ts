@@ -403,15 +403,30 @@ describe('a refund recorded on its payment before it is sent (lib/refund-records
     requestedAt: '2026-01-03T00:00:00.000Z',
   };
 
+  /** An answer's statement (merTrackNo twice, then the answered entry twice): what it writes. */
+  const answerOf = (bindings: unknown[]) => {
+    const entry = JSON.parse(String(bindings[2])) as {
+      merTrackNo: string;
+      status: string;
+      sending?: boolean;
+    };
+    return `answer ${entry.merTrackNo} ${entry.status}${entry.sending ? ' sending' : ''}`;
+  };
+
   /** The payment module and a database whose statements are recorded next to the gateway's requests. */
   function storeWith(stored: Record<string, unknown>, rowIds: string[], written = true) {
     const events: string[] = [];
     const raw = vi.fn(async (sql: string, bindings: unknown[]) => {
-      // The entry in place: its recording binds the entry alone (a JSON list), its removal the merTrackNo.
+      // The entry in place, the payment id bound last: its recording binds the entry alone (a JSON list),
+      // the answer the merTrackNo and the answered entry, twice each, its removal the merTrackNo alone.
       expect(sql).toMatch(/^\s*UPDATE payment\b/);
       const [first] = bindings;
       events.push(
-        String(first).startsWith('[') ? `record ${JSON.parse(String(first))[0].merTrackNo}` : `drop ${first}`,
+        String(first).startsWith('[')
+          ? `record ${JSON.parse(String(first))[0].merTrackNo}`
+          : bindings.length === 2
+            ? `drop ${first}`
+            : answerOf(bindings),
       );
       return { rows: written ? [{ id: 'pay_1' }] : [] };
     });
@@ -437,7 +452,8 @@ describe('a refund recorded on its payment before it is sent (lib/refund-records
       cradle,
     );
     await answered.service.refundPayment(refundInput(5));
-    expect(events).toEqual(['record ref_1', 'sent ref_1']);
+    // The answer on the entry before Medusa's own write of it (which deletes the row when it fails).
+    expect(events).toEqual(['record ref_1', 'sent ref_1', 'answer ref_1 pending sending']);
 
     events.length = 0;
     const refused = serviceWith(

@@ -174,13 +174,17 @@ export class GatewayRefunds {
       `gatewaykit: refund ${refundId} of ${amount} ${currency} on tradeNo ${outcome.tradeNo} -> ${entry.status} (batchNo ${entry.batchNo ?? '?'})`,
     );
     await this.retireRefundedSession(data.orderNo);
+    // Still `sending` until Medusa's own write: a notice meanwhile waits for that write (settleRefund),
+    // which would otherwise carry this older status over the notice's.
+    await this.recordAnswer(paymentId, { ...entry, sending: true });
     // Medusa writes what is returned over the payment data, whole. So the data is read again now, after
     // the answer, and only this refund's entry goes into that copy: whatever was written in place before
     // this read (a chargeback, another refund's entry or result, an alert mark) is kept, and nothing an
     // older copy held is brought back. What is written between this read and Medusa's write (a few
     // statements later, outside any lock the provider can take) is still lost (README, "The payment's
     // data is written in place").
-    const latest = (await this.latestPaymentData(paymentId)) ?? data;
+    // Unreadable now: the copy read under the refund's lock, not Medusa's older one.
+    const latest = (await this.latestPaymentData(paymentId)) ?? stored;
     return { data: { ...latest, refunds: withRefund(latest.refunds, entry) } as Record<string, unknown> };
   }
 
@@ -261,6 +265,24 @@ export class GatewayRefunds {
       throw new MedusaError(
         MedusaError.Types.UNEXPECTED_STATE,
         `gatewaykit refund: refund ${entry.merTrackNo} could not be recorded on its payment before sending; nothing was sent to the gateway, no refund was recorded`,
+      );
+    }
+  }
+
+  /**
+   * The answer on the refund's entry, in place, before Medusa's own whole write of it: when that write
+   * fails Medusa deletes its refund row, and a whole write of another refund's answer meanwhile could
+   * have erased the entry recordSending wrote; this one still says the refund was made (and, no row
+   * holding it, blocks the payment's refunds). Not written: the entry keeps what recordSending wrote,
+   * which blocks the same way, so it is logged.
+   */
+  private async recordAnswer(paymentId: string | undefined, entry: GatewayRefund): Promise<void> {
+    if (!this.records || !paymentId) return;
+    try {
+      await this.records.recordAnswer(paymentId, entry);
+    } catch (error) {
+      this.deps.logger.warn(
+        `gatewaykit: the answer to refund ${entry.merTrackNo} could not be written on its entry (${String(error)}); Medusa's write of it follows`,
       );
     }
   }

@@ -87,13 +87,33 @@ export class PaymentDataWrites {
 
   /** Stores `entry` as the payment's refund of its merTrackNo: replaces the one listed, else adds it. */
   async putRefund(paymentId: string, entry: GatewayRefund): Promise<void> {
+    await this.putRefundWhere(paymentId, entry, '?::jsonb');
+  }
+
+  /**
+   * The answer of a refund request on its entry: replaces it while it still waits for the answer
+   * (`sending`), so a notice that settled it meanwhile stays; adds it when the entry is gone (a whole
+   * write of another refund's answer erased it). Written before Medusa's own write of the answer, which
+   * deletes the refund row when it fails: the entry then still says what the gateway answered.
+   */
+  async answerSending(paymentId: string, entry: GatewayRefund): Promise<void> {
+    await this.putRefundWhere(
+      paymentId,
+      entry,
+      `CASE WHEN entry->'sending' = 'true'::jsonb THEN ?::jsonb ELSE entry END`,
+    );
+  }
+
+  /** putRefund, the listed entry replaced by `replacement` (SQL of `entry`, binding the new entry once). */
+  private async putRefundWhere(paymentId: string, entry: GatewayRefund, replacement: string): Promise<void> {
     const listed = `EXISTS (SELECT 1 FROM jsonb_array_elements(${listAt('refunds')}) AS stored(entry)
                              WHERE stored.entry->>'merTrackNo' = ?)`;
+    const json = JSON.stringify(entry);
     await this.set(
       paymentId,
       'refunds',
-      `CASE WHEN ${listed} THEN ${refundsReplacing('?::jsonb')} ELSE ${listAt('refunds')} || jsonb_build_array(?::jsonb) END`,
-      [entry.merTrackNo, entry.merTrackNo, JSON.stringify(entry), JSON.stringify(entry)],
+      `CASE WHEN ${listed} THEN ${refundsReplacing(replacement)} ELSE ${listAt('refunds')} || jsonb_build_array(?::jsonb) END`,
+      [entry.merTrackNo, entry.merTrackNo, json, json],
     );
   }
 
@@ -132,12 +152,19 @@ export class PaymentDataWrites {
 
   /** Marks a held payment alerted (PAID BUT NOT APPLIED, lib/held-payment.ts); a mark already there stays. */
   async markHeldAlerted(paymentId: string, at: string): Promise<void> {
-    await this.set(paymentId, 'heldAlertedAt', 'to_jsonb(?::text)', [at], `data->'heldAlertedAt' IS NULL`);
+    await this.set(
+      paymentId,
+      'heldAlertedAt',
+      'to_jsonb(?::text)',
+      [at],
+      `coalesce(data->'heldAlertedAt', 'null'::jsonb) = 'null'::jsonb`,
+    );
   }
 
   /**
    * One statement setting the data's `key` to `value` (SQL over the row's `data`, its bindings first),
    * the rest of the data as it is, on the payment's row when it is not deleted and meets `condition`.
+   * A `value` that comes out SQL NULL keeps the key as it was: jsonb_set would make the whole data NULL.
    * Whether a row was written.
    */
   private async set(
@@ -149,7 +176,7 @@ export class PaymentDataWrites {
   ): Promise<boolean> {
     const { rows } = await this.db.raw(
       `UPDATE payment
-          SET data = jsonb_set(coalesce(data, '{}'::jsonb), '{${key}}', ${value}),
+          SET data = jsonb_set(coalesce(data, '{}'::jsonb), '{${key}}', coalesce(${value}, data->'${key}', 'null'::jsonb)),
               updated_at = now()
         WHERE id = ? AND deleted_at IS NULL AND ${condition}
         RETURNING id`,

@@ -22,6 +22,11 @@ export class RefundRecords {
     return this.writes.addRefunds(paymentId, [entry]);
   }
 
+  /** The request's answer on the entry still waiting for it (PaymentDataWrites.answerSending). */
+  async recordAnswer(paymentId: string, entry: GatewayRefund): Promise<void> {
+    await this.writes.answerSending(paymentId, entry);
+  }
+
   /** Takes refund `merTrackNo` out again: the gateway refused it, so Medusa deletes its row and nothing was made. */
   async dropRefused(paymentId: string, merTrackNo: string): Promise<void> {
     await this.writes.removeRefund(paymentId, merTrackNo);
