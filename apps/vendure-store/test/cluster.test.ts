@@ -239,7 +239,9 @@ describe('production topology: two instances + worker, exactly once', () => {
       );
     await eventually(held, (rows) => rows[0]?.n === 1, 5_000);
     // The shopper pays on the old page meanwhile: its callback and return arrive while the hold stands.
-    await completeRedirect(page.url, 'success');
+    // The return is not recorded yet; the shopper is sent on to the store, not shown an error.
+    const back = await completeRedirect(page.url, 'success');
+    expect(back.returnStatus).toBe(303);
     expect((await other).addPaymentToOrder).toEqual({ __typename: 'Order', state: 'PaymentSettled' });
     // Recorded once the other payment answered (a callback retry or the reconciliation): charged, not applied.
     const [attempt] = await eventually(

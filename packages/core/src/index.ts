@@ -47,6 +47,7 @@ export type { InboundAccount } from './inbound/account-verification.js';
 export {
   type AttemptStore,
   type MerchantAlert,
+  RecordLaterError,
   type RecordOptions,
   recordOutcome,
 } from './inbound/attempt-store.js';

@@ -7,6 +7,7 @@ import {
   handleReturn,
   type MerchantAlert,
   type PaymentOutcome,
+  RecordLaterError,
   recordOutcome,
   type StoredAttempt,
   type TransactionRecord,
@@ -533,6 +534,51 @@ describe('handleReturn', () => {
         `https://shop.example/done?order=${attempt.orderNo}&status=${status}`,
       tradeRecord: (_account, tradeNo) => ledger.record(tradeNo),
     });
+
+  it('a store that can only record the outcome later (RecordLaterError): the callback is answered failed and delivered again, the return sends the shopper on as the attempt stands', async () => {
+    class WaitingStore extends MemoryStore {
+      override async save(): Promise<boolean> {
+        throw new RecordLaterError('another payment of the order is answering');
+      }
+    }
+    const main = new WaitingStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    const logged = { warn: [] as string[], error: [] as string[] };
+    const logger = {
+      info() {},
+      warn: (line: string) => logged.warn.push(line),
+      error: (line: string) => logged.error.push(line),
+    };
+    const { body, headers } = signedCallback({
+      gatewayNo: MAIN.gatewayNo,
+      signKey: MAIN.signKey,
+      body: { type: 'transaction.success', data: callbackData('o-1') },
+    });
+    const delivered = await handleCallback({
+      rawBody: body,
+      headers,
+      accounts: [MAIN],
+      storeFor: () => main,
+      logger,
+    });
+    expect(delivered.answer).toEqual({ status: 500, body: 'error' });
+    const back = await handleReturn({
+      query: returned('o-1'),
+      accounts: [MAIN],
+      storeFor: () => main,
+      logger,
+      storefrontUrl: (attempt, status) =>
+        `https://shop.example/done?order=${attempt.orderNo}&status=${status}`,
+      tradeRecord: (_account, tradeNo) => new Ledger().add('T1', 'o-1').record(tradeNo),
+    });
+    expect(back.answer).toEqual({
+      status: 303,
+      body: '',
+      location: 'https://shop.example/done?order=o-1&status=redirect',
+    });
+    expect(main.statusOf('o-1')).toBe('redirect');
+    expect(logged.warn.filter((line) => line.includes('not recorded yet'))).toHaveLength(2);
+    expect(logged.error).toEqual([]);
+  });
 
   it("attack: a paid order's return with a character moved from its orderNo to its orderInfo (the signature cannot tell) does not pay another order; the gateway's record of the trade decides", async () => {
     // Order codes of different lengths: one orderNo ends another.

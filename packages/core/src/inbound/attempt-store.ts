@@ -14,6 +14,19 @@ export type MerchantAlert =
   /** A signed outcome about another amount or currency than the attempt's. */
   | { kind: 'amount-mismatch'; attempt: StoredAttempt; outcome: PaymentOutcome; message: string };
 
+/**
+ * Thrown by a store's `save` when the outcome cannot be recorded yet but will be (another payment of
+ * the order is answering): nothing is written, the callback is answered as failed so the gateway
+ * delivers it again, the reconciliation finds it too, and a return sends the shopper on with the
+ * attempt as it stands.
+ */
+export class RecordLaterError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RecordLaterError';
+  }
+}
+
 export interface AttemptStore<A extends StoredAttempt = StoredAttempt> {
   /**
    * Runs `work` so that no other writer of this orderNo runs at the same time, on any instance (the

@@ -23,7 +23,7 @@ import {
   type VerifiedBy,
   verifyWithAccounts,
 } from './account-verification.js';
-import { type AttemptStore, recordOutcome } from './attempt-store.js';
+import { type AttemptStore, RecordLaterError, recordOutcome } from './attempt-store.js';
 import { confirmReturn } from './confirm-return.js';
 import type { InboundDecision, StoredAttempt } from './decision.js';
 
@@ -204,10 +204,36 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
     logDecision(logger, 'callback', decision);
     return { answer: CALLBACK_ACCEPTED, result: decision, account };
   } catch (error) {
-    logger.error(
-      `gatewaykit: callback ${event.data.orderNo ?? '?'} could not be stored: ${redactedErrorText(error)}`,
-    );
+    if (error instanceof RecordLaterError) {
+      logger.warn(
+        `gatewaykit: callback ${event.data.orderNo ?? '?'} not recorded yet: ${redactedErrorText(error)}`,
+      );
+    } else {
+      logger.error(
+        `gatewaykit: callback ${event.data.orderNo ?? '?'} could not be stored: ${redactedErrorText(error)}`,
+      );
+    }
     return { answer: FAILED, result: { kind: 'failed', error }, account };
+  }
+}
+
+/**
+ * A return whose outcome the store records later (RecordLaterError): the shopper is sent to the
+ * storefront with the attempt as it stands, as when the gateway cannot confirm the trade. Undefined when
+ * the attempt cannot be read either (the shopper then gets the error answer).
+ */
+async function sendOnAsItStands<Acc extends InboundAccount, A extends StoredAttempt>(
+  input: ReturnInput<Acc, A>,
+  outcome: PaymentOutcome,
+  account: Acc,
+): Promise<{ answer: InboundAnswer; attempt: A } | undefined> {
+  try {
+    const attempt = await input.storeFor(account).find(outcome.orderNo);
+    if (!attempt) return undefined;
+    const location = await input.storefrontUrl(attempt, standingStatus(attempt), account);
+    return { answer: { status: 303, body: '', location }, attempt };
+  } catch {
+    return undefined;
   }
 }
 
@@ -271,6 +297,16 @@ export async function handleReturn<Acc extends InboundAccount, A extends StoredA
     const location = await input.storefrontUrl(decision.attempt, statusAfter(decision), account);
     return { answer: { status: 303, body: '', location }, result: decision, account };
   } catch (error) {
+    const waiting =
+      error instanceof RecordLaterError ? await sendOnAsItStands(input, outcome, account) : undefined;
+    if (waiting) {
+      logger.warn(`gatewaykit: return ${outcome.orderNo} not recorded yet: ${redactedErrorText(error)}`);
+      return {
+        answer: waiting.answer,
+        result: { kind: 'unconfirmed', attempt: waiting.attempt, reason: redactedErrorText(error) },
+        account,
+      };
+    }
     logger.error(`gatewaykit: return ${outcome.orderNo} could not be stored: ${redactedErrorText(error)}`);
     return { answer: FAILED, result: { kind: 'failed', error }, account };
   }

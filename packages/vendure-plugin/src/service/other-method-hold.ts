@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { RecordLaterError } from '@gatewaykit/core';
 import type { ID } from '@vendure/core';
 import type { Repository } from 'typeorm';
 import type { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
@@ -12,12 +13,13 @@ export const OTHER_METHOD_IN_FLIGHT =
 
 /**
  * A gateway success met another method's hold on its order (order-attempts.ts, takeSlotBack): that
- * payment may be taking the shopper's money right now, so this success is not recorded yet. The
- * delivery is answered as failed and comes again (the gateway's retries, the reconciliation); by then
- * the other payment has answered, and the success either pays the order or is flagged as charged but
- * not applied, never silently added beside it.
+ * payment may be taking the shopper's money right now, so this success is not recorded yet. A callback
+ * is answered as failed and comes again (the gateway's retries, the reconciliation), a return sends the
+ * shopper on as the attempt stands (core's RecordLaterError); by then the other payment has answered,
+ * and the success either pays the order or is flagged as charged but not applied, never silently added
+ * beside it.
  */
-export class OrderHeldByOtherMethodError extends Error {
+export class OrderHeldByOtherMethodError extends RecordLaterError {
   constructor(orderCode: string, orderNo: string) {
     super(
       `order ${orderCode} is being paid by another payment method: the success of ${orderNo} is recorded once that payment has answered`,
