@@ -542,14 +542,8 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("on PostgreSQL, a chargeback whose every notice was lost is kept once by the worker's reconciliation, from the gateway's list", async () => {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const card = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.success),
-    });
-    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
-    const tradeNo = stack.sandbox.order(`${order.code}-1`)?.tradeNo ?? '';
+    const { order, payment } = await paidByCard();
+    const tradeNo = payment.transactionId ?? '';
     stack.sandbox.setChaos({ drop: true });
     const chargeback = stack.sandbox.raiseChargeback({
       tradeNo,

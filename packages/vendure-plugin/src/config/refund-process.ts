@@ -1,11 +1,5 @@
-import {
-  type defaultRefundProcess,
-  type ID,
-  Refund,
-  type RequestContext,
-  TransactionalConnection,
-} from '@vendure/core';
-import { lockOrderRow } from '../service/attempt-lock';
+import { type defaultRefundProcess, Refund, TransactionalConnection } from '@vendure/core';
+import { readUnderOrderLock } from '../service/attempt-lock';
 
 /** True for a Refund the plugin's createRefund answered (its metadata carries the marker). */
 export function isGatewaykitRefund(refund: { metadata?: unknown } | undefined): boolean {
@@ -19,28 +13,6 @@ export const REFUND_SETTLED_MEANWHILE =
 
 /** Set at bootstrap (a process is configuration, not a Nest provider). */
 let connection: TransactionalConnection | undefined;
-
-/**
- * The refund's state as committed, read under its order's row lock (attempt-lock.ts), which a refund
- * notice's writer holds too. PostgreSQL's plain read sees what committed while the lock was awaited;
- * MySQL's REPEATABLE READ needs a locking read for that (refund-lock.ts says the same of refunds).
- */
-async function committedRefundState(
-  db: TransactionalConnection,
-  ctx: RequestContext,
-  orderId: ID,
-  refundId: ID,
-): Promise<string | undefined> {
-  await lockOrderRow(db, ctx, orderId as string | number);
-  const query = db
-    .getRepository(ctx, Refund)
-    .createQueryBuilder('refund')
-    .select(['refund.id', 'refund.state'])
-    .where('refund.id = :id', { id: refundId });
-  const type = db.rawConnection.options.type;
-  if (type === 'mysql' || type === 'mariadb') query.setLock('pessimistic_read');
-  return (await query.getOne())?.state;
-}
 
 /**
  * Vendure 3.7 moves a new Refund from `Pending` to the state createRefund returns, and `Pending` to
@@ -70,7 +42,11 @@ export const gatewaykitRefundProcess: typeof defaultRefundProcess = {
     if (fromState !== 'Pending' || !isGatewaykitRefund(data.refund) || !connection) return true;
     // A new refund (not saved yet) has nothing committed to compare.
     if (data.refund.id === undefined) return true;
-    const committed = await committedRefundState(connection, data.ctx, data.order.id, data.refund.id);
-    return committed === undefined || committed === 'Pending' ? true : REFUND_SETTLED_MEANWHILE;
+    // Under the order's row lock, which a refund notice's writer holds too (attempt-lock.ts).
+    const committed = await readUnderOrderLock(connection, data.ctx, data.order.id, Refund, data.refund.id, [
+      'id',
+      'state',
+    ]);
+    return !committed || committed.state === 'Pending' ? true : REFUND_SETTLED_MEANWHILE;
   },
 };

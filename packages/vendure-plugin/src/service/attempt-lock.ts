@@ -1,5 +1,5 @@
-import { Order, type RequestContext, type TransactionalConnection } from '@vendure/core';
-import type { DataSource, Repository } from 'typeorm';
+import { type ID, Order, type RequestContext, type TransactionalConnection } from '@vendure/core';
+import type { DataSource, ObjectLiteral, ObjectType, Repository } from 'typeorm';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /**
@@ -69,6 +69,32 @@ export async function lockOrderRow(
 ): Promise<string | undefined> {
   if (singleConnection(connection.rawConnection)) return undefined;
   return lockedOrderState(connection.getRepository(tx, Order), connection.rawConnection, orderId);
+}
+
+/**
+ * Row `id` of `entity` (its `columns`) as committed, read under the row lock of its order `orderId`
+ * (lockOrderRow), which the plugin's writers of that row hold while they write it: what they committed
+ * before is read, what they write later waits for this transaction. PostgreSQL's plain read (READ
+ * COMMITTED) sees what committed while the lock was awaited; MySQL's REPEATABLE READ needs a locking
+ * read for that (refund-lock.ts says the same of refunds).
+ */
+export async function readUnderOrderLock<T extends ObjectLiteral>(
+  connection: TransactionalConnection,
+  ctx: RequestContext,
+  orderId: ID,
+  entity: ObjectType<T>,
+  id: ID,
+  columns: string[],
+): Promise<T | null> {
+  await lockOrderRow(connection, ctx, orderId as string | number);
+  const query = connection
+    .getRepository(ctx, entity)
+    .createQueryBuilder('row')
+    .select(columns.map((column) => `row.${column}`))
+    .where('row.id = :id', { id });
+  const type = connection.rawConnection.options.type;
+  if (type === 'mysql' || type === 'mariadb') query.setLock('pessimistic_read');
+  return query.getOne();
 }
 
 /**

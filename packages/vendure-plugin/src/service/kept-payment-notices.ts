@@ -1,5 +1,5 @@
 import { type ID, Payment, type RequestContext, type TransactionalConnection } from '@vendure/core';
-import { lockOrderRow } from './attempt-lock';
+import { readUnderOrderLock } from './attempt-lock';
 
 /** What the handler's settlePayment/cancelPayment answer Vendure to merge into the payment's metadata. */
 export type KeptNotices = { metadata?: Record<string, unknown> };
@@ -11,8 +11,8 @@ export type KeptNotices = { metadata?: Record<string, unknown> };
  * chargeback (chargebacks.ts, listed again by a later reconciliation run) or a refund made outside Vendure
  * (uncounted-refund.ts, never listed again: a refund through Vendure would then send money already
  * returned). Read under the order's row lock (attempt-lock.ts), which those writers take too, in the
- * admin's transaction: what they kept before is answered here, what they keep later waits for this save.
- * MySQL's REPEATABLE READ needs a locking read to see what committed since Vendure's own read.
+ * admin's transaction (readUnderOrderLock): what they kept before is answered here, what they keep
+ * later waits for this save.
  */
 export async function keptNoticesNow(
   connection: TransactionalConnection,
@@ -20,14 +20,7 @@ export async function keptNoticesNow(
   orderId: ID,
   paymentId: ID,
 ): Promise<KeptNotices> {
-  await lockOrderRow(connection, ctx, orderId as string | number);
-  const query = connection
-    .getRepository(ctx, Payment)
-    .createQueryBuilder('payment')
-    .select(['payment.id', 'payment.metadata'])
-    .where('payment.id = :id', { id: paymentId });
-  const type = connection.rawConnection.options.type;
-  if (type === 'mysql' || type === 'mariadb') query.setLock('pessimistic_read');
-  const metadata = (await query.getOne())?.metadata as Record<string, unknown> | undefined;
+  const payment = await readUnderOrderLock(connection, ctx, orderId, Payment, paymentId, ['id', 'metadata']);
+  const metadata = payment?.metadata as Record<string, unknown> | undefined;
   return metadata ? { metadata } : {};
 }
