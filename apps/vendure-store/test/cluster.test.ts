@@ -117,10 +117,13 @@ describe('production topology: two instances + worker, exactly once', () => {
       const answered = Promise.allSettled([request()]).then(
         ([outcome]) => outcome as PromiseSettledResult<T>,
       );
+      // A statement on the order's row waiting for this writer's lock (not the scheduler's or another
+      // table's waits, which the background tasks can have).
       await eventually(
         () =>
           stack.sql<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%"order"%'`,
           ),
         (rows) => (rows[0]?.n ?? 0) >= 1,
         10_000,
