@@ -81,8 +81,7 @@ export class PaymentDataWrites {
    * (not deleted) exists.
    */
   async addRefunds(paymentId: string, entries: readonly GatewayRefund[]): Promise<boolean> {
-    const json = JSON.stringify(entries);
-    return this.set(paymentId, 'refunds', addingMissing('refunds', BY_MER_TRACK_NO), [json, json]);
+    return this.addMissing(paymentId, 'refunds', BY_MER_TRACK_NO, entries);
   }
 
   /** Stores `entry` as the payment's refund of its merTrackNo: replaces the one listed, else adds it. */
@@ -137,17 +136,12 @@ export class PaymentDataWrites {
 
   /** Adds the chargeback unless one with its key (core's chargebackKey) is stored already. */
   async addChargeback(paymentId: string, chargeback: GatewayChargeback): Promise<void> {
-    const json = JSON.stringify([chargeback]);
-    await this.set(paymentId, 'chargebacks', addingMissing('chargebacks', BY_CHARGEBACK_KEY), [json, json]);
+    await this.addMissing(paymentId, 'chargebacks', BY_CHARGEBACK_KEY, [chargeback]);
   }
 
   /** Adds the keys (batchNo, else merTrackNo) of refunds made at the gateway that are not kept yet. */
   async addUncountedRefunds(paymentId: string, keys: readonly string[]): Promise<void> {
-    const json = JSON.stringify(keys);
-    await this.set(paymentId, 'refundedAtGateway', addingMissing('refundedAtGateway', BY_VALUE), [
-      json,
-      json,
-    ]);
+    await this.addMissing(paymentId, 'refundedAtGateway', BY_VALUE, keys);
   }
 
   /** Marks a held payment alerted (PAID BUT NOT APPLIED, lib/held-payment.ts); a mark already there stays. */
@@ -159,6 +153,17 @@ export class PaymentDataWrites {
       [at],
       `coalesce(data->'heldAlertedAt', 'null'::jsonb) = 'null'::jsonb`,
     );
+  }
+
+  /** `items` added to the list at `key` unless one of the same `identity` is there (addingMissing). */
+  private addMissing(
+    paymentId: string,
+    key: ListKey,
+    identity: Identity,
+    items: readonly unknown[],
+  ): Promise<boolean> {
+    const json = JSON.stringify(items);
+    return this.set(paymentId, key, addingMissing(key, identity), [json, json]);
   }
 
   /**

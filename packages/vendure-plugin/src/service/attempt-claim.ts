@@ -71,14 +71,18 @@ export async function releaseDeadClaims(
   const open = await repo.find({ where: { orderId, openSlot: OPEN_SLOT } });
   let released = 0;
   for (const attempt of open) {
-    const age = now - attempt.createdAt.getTime();
     const dead =
-      (attempt.status === 'redirect' && age >= blockMs) ||
-      (attempt.status === 'held' && age >= OTHER_METHOD_HOLD_MS);
+      (attempt.status === 'redirect' && now - attempt.createdAt.getTime() >= blockMs) ||
+      isDeadHold(attempt, now);
     if (!dead) continue;
     released += await conditionalUpdate(repo, attempt, { openSlot: null });
   }
   return released;
+}
+
+/** Another method's hold left by a request killed mid-payment: older than OTHER_METHOD_HOLD_MS. */
+export function isDeadHold(attempt: GatewaykitPaymentAttempt, now: number = attemptClockNow()): boolean {
+  return attempt.status === 'held' && now - attempt.createdAt.getTime() >= OTHER_METHOD_HOLD_MS;
 }
 
 /**

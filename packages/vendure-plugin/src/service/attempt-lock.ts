@@ -1,5 +1,5 @@
 import { type ID, Order, type RequestContext, type TransactionalConnection } from '@vendure/core';
-import type { DataSource, ObjectLiteral, ObjectType, Repository } from 'typeorm';
+import type { DataSource, ObjectLiteral, ObjectType, Repository, SelectQueryBuilder } from 'typeorm';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 
 /**
@@ -74,9 +74,7 @@ export async function lockOrderRow(
 /**
  * Row `id` of `entity` (its `columns`) as committed, read under the row lock of its order `orderId`
  * (lockOrderRow), which the plugin's writers of that row hold while they write it: what they committed
- * before is read, what they write later waits for this transaction. PostgreSQL's plain read (READ
- * COMMITTED) sees what committed while the lock was awaited; MySQL's REPEATABLE READ needs a locking
- * read for that (refund-lock.ts says the same of refunds).
+ * before is read (readingCommitted), what they write later waits for this transaction.
  */
 export async function readUnderOrderLock<T extends ObjectLiteral>(
   connection: TransactionalConnection,
@@ -92,9 +90,20 @@ export async function readUnderOrderLock<T extends ObjectLiteral>(
     .createQueryBuilder('row')
     .select(columns.map((column) => `row.${column}`))
     .where('row.id = :id', { id });
-  const type = connection.rawConnection.options.type;
-  if (type === 'mysql' || type === 'mariadb') query.setLock('pessimistic_read');
-  return query.getOne();
+  return readingCommitted(query, connection.rawConnection).getOne();
+}
+
+/**
+ * `query` made to see what committed since its transaction began, as a read under a lock must:
+ * PostgreSQL's plain read (READ COMMITTED) already does; MySQL's and MariaDB's REPEATABLE READ give a
+ * plain read the transaction's first snapshot, so there it becomes a locking (shared) read.
+ */
+export function readingCommitted<T extends ObjectLiteral>(
+  query: SelectQueryBuilder<T>,
+  database: DataSource,
+): SelectQueryBuilder<T> {
+  const type = database.options.type;
+  return type === 'mysql' || type === 'mariadb' ? query.setLock('pessimistic_read') : query;
 }
 
 /**

@@ -9,12 +9,14 @@ import {
 import { Logger, type RequestContext, type TransactionalConnection } from '@vendure/core';
 import { loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt, OPEN_SLOT } from '../entity/payment-attempt.entity';
-import { conditionalUpdate, OTHER_METHOD_HOLD_MS } from './attempt-claim';
-import { attemptClockNow } from './attempt-clock';
+import { conditionalUpdate, isDeadHold } from './attempt-claim';
 import { lockedTransaction, singleConnection } from './attempt-lock';
 import { outcomeOfAttempt } from './attempt-outcome';
 import { OrderHeldByOtherMethodError } from './other-method-hold';
 import { UNAPPLIED_MESSAGE } from './unapplied-charge';
+
+/** What the recording changes on an attempt besides its outcome. */
+type AttemptChanges = Partial<Pick<GatewaykitPaymentAttempt, 'openSlot' | 'message'>>;
 
 /** A gateway payment attempt as Vendure stores it: one GatewaykitPaymentAttempt row. */
 export interface OrderAttempt extends StoredAttempt {
@@ -151,16 +153,13 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
     const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
     const holder = await repo.findOne({ where: { orderId: row.orderId, openSlot: OPEN_SLOT } });
     if (holder?.status === 'held') {
-      const dead = attemptClockNow() - holder.createdAt.getTime() >= OTHER_METHOD_HOLD_MS;
-      if (!dead || (await conditionalUpdate(repo, holder, { openSlot: null })) !== 1) {
+      if (!isDeadHold(holder) || (await conditionalUpdate(repo, holder, { openSlot: null })) !== 1) {
         throw new OrderHeldByOtherMethodError(row.orderCode, row.orderNo);
       }
     } else if (holder) {
       return true;
     }
-    if ((await conditionalUpdate(repo, row, { openSlot: OPEN_SLOT })) !== 1) return false;
-    Object.assign(row, { openSlot: OPEN_SLOT, version: row.version + 1 });
-    return true;
+    return this.changed(ctx, row, { openSlot: OPEN_SLOT });
   }
 
   /**
@@ -184,13 +183,23 @@ export class OrderAttempts implements AttemptStore<OrderAttempt> {
   private async changeInSection(
     ctx: RequestContext,
     row: GatewaykitPaymentAttempt,
-    changes: Partial<Pick<GatewaykitPaymentAttempt, 'openSlot' | 'message'>>,
+    changes: AttemptChanges,
   ): Promise<void> {
-    const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
-    if ((await conditionalUpdate(repo, row, changes)) !== 1) {
+    if (!(await this.changed(ctx, row, changes))) {
       throw new Error(`gatewaykit: attempt ${row.orderNo} changed inside its exclusive section`);
     }
+  }
+
+  /** The versioned change (attempt-claim.ts), kept on `row` too; false when the attempt moved since read. */
+  private async changed(
+    ctx: RequestContext,
+    row: GatewaykitPaymentAttempt,
+    changes: AttemptChanges,
+  ): Promise<boolean> {
+    const repo = this.connection.getRepository(ctx, GatewaykitPaymentAttempt);
+    if ((await conditionalUpdate(repo, row, changes)) !== 1) return false;
     Object.assign(row, changes, { version: row.version + 1 });
+    return true;
   }
 
   async alert(alert: MerchantAlert): Promise<void> {

@@ -10,7 +10,7 @@ import {
 } from '@vendure/core';
 import { IsNull, type Repository } from 'typeorm';
 import { GatewaykitRefundIntent } from '../entity/refund-intent.entity';
-import { singleConnection } from './attempt-lock';
+import { readingCommitted, singleConnection } from './attempt-lock';
 import { refundMetadataOf } from './refund-notice';
 import type { EarlierRefund } from './refund-request';
 
@@ -139,11 +139,7 @@ export class RefundIntents implements OnApplicationBootstrap {
       .createQueryBuilder('intent')
       .where('intent.paymentId = :paymentId', { paymentId: String(paymentId) })
       .orderBy('intent.createdAt', 'ASC');
-    const type = this.connection.rawConnection.options.type;
-    const intents =
-      type === 'mysql' || type === 'mariadb'
-        ? await query.setLock('pessimistic_read').getMany()
-        : await query.getMany();
+    const intents = await readingCommitted(query, this.connection.rawConnection).getMany();
     return intents.filter((intent) => !held.has(intent.merTrackNo));
   }
 

@@ -10,7 +10,7 @@ import {
   TransactionSubscriber,
 } from '@vendure/core';
 import { loggerCtx } from '../constants';
-import { lockOrderRow, queued, singleConnection } from './attempt-lock';
+import { lockOrderRow, queued, readingCommitted, singleConnection } from './attempt-lock';
 import { contextManagerOf } from './context-manager';
 
 /**
@@ -112,9 +112,7 @@ export class RefundLock implements OnApplicationBootstrap {
       .createQueryBuilder('refund')
       .where('refund.paymentId = :id', { id: paymentId })
       .orderBy('refund.id', 'ASC');
-    return this.connection.rawConnection.options.type === 'postgres'
-      ? refunds.getMany()
-      : refunds.setLock('pessimistic_read').getMany();
+    return readingCommitted(refunds, this.connection.rawConnection).getMany();
   }
 
   private refundsOf(ctx: RequestContext, paymentId: ID): Promise<Refund[]> {
