@@ -72,7 +72,9 @@ export {
   type InboundAnswer,
   type InboundLogger,
   type InboundResult,
+  type KeptCallback,
   type ReturnInput,
+  recordKeptCallback,
 } from './inbound/notifications.js';
 export {
   CHECKOUT_CARD_METHOD,

@@ -7,7 +7,9 @@ import {
   handleReturn,
   type MerchantAlert,
   type PaymentOutcome,
+  type KeptCallback,
   RecordLaterError,
+  recordKeptCallback,
   recordOutcome,
   type StoredAttempt,
   type TransactionRecord,
@@ -351,6 +353,101 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
     expect(handled.answer).toEqual({ status: 200, body: 'success' });
     expect(main.notices).toEqual(['refund.success:o-1']);
     expect(main.statusOf('o-1')).toBe('succeeded');
+  });
+});
+
+describe('handleCallback with keep: answered once kept, recorded by the worker (docs/inbound.md#kept-callbacks)', () => {
+  async function keptCallback(
+    main: MemoryStore,
+    keep: (kept: KeptCallback<typeof MAIN>) => Promise<void>,
+    options: { signKey?: string; type?: string; data?: Record<string, string> } = {},
+  ) {
+    const { body, headers } = signedCallback({
+      gatewayNo: MAIN.gatewayNo,
+      signKey: options.signKey ?? MAIN.signKey,
+      body: { type: options.type ?? 'transaction.success', data: options.data ?? callbackData('o-1') },
+    });
+    return handleCallback({
+      rawBody: body,
+      headers,
+      accounts: [MAIN],
+      storeFor: () => main,
+      logger: silent,
+      keep,
+    });
+  }
+
+  it('a status callback is kept and answered success without touching the store; the worker records it once', async () => {
+    const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
+    main.failWith = new Error('the request must not read the store');
+    const kept: KeptCallback<typeof MAIN>[] = [];
+    const handled = await keptCallback(main, async (k) => {
+      kept.push(k);
+    });
+    expect(handled.answer).toEqual({ status: 200, body: 'success' });
+    expect(handled.result.kind).toBe('kept');
+    expect(kept).toHaveLength(1);
+    expect(kept[0]?.account).toBe(MAIN);
+    expect(main.statusOf('o-1')).toBe('redirect');
+
+    main.failWith = undefined;
+    // What a queue gives back is JSON: the worker sees a copy, not the object kept.
+    const copy = JSON.parse(JSON.stringify(kept[0]?.event));
+    const first = await recordKeptCallback({ event: copy, store: main, logger: silent });
+    expect(first.kind).toBe('changed');
+    const again = await recordKeptCallback({ event: copy, store: main, logger: silent });
+    expect(again.kind).toBe('duplicate');
+    expect(main.statusOf('o-1')).toBe('succeeded');
+    expect(main.changes).toEqual(['o-1:succeeded']);
+  });
+
+  it('a forged or stale callback is never kept: 401', async () => {
+    const main = new MemoryStore().add('o-1');
+    const kept: unknown[] = [];
+    const handled = await keptCallback(main, async (k) => void kept.push(k), { signKey: 'not-the-key' });
+    expect(handled.answer.status).toBe(401);
+    expect(kept).toEqual([]);
+  });
+
+  it('keeping fails: 500, so the gateway delivers it again; nothing recorded', async () => {
+    const main = new MemoryStore().add('o-1');
+    const handled = await keptCallback(main, async () => {
+      throw new Error('queue down');
+    });
+    expect(handled.answer).toEqual({ status: 500, body: 'error' });
+    expect(main.statusOf('o-1')).toBeUndefined();
+  });
+
+  it('a notice (refund) is still handled in the request, not kept', async () => {
+    const main = new MemoryStore().add('o-1');
+    const kept: unknown[] = [];
+    const handled = await keptCallback(main, async (k) => void kept.push(k), {
+      type: 'refund.success',
+      data: callbackData('o-1', { batchNo: 'B1', amount: '1.00', currency: 'USD' }),
+    });
+    expect(handled.answer.status).toBe(200);
+    expect(handled.result.kind).toBe('notice');
+    expect(kept).toEqual([]);
+    expect(main.notices).toEqual(['refund.success:o-1']);
+  });
+
+  it('the worker refuses what is not a status callback, and throws (the queue tries again) when the store fails', async () => {
+    const main = new MemoryStore().add('o-1');
+    await expect(
+      recordKeptCallback({ event: { type: 'refund.success', data: {} }, store: main, logger: silent }),
+    ).rejects.toThrow(/not a payment status callback/);
+    await expect(recordKeptCallback({ event: 'junk', store: main, logger: silent })).rejects.toThrow(
+      /not a payment status callback/,
+    );
+    main.failWith = new RecordLaterError('another payment is answering');
+    await expect(
+      recordKeptCallback({
+        event: { type: 'transaction.success', data: callbackData('o-1') },
+        store: main,
+        logger: silent,
+      }),
+    ).rejects.toThrow(/another payment/);
+    expect(main.statusOf('o-1')).toBeUndefined();
   });
 });
 

@@ -13,7 +13,7 @@ import {
   type PaymentOutcomeStatus,
 } from '../outcome.js';
 import { redactedErrorText, redactText } from '../redact.js';
-import { type CallbackEvent, isKnownCallbackEventType } from '../schemas/callbacks.js';
+import { type CallbackEvent, callbackEventSchema, isKnownCallbackEventType } from '../schemas/callbacks.js';
 import type { TransactionRecord } from '../schemas/transactions.js';
 import { verifyCallback } from '../verify-callback.js';
 import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
@@ -49,6 +49,11 @@ export type InboundResult<A extends StoredAttempt> =
    * does not know: acknowledged, handed to the store's notice hook, the payment unchanged.
    */
   | { kind: 'notice'; event: CallbackEvent }
+  /**
+   * A verified callback about the payment's status, kept by the adapter (CallbackInput.keep) to be
+   * recorded later by recordKeptCallback: answered `success`, nothing recorded yet.
+   */
+  | { kind: 'kept'; event: CallbackEvent }
   /** A verified return the gateway could not confirm yet (confirm-return.ts): nothing changed. */
   | { kind: 'unconfirmed'; attempt: A; reason: string }
   /** Verified, but storing it failed: answered 500 so the gateway delivers it again. */
@@ -68,12 +73,27 @@ interface InboundCommon<Acc extends InboundAccount, A extends StoredAttempt> {
   logger: InboundLogger;
 }
 
+/** A verified callback about a payment's status, as an adapter keeps it (CallbackInput.keep). */
+export interface KeptCallback<Acc> {
+  /** The account whose key verified it; its store records it. */
+  account: Acc;
+  event: CallbackEvent;
+}
+
 export interface CallbackInput<Acc extends InboundAccount, A extends StoredAttempt>
   extends InboundCommon<Acc, A> {
   /** The body exactly as received. */
   rawBody: string | Uint8Array | undefined;
   headers: HeaderSource;
   now?: number;
+  /**
+   * Keeps a verified status callback durably (the platform's job queue or event bus) for a worker to
+   * record with recordKeptCallback. When given, such a callback is answered `success` once this
+   * resolves, without waiting for the platform's recording of the payment; a throw answers 500, so
+   * the gateway delivers it again (docs/inbound.md#kept-callbacks). Notices (refunds, chargebacks)
+   * are still handled in the request.
+   */
+  keep?(kept: KeptCallback<Acc>): Promise<void>;
 }
 
 export interface ReturnInput<Acc extends InboundAccount, A extends StoredAttempt>
@@ -200,8 +220,12 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
       );
       return { answer: CALLBACK_ACCEPTED, result: { kind: 'notice', event }, account };
     }
-    const decision = await recordOutcome(store, outcome);
-    logDecision(logger, 'callback', decision);
+    if (input.keep) {
+      await input.keep({ account, event });
+      logger.info(`gatewaykit: callback ${outcome.orderNo}: ${outcome.status} kept for the worker`);
+      return { answer: CALLBACK_ACCEPTED, result: { kind: 'kept', event }, account };
+    }
+    const decision = await recordCallbackOutcome(store, outcome, logger);
     return { answer: CALLBACK_ACCEPTED, result: decision, account };
   } catch (error) {
     if (error instanceof RecordLaterError) {
@@ -214,6 +238,42 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
       );
     }
     return { answer: FAILED, result: { kind: 'failed', error }, account };
+  }
+}
+
+async function recordCallbackOutcome<A extends StoredAttempt>(
+  store: AttemptStore<A>,
+  outcome: PaymentOutcome,
+  logger: InboundLogger,
+): Promise<InboundDecision<A>> {
+  const decision = await recordOutcome(store, outcome);
+  logDecision(logger, 'callback', decision);
+  return decision;
+}
+
+/**
+ * Records a callback that handleCallback kept (CallbackInput.keep), in the worker, exactly as the
+ * request would have: core decides again from what is stored now, so a copy kept twice, or recorded
+ * after the return or the charge's own answer, changes nothing. `event` is what the adapter kept, read
+ * back from its queue and checked again here. Throws when it cannot be recorded yet (the store failed,
+ * or RecordLaterError): the adapter's queue then tries again, and the reconciliation finds the
+ * payment from the gateway's records if every try fails.
+ */
+export async function recordKeptCallback<A extends StoredAttempt>(input: {
+  event: unknown;
+  store: AttemptStore<A>;
+  logger: InboundLogger;
+}): Promise<InboundDecision<A>> {
+  const parsed = callbackEventSchema.safeParse(input.event);
+  const outcome = parsed.success ? outcomeFromCallback(parsed.data as CallbackEvent) : undefined;
+  if (!outcome) throw new Error('a kept callback is not a payment status callback');
+  try {
+    return await recordCallbackOutcome(input.store, outcome, input.logger);
+  } catch (error) {
+    input.logger.warn(
+      `gatewaykit: kept callback ${outcome.orderNo} not recorded yet, tried again later: ${redactedErrorText(error)}`,
+    );
+    throw error;
   }
 }
 
