@@ -359,7 +359,7 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
 describe('handleCallback with keep: answered once kept, recorded by the worker (docs/inbound.md#kept-callbacks)', () => {
   async function keptCallback(
     main: MemoryStore,
-    keep: (kept: KeptCallback<typeof MAIN>) => Promise<void>,
+    keep: (kept: KeptCallback<typeof MAIN>) => Promise<boolean>,
     options: { signKey?: string; type?: string; data?: Record<string, string> } = {},
   ) {
     const { body, headers } = signedCallback({
@@ -381,9 +381,7 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
     main.failWith = new Error('the request must not read the store');
     const kept: KeptCallback<typeof MAIN>[] = [];
-    const handled = await keptCallback(main, async (k) => {
-      kept.push(k);
-    });
+    const handled = await keptCallback(main, async (k) => kept.push(k) > 0);
     expect(handled.answer).toEqual({ status: 200, body: 'success' });
     expect(handled.result.kind).toBe('kept');
     expect(kept).toHaveLength(1);
@@ -401,10 +399,17 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     expect(main.changes).toEqual(['o-1:succeeded']);
   });
 
+  it('an account that does not keep its callbacks (keep answers false) records in the request', async () => {
+    const main = new MemoryStore().add('o-1');
+    const handled = await keptCallback(main, async () => false);
+    expect(handled.result.kind).toBe('changed');
+    expect(main.statusOf('o-1')).toBe('succeeded');
+  });
+
   it('a forged or stale callback is never kept: 401', async () => {
     const main = new MemoryStore().add('o-1');
     const kept: unknown[] = [];
-    const handled = await keptCallback(main, async (k) => void kept.push(k), { signKey: 'not-the-key' });
+    const handled = await keptCallback(main, async (k) => kept.push(k) > 0, { signKey: 'not-the-key' });
     expect(handled.answer.status).toBe(401);
     expect(kept).toEqual([]);
   });
@@ -421,7 +426,7 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
   it('a notice (refund) is still handled in the request, not kept', async () => {
     const main = new MemoryStore().add('o-1');
     const kept: unknown[] = [];
-    const handled = await keptCallback(main, async (k) => void kept.push(k), {
+    const handled = await keptCallback(main, async (k) => kept.push(k) > 0, {
       type: 'refund.success',
       data: callbackData('o-1', { batchNo: 'B1', amount: '1.00', currency: 'USD' }),
     });

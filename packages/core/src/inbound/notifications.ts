@@ -88,12 +88,12 @@ export interface CallbackInput<Acc extends InboundAccount, A extends StoredAttem
   now?: number;
   /**
    * Keeps a verified status callback durably (the platform's job queue or event bus) for a worker to
-   * record with recordKeptCallback. When given, such a callback is answered `success` once this
-   * resolves, without waiting for the platform's recording of the payment; a throw answers 500, so
-   * the gateway delivers it again (docs/inbound.md#kept-callbacks). Notices (refunds, chargebacks)
-   * are still handled in the request.
+   * record with recordKeptCallback, and answers true; false leaves it to be recorded in the request (the
+   * account does not keep its callbacks). A kept callback is answered `success` without waiting for the
+   * platform's recording of the payment; a throw answers 500, so the gateway delivers it again
+   * (docs/inbound.md#kept-callbacks). Notices (refunds, chargebacks) are always handled in the request.
    */
-  keep?(kept: KeptCallback<Acc>): Promise<void>;
+  keep?(kept: KeptCallback<Acc>): Promise<boolean>;
 }
 
 export interface ReturnInput<Acc extends InboundAccount, A extends StoredAttempt>
@@ -220,8 +220,7 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
       );
       return { answer: CALLBACK_ACCEPTED, result: { kind: 'notice', event }, account };
     }
-    if (input.keep) {
-      await input.keep({ account, event });
+    if (await input.keep?.({ account, event })) {
       logger.info(`gatewaykit: callback ${outcome.orderNo}: ${outcome.status} kept for the worker`);
       return { answer: CALLBACK_ACCEPTED, result: { kind: 'kept', event }, account };
     }
