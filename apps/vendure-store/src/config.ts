@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { GatewaykitPlugin, type ReconcileOptions } from '@gatewaykit/vendure-plugin';
+import { GatewaykitPlugin, KEPT_CALLBACKS_QUEUE, type ReconcileOptions } from '@gatewaykit/vendure-plugin';
 import {
   DefaultLogger,
   DefaultSchedulerPlugin,
@@ -60,6 +60,12 @@ export interface StoreSettings {
    * or every process (GATEWAYKIT_TASKS_EVERYWHERE=1, to prove the scheduler's lock across instances).
    */
   tasksInWorkerOnly: boolean;
+  /**
+   * The plugin's `recordCallbacksInWorker`: on in production (BullMQ and a worker), where a status
+   * callback is answered once it is on the job queue (GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER=0 or false
+   * records it in the request instead); off in the one-process demo, whose job queue is in memory.
+   */
+  recordCallbacksInWorker: boolean;
   /** Who the Admin API's superadmin is (SUPERADMIN_USERNAME / SUPERADMIN_PASSWORD). */
   superadmin: { identifier: string; password: string };
   /** Signs the session cookie (COOKIE_SECRET). */
@@ -121,6 +127,9 @@ export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): StoreSett
     databaseUrl: env.DATABASE_URL,
     redisUrl: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     tasksInWorkerOnly: env.GATEWAYKIT_TASKS_EVERYWHERE !== '1',
+    recordCallbacksInWorker:
+      env.GATEWAYKIT_TOPOLOGY === 'production' &&
+      !['0', 'false'].includes(env.GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER ?? ''),
     superadmin: {
       identifier: env.SUPERADMIN_USERNAME || 'superadmin',
       password: env.SUPERADMIN_PASSWORD || 'superadmin',
@@ -178,6 +187,7 @@ export function buildConfig(settings: StoreSettings): VendureConfig {
       allowRawCardData: settings.allowRawCardData,
       ...(settings.gatewayTimeoutMs ? { gatewayTimeoutMs: settings.gatewayTimeoutMs } : {}),
       reconcile: settings.reconcile,
+      recordCallbacksInWorker: settings.recordCallbacksInWorker,
     }),
   ];
   return config;
@@ -248,6 +258,8 @@ function productionParts(settings: StoreSettings): PlatformParts {
     plugins: [
       BullMQJobQueuePlugin.init({
         connection: { ...connection, maxRetriesPerRequest: null },
+        // Kept callbacks are each a short recording that mostly waits on PostgreSQL: several at once.
+        concurrency: (queueName) => (queueName === KEPT_CALLBACKS_QUEUE ? 10 : 3),
         workerOptions: { removeOnComplete: { count: 1000 }, removeOnFail: { count: 1000 } },
       }),
       RedisCachePlugin.init({ redisOptions: connection, namespace: 'gatewaykit-vendure-store' }),

@@ -2,7 +2,9 @@ import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
 import { databaseClockMismatch } from '@gatewaykit/vendure-plugin';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_MERCHANTS } from '../src/gateways';
 import { GraphqlClient, loginAdmin } from '../src/graphql-client';
+import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { type ClusterStack, startClusterStack } from './support/cluster';
 import { applyEndingCoupon } from './support/ending-coupon';
 import { asRefund, paymentsWithRefunds, refundOrder } from './support/refunds';
@@ -37,6 +39,14 @@ function posixZone(minutesEast: number): string {
   const west = -minutesEast;
   const abs = Math.abs(west);
   return `GKT${west < 0 ? '-' : '+'}${Math.floor(abs / 60)}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** What a process logged about one orderNo's callbacks: core's decisions, and a server's "kept". */
+function callbackLines(process: { output(): string }, orderNo: string): string[] {
+  return process
+    .output()
+    .split('\n')
+    .filter((line) => line.includes(`callback ${orderNo}:`));
 }
 
 describe('production topology: two instances + worker, exactly once', () => {
@@ -385,8 +395,56 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(answers).toHaveLength(mine.length);
     const spread = stack.cluster.proxy.counts.map((n, i) => n - (before[i] ?? 0));
     expect(Math.min(...spread)).toBeGreaterThanOrEqual(20);
+    // Each server answered once it kept the callback on the job queue; the worker recorded every copy,
+    // the success once and the rest as duplicates or stale.
+    const kept = stack.cluster.servers.flatMap((server) => callbackLines(server, started.orderNo));
+    expect(kept).toHaveLength(mine.length);
+    expect(kept.filter((line) => !line.includes('kept for the worker'))).toEqual([]);
+    const recorded = await eventually(
+      async () => callbackLines(stack.cluster.worker, started.orderNo),
+      (lines) => lines.length >= mine.length,
+      20_000,
+    );
+    expect(recorded.filter((line) => line.includes('-> succeeded'))).toHaveLength(1);
     const paid = await settledOnce(order.id);
     expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);
+  });
+
+  it('attack: callbacks signed with a wrong key or by another merchant, at both instances, are refused 401 and never reach the job queue', async () => {
+    const shop = stack.shop();
+    await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    const { activeChannel } = await shop.query<{ activeChannel: { token: string } }>(
+      '{ activeChannel { token } }',
+    );
+    const data = {
+      orderNo: started.orderNo,
+      tradeNo: 'FORGED-1',
+      orderAmount: '9999.00',
+      orderCurrency: 'USD',
+      orderStatus: 'success',
+      orderInfo: 'Approved',
+    };
+    const answers = [];
+    for (const server of stack.cluster.servers) {
+      const url = callbackUrl(server.url as string, activeChannel.token, 'gatewaykit-hosted');
+      for (const signer of [
+        { ...DEMO_MERCHANTS.main, signKey: 'not-the-key' },
+        DEMO_MERCHANTS.jp,
+        { gatewayNo: DEMO_MERCHANTS.main.gatewayNo, signKey: DEMO_MERCHANTS.jp.signKey },
+      ]) {
+        answers.push(await postSignedCallback({ url, ...signer, type: 'transaction.success', data }));
+      }
+    }
+    expect(answers.map((a) => a.status)).toEqual(Array(answers.length).fill(401));
+    const everyProcess = [...stack.cluster.servers, stack.cluster.worker];
+    expect(everyProcess.flatMap((p) => callbackLines(p, started.orderNo))).toEqual([]);
+    const [attempt] = await stack.sql<{ status: string }>(
+      'SELECT status FROM gatewaykit_payment_attempt WHERE "orderNo" = $1',
+      [started.orderNo],
+    );
+    expect(attempt?.status).not.toBe('succeeded');
   });
 
   it('attack: a success Vendure refuses (coupon ended), its 50 duplicate callbacks over both instances: noted once, the order stays held on both instances, and two releases at once free it once', async () => {
@@ -406,6 +464,12 @@ describe('production topology: two instances + worker, exactly once', () => {
       .filter((c) => c.orderNo === started.orderNo)
       .flatMap((c) => c.attempts.map((a) => a.response));
     expect(answers.filter((a) => a !== 'success')).toEqual([]);
+    // Every copy recorded by the worker before the order is judged.
+    await eventually(
+      async () => callbackLines(stack.cluster.worker, started.orderNo),
+      (lines) => lines.length >= answers.length,
+      20_000,
+    );
     const [attempt] = await stack.sql<{ status: string; openSlot: string | null }>(
       'SELECT status, "openSlot" FROM gatewaykit_payment_attempt WHERE "orderNo" = $1',
       [started.orderNo],
@@ -636,4 +700,32 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(after.__typename).not.toBe('GatewaykitPaymentCompleted');
     expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
   });
+  // Last: it leaves the first worker dead (a new one takes its place).
+  it('the worker killed (SIGKILL): callbacks are still answered success, kept on the job queue, and recorded once by the next worker', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    await stack.cluster.worker.kill();
+    stack.sandbox.setChaos({ copies: 3, noReturn: 'always' });
+    await completeRedirect(started.url, 'success');
+    const deliveries = await stack.sandbox.waitForCallbacks(
+      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 3,
+      30_000,
+    );
+    const answers = deliveries
+      .filter((c) => c.orderNo === started.orderNo)
+      .flatMap((c) => c.attempts.map((a) => a.response));
+    expect(answers.filter((a) => a !== 'success')).toEqual([]);
+    const next = await stack.cluster.startWorker();
+    // The new worker finds the kept callbacks on the queue. (The servers' reconciliation may settle the
+    // attempt from the gateway's record first: the worker's copies are then duplicates.)
+    await eventually(
+      async () => callbackLines(next, started.orderNo),
+      (lines) => lines.length >= answers.length,
+      60_000,
+    );
+    const paid = await settledOnce(order.id);
+    expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);
+  }, 120_000);
 });

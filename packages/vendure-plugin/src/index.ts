@@ -15,5 +15,6 @@ export { GatewaykitRefundIntent } from './entity/refund-intent.entity';
 export { GatewaykitPlugin } from './plugin';
 export type { CloseAttemptReport } from './service/close-attempt.service';
 export { databaseClockMismatch } from './service/database-clock';
+export { KEPT_CALLBACKS_QUEUE } from './service/kept-callbacks.service';
 export type { ReconcileItem, ReconcileReport } from './service/reconcile.service';
 export type { GatewaykitPluginOptions, ReconcileOptions } from './types';

@@ -37,6 +37,7 @@ import { DatabaseClockCheck } from './service/database-clock';
 import { GatewayNoticeService } from './service/gateway-notice.service';
 import { GatewayRefundService } from './service/gateway-refund.service';
 import { HandOver } from './service/hand-over.service';
+import { KeptCallbacks } from './service/kept-callbacks.service';
 import { MethodConfigService } from './service/method-config.service';
 import { OrderNotes } from './service/order-notes.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
@@ -85,6 +86,7 @@ import type { GatewaykitPluginOptions } from './types';
     ReconcileService,
     CloseAttemptService,
     CloseRefundIntentService,
+    KeptCallbacks,
     MethodArgsSubscriber,
     StaleOrderSaveSubscriber,
     GatewayCustomerIdSubscriber,

@@ -21,6 +21,13 @@ export interface GatewaykitPluginOptions {
   gatewayTimeoutMs?: number;
   /** Reconciliation of payments and refunds whose answer was lost (README: Reconciliation). */
   reconcile?: ReconcileOptions;
+  /**
+   * Answer the gateway's payment status callbacks once they are kept on Vendure's job queue, and record
+   * them in the worker (README: "Callbacks recorded in the worker"). Off by default: the callback is
+   * recorded in the request, as the one-process demo's in-memory job queue keeps nothing across a
+   * restart. Turn it on with a durable job queue (BullMQ) and a worker.
+   */
+  recordCallbacksInWorker?: boolean;
 }
 
 export interface ReconcileOptions {

@@ -134,6 +134,8 @@ export interface Cluster {
    * cluster's (a test's odd instance); stopped with the cluster.
    */
   startServer(env: Record<string, string>): Promise<NodeProcess>;
+  /** One more worker on the same database and Redis (a test's worker after it killed this one). */
+  startWorker(): Promise<NodeProcess>;
   stop(): Promise<void>;
 }
 
@@ -225,20 +227,24 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     log('starting server-1 (populates an empty database, sets up channels and payment methods)');
     servers.push(await startServer(0, true));
     log(`starting server-2…server-${count} and the worker`);
-    const workerHealth = await freePort();
-    const [worker, ...rest] = await Promise.all([
-      startNodeProcess({
-        name: 'worker',
+    let workers = 0;
+    const startWorker = async () => {
+      const name = workers++ === 0 ? 'worker' : `worker-${workers}`;
+      const workerHealth = await freePort();
+      const worker = await startNodeProcess({
+        name,
         entry: path.join(DIST, 'worker.js'),
         env: { ...env, WORKER_HEALTH_PORT: String(workerHealth) },
         readyLine: 'VENDURE_WORKER_READY',
         port: workerHealth,
-        onLine: line('worker'),
-      }).then((w) => {
-        stops.push(() => w.stop());
-        log(`worker ready (health check ${w.url}/health)`);
-        return w;
-      }),
+        onLine: line(name),
+      });
+      stops.push(() => worker.stop());
+      log(`${name} ready (health check ${worker.url}/health)`);
+      return worker;
+    };
+    const [worker, ...rest] = await Promise.all([
+      startWorker(),
       ...Array.from({ length: count - 1 }, (_, i) => startServer(i + 1, false)),
     ]);
     servers.push(...rest);
@@ -256,6 +262,7 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       databaseUrl,
       redisUrl,
       startServer: (extraEnv) => startServer(servers.length, false, extraEnv),
+      startWorker,
       stop: stopAll,
     };
   } catch (error) {

@@ -50,18 +50,33 @@ export class GatewayEndpointService {
     handle: (inbound: InboundEndpoint) => Promise<T>,
     door: 'callback' | 'return' = 'callback',
   ): Promise<T | undefined> {
+    const named = await this.named(channelToken, methodCode, handle, door);
+    return 'notFound' in named ? notFound(res, named.notFound) : named.handled;
+  }
+
+  /**
+   * What `inbound` does without a response to answer: `handle`'s result, or why the URL names nothing
+   * (a kept callback, recorded in the worker, has its URL's channel and method and no request).
+   */
+  async named<T>(
+    channelToken: string,
+    methodCode: string,
+    handle: (inbound: InboundEndpoint) => Promise<T>,
+    door: 'callback' | 'return' = 'callback',
+  ): Promise<{ handled: T } | { notFound: string }> {
     const ctx = await this.channels.forToken(channelToken);
-    if (!ctx) return notFound(res, 'unknown channel');
-    const run = async (phase: RequestContext) => {
+    if (!ctx) return { notFound: 'unknown channel' };
+    const run = async (phase: RequestContext): Promise<{ handled: T } | { notFound: string }> => {
       const endpoint = await this.methodOf(phase, methodCode);
-      if ('notFound' in endpoint) return notFound(res, endpoint.notFound);
-      return handle({
+      if ('notFound' in endpoint) return { notFound: endpoint.notFound };
+      const handled = await handle({
         accounts: [endpoint.config],
         tradeRecord: (_account, tradeNo, signal) =>
           endpoint.client.transactions.retrieve(tradeNo, { signal }),
         storeFor: () => this.recorder.attemptsOf(endpoint.ctx, endpoint.methodCode),
         logger: inboundLogger,
       });
+      return { handled };
     };
     return door === 'return' ? run(ctx) : onOneConnection(this.connection, ctx, run);
   }
