@@ -9,7 +9,9 @@
  *       payment (orders/s);
  *   (b) duplicate callbacks: afterwards COPIES more copies of every order's callback, answered from
  *       the stored final outcome (callbacks/s).
- *   After each phase every order must have exactly one Settled payment (printed).
+ *   After each phase every order must have exactly one Settled payment (printed). Callbacks are recorded
+ *   in the worker in this topology: (a) then also prints how long after the last answer the worker had
+ *   recorded every order (GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER=0: recorded in the request).
  * - Checkout completion under 20 concurrent shoppers: each shopper fills a cart and pays it with a
  *   card (gatewaykitStartPayment → sandbox confirmCharge → Settled), p50/p95 of the payment call, on
  *   server-1 alone and through the proxy; every other cart is paid with the no-op handler instead
@@ -44,6 +46,11 @@ const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH ?? 4);
 const IN_FLIGHT = 20;
 const CPU_PAYMENTS = Number(process.env.BENCH_CPU_PAYMENTS ?? 60);
 const QUIET_PAYMENTS = Number(process.env.BENCH_QUIET_PAYMENTS ?? 30);
+/**
+ * The production topology records callbacks in the worker (the store's settings, src/config.ts);
+ * GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER=0 measures them recorded in the request instead.
+ */
+const recordedInWorker = !['0', 'false'].includes(process.env.GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER ?? '');
 
 async function fillCart(shop: GraphqlClient, variantId: string): Promise<{ id: string; code: string }> {
   await shop.query(
@@ -157,14 +164,18 @@ async function main(): Promise<void> {
       const paid = started.map(({ orderId, orderNo }) => ({ orderId, body: bodies.get(orderNo) ?? '' }));
       const url = `${side.base}/payments/gatewaykit/callback/${activeChannel.token}/gatewaykit-hosted`;
       // Every paid order with exactly one Settled payment, straight from the shared database.
-      const check = async () => {
+      const counts = async () => {
         const { rows } = await db.query<{ settled: string; orders: string }>(
           `SELECT count(*) AS settled, count(DISTINCT "orderId") AS orders FROM payment
            WHERE state = 'Settled' AND "orderId" = ANY($1::int[])`,
           [paid.map((p) => Number(p.orderId))],
         );
         const { settled, orders } = rows[0] ?? { settled: '0', orders: '0' };
-        const once = Number(settled) === paid.length && Number(orders) === paid.length;
+        return { settled: Number(settled), orders: Number(orders) };
+      };
+      const check = async () => {
+        const { settled, orders } = await counts();
+        const once = settled === paid.length && orders === paid.length;
         return `Settled payments ${settled} for ${paid.length} orders (exactly once: ${once})`;
       };
       callbackRates.push(
@@ -175,6 +186,9 @@ async function main(): Promise<void> {
           width: IN_FLIGHT,
           send: (body) => timedCallback(url, body),
           check,
+          ...(recordedInWorker
+            ? { recorded: async () => (await counts()).orders >= paid.length }
+            : {}),
         }),
       );
     }

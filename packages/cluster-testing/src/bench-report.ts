@@ -85,6 +85,25 @@ function shuffle<T>(items: T[]): T[] {
 export interface CallbackRates {
   first: number;
   duplicate: number;
+  /**
+   * Where callbacks are answered once kept and recorded by a worker (`recorded` given): orders recorded
+   * per second, from the first callback sent to the last order recorded.
+   */
+  recorded?: number;
+}
+
+/** How often, and for how long at most, `recorded` is asked while the worker catches up. */
+const RECORDED_POLL_MS = 25;
+const RECORDED_DEADLINE_MS = 300_000;
+
+/** Ms from now until `recorded()` answers true (polled), or NaN when it never does by the deadline. */
+async function msUntil(recorded: () => Promise<boolean>): Promise<number> {
+  const started = performance.now();
+  while (!(await recorded())) {
+    if (performance.now() - started > RECORDED_DEADLINE_MS) return Number.NaN;
+    await new Promise((resolve) => setTimeout(resolve, RECORDED_POLL_MS));
+  }
+  return performance.now() - started;
 }
 
 /**
@@ -94,7 +113,8 @@ export interface CallbackRates {
  * platform record a payment (orders/s); then (b) `copies` more copies of every order's callback,
  * shuffled, `width` in flight, answered from the stored final outcome (callbacks/s). `send` resolves to
  * a callback's latency in ms, NaN unless answered `success`; `check` runs after each phase and returns
- * the exactly-once line to print.
+ * the exactly-once line to print. With `recorded` (callbacks recorded by a worker), the first callbacks
+ * also print how long after the last answer every order was recorded, and the recorded rate.
  */
 export async function callbackPhases<T>(options: {
   side: string;
@@ -104,16 +124,28 @@ export async function callbackPhases<T>(options: {
   width: number;
   send: (callback: T) => Promise<number>;
   check: () => Promise<string>;
+  /**
+   * Whether every order is recorded, for a side that answers callbacks once kept and records them in a
+   * worker: asked (polled) after the first callbacks are answered, so the rates say when the gateway got
+   * its answers and when the platform had recorded every payment.
+   */
+  recorded?: () => Promise<boolean>;
   log?: (line: string) => void;
 }): Promise<CallbackRates> {
-  const { side, callbacks, copies, width, send, check } = options;
+  const { side, callbacks, copies, width, send, check, recorded } = options;
   const [lone, ...rest] = callbacks;
   const alone = lone === undefined ? Number.NaN : await send(lone);
   options.log?.(`callbacks, ${side}: sending ${rest.length} first callbacks …`);
   const first = await timedBurst(shuffle(rest), width, send);
+  const lag = recorded ? await msUntil(recorded) : undefined;
+  const recordedRate = lag === undefined ? undefined : rest.length / (first.seconds + lag / 1000);
   console.log(
     `First callbacks, ${side}: ${rest.length} orders (one success callback each, ${width} in flight) in ` +
-      `${burstLine(first, 'orders/s')}; one first callback alone ${alone.toFixed(0)} ms; ${await check()}`,
+      `${burstLine(first, 'orders/s')}; one first callback alone ${alone.toFixed(0)} ms; ` +
+      (lag === undefined
+        ? ''
+        : `every order recorded by the worker ${lag.toFixed(0)} ms after the last answer (${perSecond(recordedRate ?? Number.NaN)} orders/s recorded); `) +
+      (await check()),
   );
   const duplicates = shuffle(callbacks.flatMap((callback) => Array.from({ length: copies }, () => callback)));
   options.log?.(`callbacks, ${side}: sending ${duplicates.length} duplicate callbacks …`);
@@ -122,7 +154,11 @@ export async function callbackPhases<T>(options: {
     `Duplicate callbacks, ${side}: ${duplicates.length} (${callbacks.length} orders × ${copies}, ${width} in flight) ` +
       `in ${burstLine(duplicate, 'callbacks/s')}; ${await check()}`,
   );
-  return { first: first.rate, duplicate: duplicate.rate };
+  return {
+    first: first.rate,
+    duplicate: duplicate.rate,
+    ...(recordedRate === undefined ? {} : { recorded: recordedRate }),
+  };
 }
 
 /** "p50 1.08x, p95 1.12x" of `measured` over `baseline`. */
@@ -149,6 +185,10 @@ export function printClusterSummary(baselineName: string, [one, two]: [ClusterSi
       `  ${label}  one ${perSecond(rate(one))} ${unit}, two ${perSecond(rate(two))} ${unit}: ${(rate(two) / rate(one)).toFixed(2)}x`,
     );
   rates('first callbacks    ', 'orders/s', (side) => side.callbacks.first);
+  if (one.callbacks.recorded !== undefined && two.callbacks.recorded !== undefined) {
+    // One worker records for both sides: the second instance adds answers, not recording.
+    rates('  recorded by worker', 'orders/s', (side) => side.callbacks.recorded ?? Number.NaN);
+  }
   rates('duplicate callbacks', 'callbacks/s', (side) => side.callbacks.duplicate);
   console.log(`Ratios two / one instance (the machine's cores are shared by all processes):`);
   console.log(`  checkout      ${ratios(two.checkouts, one.checkouts)} (lower is better)`);
