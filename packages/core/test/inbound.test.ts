@@ -377,9 +377,8 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     });
   }
 
-  it('a status callback is kept and answered success without touching the store; the worker records it once', async () => {
+  it('a status callback is kept and answered success with nothing recorded; the worker records it once', async () => {
     const main = new MemoryStore().add('o-1', { status: 'redirect', orderNo: 'o-1', redirectUrl: 'x' });
-    main.failWith = new Error('the request must not read the store');
     const kept: KeptCallback<typeof MAIN>[] = [];
     const handled = await keptCallback(main, async (k) => kept.push(k) > 0);
     expect(handled.answer).toEqual({ status: 200, body: 'success' });
@@ -387,8 +386,8 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     expect(kept).toHaveLength(1);
     expect(kept[0]?.account).toBe(MAIN);
     expect(main.statusOf('o-1')).toBe('redirect');
+    expect(main.exclusives).toEqual([]);
 
-    main.failWith = undefined;
     // What a queue gives back is JSON: the worker sees a copy, not the object kept.
     const copy = JSON.parse(JSON.stringify(kept[0]?.event));
     const first = await recordKeptCallback({ event: copy, store: main, logger: silent });
@@ -404,6 +403,27 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     const handled = await keptCallback(main, async () => false);
     expect(handled.result.kind).toBe('changed');
     expect(main.statusOf('o-1')).toBe('succeeded');
+  });
+
+  it('a copy for a final attempt is answered from a plain read, never kept (a duplicate costs no job)', async () => {
+    const main = new MemoryStore().add('o-1', {
+      status: 'succeeded',
+      orderNo: 'o-1',
+      tradeNo: 'T1',
+      amount: '10.00',
+      currency: 'USD',
+    });
+    const kept: unknown[] = [];
+    const handled = await keptCallback(main, async (k) => kept.push(k) > 0);
+    expect(handled.answer).toEqual({ status: 200, body: 'success' });
+    expect(handled.result.kind).toBe('duplicate');
+    expect(kept).toEqual([]);
+    expect(main.exclusives).toEqual([]);
+    // A store that decides everything under its exclusive section keeps it instead.
+    main.finalOutcomesStay = false;
+    const keptNow = await keptCallback(main, async (k) => kept.push(k) > 0);
+    expect(keptNow.result.kind).toBe('kept');
+    expect(kept).toHaveLength(1);
   });
 
   it('a forged or stale callback is never kept: 401', async () => {

@@ -102,11 +102,8 @@ export async function recordOutcome<A extends StoredAttempt>(
   incoming: PaymentOutcome,
   options: RecordOptions<A> = {},
 ): Promise<InboundDecision<A>> {
-  const settled = await unchangedFinalAttempt(store, incoming);
-  if (settled) {
-    await afterUnchanged(store, settled);
-    return settled;
-  }
+  const settled = await settledFromPlainRead(store, incoming);
+  if (settled) return settled;
   const decision = await store.exclusive(incoming.orderNo, async () => {
     for (let tries = 1; ; tries++) {
       const decided = decideInbound(await store.find(incoming.orderNo), incoming);
@@ -160,6 +157,22 @@ async function unchangedFinalAttempt<A extends StoredAttempt>(
   if (!store.finalOutcomesStay && !store.outcomeStays?.(seen)) return undefined;
   const decided = decideInbound(seen, incoming);
   return decided.kind === 'duplicate' || decided.kind === 'stale' ? decided : undefined;
+}
+
+/**
+ * The decision for an outcome that changes nothing for a final attempt, taken from a plain read where
+ * the store allows it (unchangedFinalAttempt), with the store's afterUnchanged hook run; undefined for
+ * anything that must be decided under the exclusive section. recordOutcome starts with it, and a
+ * callback that would be kept for the worker is answered from it first (notifications.ts): a copy of a
+ * settled payment's callback then costs a read, not a job.
+ */
+export async function settledFromPlainRead<A extends StoredAttempt>(
+  store: AttemptStore<A>,
+  incoming: PaymentOutcome,
+): Promise<InboundDecision<A> | undefined> {
+  const settled = await unchangedFinalAttempt(store, incoming);
+  if (settled) await afterUnchanged(store, settled);
+  return settled;
 }
 
 async function afterUnchanged<A extends StoredAttempt>(

@@ -23,7 +23,7 @@ import {
   type VerifiedBy,
   verifyWithAccounts,
 } from './account-verification.js';
-import { type AttemptStore, RecordLaterError, recordOutcome } from './attempt-store.js';
+import { type AttemptStore, RecordLaterError, recordOutcome, settledFromPlainRead } from './attempt-store.js';
 import { confirmReturn } from './confirm-return.js';
 import type { InboundDecision, StoredAttempt } from './decision.js';
 
@@ -91,7 +91,10 @@ export interface CallbackInput<Acc extends InboundAccount, A extends StoredAttem
    * record with recordKeptCallback, and answers true; false leaves it to be recorded in the request (the
    * account does not keep its callbacks). A kept callback is answered `success` without waiting for the
    * platform's recording of the payment; a throw answers 500, so the gateway delivers it again
-   * (docs/inbound.md#kept-callbacks). Notices (refunds, chargebacks) are always handled in the request.
+   * (docs/inbound.md#kept-callbacks). Notices (refunds, chargebacks) are always handled in the request,
+   * and so is a copy for an attempt already final where the store answers those from a plain read
+   * (AttemptStore.finalOutcomesStay / outcomeStays): it is a duplicate. Pass `keep` only where some
+   * account keeps its callbacks: that plain read is made before it is asked.
    */
   keep?(kept: KeptCallback<Acc>): Promise<boolean>;
 }
@@ -220,9 +223,17 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
       );
       return { answer: CALLBACK_ACCEPTED, result: { kind: 'notice', event }, account };
     }
-    if (await input.keep?.({ account, event })) {
-      logger.info(`gatewaykit: callback ${outcome.orderNo}: ${outcome.status} kept for the worker`);
-      return { answer: CALLBACK_ACCEPTED, result: { kind: 'kept', event }, account };
+    if (input.keep) {
+      // A copy for a payment already settled is answered from a read, as in the request: no job.
+      const settled = await settledFromPlainRead(store, outcome);
+      if (settled) {
+        logDecision(logger, 'callback', settled);
+        return { answer: CALLBACK_ACCEPTED, result: settled, account };
+      }
+      if (await input.keep({ account, event })) {
+        logger.info(`gatewaykit: callback ${outcome.orderNo}: ${outcome.status} kept for the worker`);
+        return { answer: CALLBACK_ACCEPTED, result: { kind: 'kept', event }, account };
+      }
     }
     const decision = await recordCallbackOutcome(store, outcome, logger);
     return { answer: CALLBACK_ACCEPTED, result: decision, account };
