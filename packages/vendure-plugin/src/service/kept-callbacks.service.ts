@@ -1,4 +1,4 @@
-import { type CallbackEvent, recordKeptCallback } from '@gatewaykit/core';
+import { type CallbackEvent, recordKeptCallback, redactedErrorText } from '@gatewaykit/core';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { type JobQueue, JobQueueService, Logger } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
@@ -42,7 +42,8 @@ export class KeptCallbacks implements OnModuleInit {
     if (!this.options.recordCallbacksInWorker) return;
     this.queue = await this.jobQueueService.createQueue<KeptCallbackJob>({
       name: KEPT_CALLBACKS_QUEUE,
-      process: (job) => this.record(job.data),
+      // Vendure counts the tries made before this one: the last try is the one that reaches `retries`.
+      process: (job) => this.record(job.data, job.attempts >= job.retries),
     });
   }
 
@@ -57,16 +58,28 @@ export class KeptCallbacks implements OnModuleInit {
     return true;
   }
 
-  private async record(job: KeptCallbackJob): Promise<void> {
+  private async record(job: KeptCallbackJob, lastTry: boolean): Promise<void> {
     const event: unknown = JSON.parse(job.event);
-    const named = await this.endpoints.named(job.channelToken, job.methodCode, (inbound) =>
-      recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger }),
-    );
+    const orderNo = (event as { data?: { orderNo?: unknown } } | null)?.data?.orderNo;
+    const named = typeof orderNo === 'string' ? orderNo.slice(0, 50) : '?';
+    let recorded: Awaited<ReturnType<GatewayEndpointService['named']>>;
+    try {
+      recorded = await this.endpoints.named(job.channelToken, job.methodCode, (inbound) =>
+        recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger }),
+      );
+    } catch (error) {
+      if (lastTry) {
+        Logger.error(
+          `kept callback for ${named} not recorded after its last try (${redactedErrorText(error)}): the reconciliation settles its attempt from the gateway's record`,
+          loggerCtx,
+        );
+      }
+      throw error;
+    }
     // The channel or the method was deleted since: no try can record it. Loud, as a lost payment is.
-    if ('notFound' in named) {
-      const orderNo = (event as { data?: { orderNo?: unknown } }).data?.orderNo;
+    if ('notFound' in recorded) {
       Logger.error(
-        `kept callback for ${typeof orderNo === 'string' ? orderNo.slice(0, 50) : '?'} not recorded: ${named.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
+        `kept callback for ${named} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
         loggerCtx,
       );
     }

@@ -1,0 +1,164 @@
+import type { AttemptStore, CallbackEvent, PaymentOutcome, StoredAttempt } from '@gatewaykit/core';
+import { type JobQueueService, Logger } from '@vendure/core';
+import { describe, expect, it, vi } from 'vitest';
+import type { GatewayEndpointService, InboundEndpoint } from '../src/http/gateway-endpoint.service';
+import { KEPT_CALLBACKS_QUEUE, KeptCallbacks } from '../src/service/kept-callbacks.service';
+
+const silent = { info() {}, warn() {}, error() {} };
+
+/** One attempt, recorded as a worker's store would: what core's recordKeptCallback reads and saves. */
+function storeOf(outcome?: PaymentOutcome) {
+  const attempt: StoredAttempt = { orderNo: 'O-1-1', orderAmount: '10.00', currency: 'USD', outcome };
+  const saved: string[] = [];
+  const store: AttemptStore = {
+    exclusive: (_orderNo, work) => work(),
+    find: async (orderNo) => (orderNo === attempt.orderNo ? { ...attempt } : undefined),
+    save: async (_found, next) => {
+      attempt.outcome = next;
+      saved.push(next.status);
+      return true;
+    },
+    alert: async () => undefined,
+  };
+  return { store, saved };
+}
+
+/** A job queue that runs nothing by itself: the test hands each added job to `process`. */
+function fakeQueues() {
+  const jobs: { data: unknown; retries: number | undefined }[] = [];
+  let process: ((job: { data: unknown; attempts: number; retries: number }) => Promise<unknown>) | undefined;
+  const service = {
+    createQueue: async (options: {
+      name: string;
+      process: (job: { data: unknown; attempts: number; retries: number }) => Promise<unknown>;
+    }) => {
+      expect(options.name).toBe(KEPT_CALLBACKS_QUEUE);
+      process = options.process;
+      return {
+        add: async (data: unknown, options?: { retries?: number }) => {
+          jobs.push({ data, retries: options?.retries });
+        },
+      };
+    },
+  } as unknown as JobQueueService;
+  return {
+    service,
+    jobs,
+    run: (data: unknown, attempts = 0) =>
+      (process as NonNullable<typeof process>)({ data, attempts, retries: 10 }),
+  };
+}
+
+/** The endpoint of the URL `/default-token/gatewaykit-hosted`; any other names nothing. */
+function endpointsWith(store: AttemptStore) {
+  return {
+    named: async (token: string, code: string, handle: (inbound: InboundEndpoint) => Promise<unknown>) => {
+      if (token !== 'default-token' || code !== 'gatewaykit-hosted') return { notFound: 'unknown channel' };
+      return {
+        handled: await handle({ storeFor: () => store, logger: silent } as unknown as InboundEndpoint),
+      };
+    },
+  } as unknown as GatewayEndpointService;
+}
+
+const success = {
+  type: 'transaction.success',
+  data: {
+    orderNo: 'O-1-1',
+    tradeNo: 'T1',
+    orderAmount: '10.00',
+    orderCurrency: 'USD',
+    orderStatus: 'success',
+  },
+  requestId: 'r-1',
+  requestTime: '1',
+} as unknown as CallbackEvent;
+
+describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
+  it('off (the default): keeps nothing, so the request records the callback', async () => {
+    const queues = fakeQueues();
+    const kept = new KeptCallbacks(queues.service, endpointsWith(storeOf().store), {} as never);
+    await kept.onModuleInit();
+    expect(await kept.keep('default-token', 'gatewaykit-hosted', success)).toBe(false);
+    expect(queues.jobs).toEqual([]);
+  });
+
+  it('on: a job of the URL and the event (JSON, with retries); the worker records it once, a second copy is a duplicate', async () => {
+    const queues = fakeQueues();
+    const { store, saved } = storeOf();
+    const kept = new KeptCallbacks(queues.service, endpointsWith(store), {
+      recordCallbacksInWorker: true,
+    } as never);
+    await kept.onModuleInit();
+    expect(await kept.keep('default-token', 'gatewaykit-hosted', success)).toBe(true);
+    expect(queues.jobs).toHaveLength(1);
+    const job = queues.jobs[0] as {
+      data: { channelToken: string; methodCode: string; event: string };
+      retries: number;
+    };
+    expect(job.data.channelToken).toBe('default-token');
+    expect(job.data.methodCode).toBe('gatewaykit-hosted');
+    // Only the event's type and data: the request's id and time were for the signature.
+    expect(JSON.parse(job.data.event)).toEqual({ type: success.type, data: success.data });
+    expect(job.retries).toBeGreaterThan(0);
+    await queues.run(job.data);
+    await queues.run(job.data);
+    expect(saved).toEqual(['succeeded']);
+  });
+
+  it('the worker: a URL that names nothing now is logged and done (no retry can help); a store failure throws (retried)', async () => {
+    const queues = fakeQueues();
+    const { store } = storeOf();
+    const kept = new KeptCallbacks(queues.service, endpointsWith(store), {
+      recordCallbacksInWorker: true,
+    } as never);
+    await kept.onModuleInit();
+    const event = JSON.stringify({ type: success.type, data: success.data });
+    await expect(
+      queues.run({ channelToken: 'deleted', methodCode: 'gatewaykit-hosted', event }),
+    ).resolves.toBeUndefined();
+    store.find = async () => {
+      throw new Error('database down');
+    };
+    const errors = vi.spyOn(Logger, 'error').mockImplementation(() => undefined);
+    try {
+      await expect(
+        queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }),
+      ).rejects.toThrow('database down');
+      expect(errors).not.toHaveBeenCalled();
+      // The last try that fails says so at error level: the reconciliation is what settles it now.
+      await expect(
+        queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }, 10),
+      ).rejects.toThrow('database down');
+      expect(errors).toHaveBeenCalledWith(
+        expect.stringMatching(/O-1-1 not recorded after its last try .*reconciliation/),
+        expect.anything(),
+      );
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('attack: a job whose event is not a status callback is refused before any read', async () => {
+    const queues = fakeQueues();
+    const { store } = storeOf();
+    let reads = 0;
+    const find = store.find;
+    store.find = async (orderNo) => {
+      reads++;
+      return find(orderNo);
+    };
+    const kept = new KeptCallbacks(queues.service, endpointsWith(store), {
+      recordCallbacksInWorker: true,
+    } as never);
+    await kept.onModuleInit();
+    await expect(
+      queues.run({
+        channelToken: 'default-token',
+        methodCode: 'gatewaykit-hosted',
+        event: JSON.stringify({ type: 'refund.success', data: { orderNo: 'O-1-1' } }),
+      }),
+    ).rejects.toThrow(/not a payment status callback/);
+    expect(reads).toBe(0);
+  });
+});
