@@ -1,12 +1,14 @@
 import type { GatewayClient, InboundLogger, TransactionRecord } from '@gatewaykit/core';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { type RequestContext, TransactionalConnection } from '@vendure/core';
 import type { Response } from 'express';
 import { type MethodConfig, MethodConfigError } from '../config/method-args';
+import { GATEWAYKIT_PLUGIN_OPTIONS } from '../constants';
 import { MethodConfigService } from '../service/method-config.service';
 import { onOneConnection } from '../service/one-connection';
 import type { OrderAttempts } from '../service/order-attempts';
 import { PaymentRecorderService } from '../service/payment-recorder.service';
+import type { GatewaykitPluginOptions } from '../types';
 import { ChannelContextService } from './channel-context.service';
 import { inboundLogger } from './inbound-logger';
 
@@ -17,6 +19,9 @@ export interface InboundEndpoint {
   storeFor: () => OrderAttempts;
   logger: InboundLogger;
 }
+
+/** Which request names the URL: the gateway's callback, the shopper's return, or a kept callback's job. */
+export type InboundDoor = 'callback' | 'return' | 'kept';
 
 type GatewayEndpoint =
   /** `methodCode` is the method whose credentials verify the request: only its attempts may change. */
@@ -34,21 +39,24 @@ export class GatewayEndpointService {
     private readonly channels: ChannelContextService,
     private readonly methods: MethodConfigService,
     private readonly recorder: PaymentRecorderService,
+    @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
 
   /**
    * Runs `handle` with what core's handleCallback/handleReturn need for the URL's channel and method:
-   * its credentials as the one account and the attempts they may change. A callback runs on one pooled
-   * database connection (one-connection.ts); a return does not, since it may ask the gateway for the
-   * record of its trade (a phase never spans a gateway call). Answers 404 itself, and does not call
-   * `handle`, when the URL names nothing.
+   * its credentials as the one account and the attempts they may change. A callback recorded in the
+   * request, and a kept one recorded by the worker (door `kept`), run on one pooled database connection
+   * (one-connection.ts). A return does not, since it may ask the gateway for the record of its trade (a
+   * phase never spans a gateway call), nor does a callback that may be kept: its two reads take no
+   * connection across the job queue's write, so a slow Redis holds no database connection. Answers 404
+   * itself, and does not call `handle`, when the URL names nothing.
    */
   async inbound<T>(
     channelToken: string,
     methodCode: string,
     res: Response,
     handle: (inbound: InboundEndpoint) => Promise<T>,
-    door: 'callback' | 'return' = 'callback',
+    door: InboundDoor = 'callback',
   ): Promise<T | undefined> {
     const named = await this.named(channelToken, methodCode, handle, door);
     return 'notFound' in named ? notFound(res, named.notFound) : named.handled;
@@ -62,7 +70,7 @@ export class GatewayEndpointService {
     channelToken: string,
     methodCode: string,
     handle: (inbound: InboundEndpoint) => Promise<T>,
-    door: 'callback' | 'return' = 'callback',
+    door: InboundDoor = 'callback',
   ): Promise<{ handled: T } | { notFound: string }> {
     const ctx = await this.channels.forToken(channelToken);
     if (!ctx) return { notFound: 'unknown channel' };
@@ -78,7 +86,8 @@ export class GatewayEndpointService {
       });
       return { handled };
     };
-    return door === 'return' ? run(ctx) : onOneConnection(this.connection, ctx, run);
+    const oneConnection = door === 'kept' || (door === 'callback' && !this.options.recordCallbacksInWorker);
+    return oneConnection ? onOneConnection(this.connection, ctx, run) : run(ctx);
   }
 
   private async methodOf(ctx: RequestContext, methodCode: string): Promise<GatewayEndpoint> {

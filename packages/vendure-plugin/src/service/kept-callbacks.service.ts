@@ -64,8 +64,11 @@ export class KeptCallbacks implements OnModuleInit {
     const named = typeof orderNo === 'string' ? orderNo.slice(0, 50) : '?';
     let recorded: Awaited<ReturnType<GatewayEndpointService['named']>>;
     try {
-      recorded = await this.endpoints.named(job.channelToken, job.methodCode, (inbound) =>
-        recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger }),
+      recorded = await this.endpoints.named(
+        job.channelToken,
+        job.methodCode,
+        (inbound) => recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger }),
+        'kept',
       );
     } catch (error) {
       if (lastTry) {
