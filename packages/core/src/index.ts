@@ -72,7 +72,9 @@ export {
   type InboundAnswer,
   type InboundLogger,
   type InboundResult,
+  KEEP_DEADLINE_MS,
   type KeptCallback,
+  keptEventOf,
   type ReturnInput,
   recordKeptCallback,
 } from './inbound/notifications.js';

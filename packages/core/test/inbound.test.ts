@@ -1,12 +1,15 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   type AttemptStore,
   decideInbound,
   GatewayBadRequestError,
   handleCallback,
   handleReturn,
+  KEEP_DEADLINE_MS,
   type KeptCallback,
+  keptEventOf,
   type MerchantAlert,
+  outcomeFromCallback,
   type PaymentOutcome,
   RecordLaterError,
   recordKeptCallback,
@@ -424,6 +427,77 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     const keptNow = await keptCallback(main, async (k) => kept.push(k) > 0);
     expect(keptNow.result.kind).toBe('kept');
     expect(kept).toHaveLength(1);
+  });
+
+  it('what is kept carries no card number and no unredacted text, and records the same outcome', async () => {
+    const main = new MemoryStore().add('o-1');
+    const kept: KeptCallback<typeof MAIN>[] = [];
+    await keptCallback(main, async (k) => kept.push(k) > 0, {
+      data: callbackData('o-1', {
+        maskCardNo: '4111111111111111',
+        orderInfo: 'Approved for card 4111 1111 1111 1111',
+        customerEmail: 'shopper@example.com',
+      }),
+    });
+    const text = JSON.stringify(kept[0]?.event);
+    expect(text).not.toMatch(/4111\s?1111\s?1111\s?1111|shopper@example.com/);
+    expect(Object.keys(kept[0]?.event.data ?? {}).sort()).toEqual(
+      ['orderAmount', 'orderCurrency', 'orderInfo', 'orderNo', 'orderStatus', 'tradeNo'].sort(),
+    );
+    const original = callbackData('o-1', {
+      maskCardNo: '411111******1111',
+      orderInfo: 'I0061 Duplicate Order',
+    });
+    const event = { type: 'transaction.fail', data: { ...original, orderStatus: 'fail' } };
+    const outcome = outcomeFromCallback(event);
+    if (!outcome) throw new Error('no outcome');
+    expect(outcomeFromCallback(JSON.parse(JSON.stringify(keptEventOf(event, outcome))))).toEqual(outcome);
+  });
+
+  it('a queue that does not answer within KEEP_DEADLINE_MS: 500, so the gateway delivers it again', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const main = new MemoryStore().add('o-1');
+      const pending = keptCallback(main, () => new Promise<boolean>(() => undefined));
+      await vi.advanceTimersByTimeAsync(KEEP_DEADLINE_MS + 1);
+      const handled = await pending;
+      expect(handled.answer).toEqual({ status: 500, body: 'error' });
+      expect(main.statusOf('o-1')).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('an amount mismatch is kept too, and the worker alerts it', async () => {
+    const main = new MemoryStore().add('o-1');
+    const kept: KeptCallback<typeof MAIN>[] = [];
+    const handled = await keptCallback(main, async (k) => kept.push(k) > 0, {
+      data: callbackData('o-1', { orderAmount: '1.00' }),
+    });
+    expect(handled.result.kind).toBe('kept');
+    const decided = await recordKeptCallback({ event: kept[0]?.event, store: main, logger: silent });
+    expect(decided.kind).toBe('mismatch');
+    expect(main.alerts).toMatchObject([{ kind: 'amount-mismatch' }]);
+    expect(main.statusOf('o-1')).toBeUndefined();
+  });
+
+  it("the queue's last try: a success it cannot record is alerted paid-not-applied (a failure is not), and still throws", async () => {
+    const main = new MemoryStore().add('o-1');
+    main.failWith = new Error('database down');
+    const success = { type: 'transaction.success', data: callbackData('o-1') };
+    await expect(recordKeptCallback({ event: success, store: main, logger: silent })).rejects.toThrow();
+    expect(main.alerts).toEqual([]);
+    await expect(
+      recordKeptCallback({ event: success, store: main, logger: silent, lastTry: true }),
+    ).rejects.toThrow('database down');
+    expect(main.alerts).toMatchObject([
+      { kind: 'paid-not-applied', outcome: { orderNo: 'o-1', status: 'succeeded' } },
+    ]);
+    const fail = { type: 'transaction.fail', data: callbackData('o-1', { orderStatus: 'fail' }) };
+    await expect(
+      recordKeptCallback({ event: fail, store: main, logger: silent, lastTry: true }),
+    ).rejects.toThrow();
+    expect(main.alerts).toHaveLength(1);
   });
 
   it('a forged or stale callback is never kept: 401', async () => {

@@ -1,15 +1,21 @@
 import type { AttemptStore, CallbackEvent, PaymentOutcome, StoredAttempt } from '@gatewaykit/core';
-import { type JobQueueService, Logger } from '@vendure/core';
+import { type ConfigService, type JobQueueService, Logger } from '@vendure/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { GatewayEndpointService, InboundEndpoint } from '../src/http/gateway-endpoint.service';
 import { KEPT_CALLBACKS_QUEUE, KeptCallbacks } from '../src/service/kept-callbacks.service';
 
 const silent = { info() {}, warn() {}, error() {} };
 
+/** Vendure's config with a durable job queue strategy (BullMQ's, by its class name). */
+const durable = {
+  jobQueueOptions: { jobQueueStrategy: new (class BullMQJobQueueStrategy {})() },
+} as unknown as ConfigService;
+
 /** One attempt, recorded as a worker's store would: what core's recordKeptCallback reads and saves. */
 function storeOf(outcome?: PaymentOutcome) {
   const attempt: StoredAttempt = { orderNo: 'O-1-1', orderAmount: '10.00', currency: 'USD', outcome };
   const saved: string[] = [];
+  const alerts: string[] = [];
   const store: AttemptStore = {
     exclusive: (_orderNo, work) => work(),
     find: async (orderNo) => (orderNo === attempt.orderNo ? { ...attempt } : undefined),
@@ -18,9 +24,11 @@ function storeOf(outcome?: PaymentOutcome) {
       saved.push(next.status);
       return true;
     },
-    alert: async () => undefined,
+    alert: async (alert) => {
+      alerts.push(alert.kind);
+    },
   };
-  return { store, saved };
+  return { store, saved, alerts };
 }
 
 /** A job queue that runs nothing by itself: the test hands each added job to `process`. */
@@ -77,7 +85,7 @@ const success = {
 describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
   it('off (the default): keeps nothing, so the request records the callback', async () => {
     const queues = fakeQueues();
-    const kept = new KeptCallbacks(queues.service, endpointsWith(storeOf().store), {} as never);
+    const kept = new KeptCallbacks(queues.service, durable, endpointsWith(storeOf().store), {} as never);
     await kept.onModuleInit();
     expect(await kept.keep('default-token', 'gatewaykit-hosted', success)).toBe(false);
     expect(queues.jobs).toEqual([]);
@@ -86,7 +94,7 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
   it('on: a job of the URL and the event (JSON, with retries); the worker records it once, a second copy is a duplicate', async () => {
     const queues = fakeQueues();
     const { store, saved } = storeOf();
-    const kept = new KeptCallbacks(queues.service, endpointsWith(store), {
+    const kept = new KeptCallbacks(queues.service, durable, endpointsWith(store), {
       recordCallbacksInWorker: true,
     } as never);
     await kept.onModuleInit();
@@ -98,45 +106,58 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
     };
     expect(job.data.channelToken).toBe('default-token');
     expect(job.data.methodCode).toBe('gatewaykit-hosted');
-    // Only the event's type and data: the request's id and time were for the signature.
-    expect(JSON.parse(job.data.event)).toEqual({ type: success.type, data: success.data });
+    expect(JSON.parse(job.data.event)).toEqual(JSON.parse(JSON.stringify(success)));
     expect(job.retries).toBeGreaterThan(0);
     await queues.run(job.data);
     await queues.run(job.data);
     expect(saved).toEqual(['succeeded']);
   });
 
-  it('the worker: a URL that names nothing now is logged and done (no retry can help); a store failure throws (retried)', async () => {
+  it('the worker: a URL that names nothing now is logged at error level and done (no retry can help); a store failure throws (retried), and its last try alerts the success as paid but not applied', async () => {
     const queues = fakeQueues();
-    const { store } = storeOf();
-    const kept = new KeptCallbacks(queues.service, endpointsWith(store), {
+    const { store, alerts } = storeOf();
+    const kept = new KeptCallbacks(queues.service, durable, endpointsWith(store), {
       recordCallbacksInWorker: true,
     } as never);
     await kept.onModuleInit();
     const event = JSON.stringify({ type: success.type, data: success.data });
-    await expect(
-      queues.run({ channelToken: 'deleted', methodCode: 'gatewaykit-hosted', event }),
-    ).resolves.toBeUndefined();
-    store.find = async () => {
-      throw new Error('database down');
-    };
     const errors = vi.spyOn(Logger, 'error').mockImplementation(() => undefined);
     try {
       await expect(
-        queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }),
-      ).rejects.toThrow('database down');
-      expect(errors).not.toHaveBeenCalled();
-      // The last try that fails says so at error level: the reconciliation is what settles it now.
-      await expect(
-        queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }, 10),
-      ).rejects.toThrow('database down');
+        queues.run({ channelToken: 'deleted', methodCode: 'gatewaykit-hosted', event }),
+      ).resolves.toBeUndefined();
       expect(errors).toHaveBeenCalledWith(
-        expect.stringMatching(/O-1-1 not recorded after its last try .*reconciliation/),
+        expect.stringMatching(/O-1-1 not recorded: unknown channel/),
         expect.anything(),
       );
     } finally {
       errors.mockRestore();
     }
+    store.find = async () => {
+      throw new Error('database down');
+    };
+    await expect(
+      queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }),
+    ).rejects.toThrow('database down');
+    expect(alerts).toEqual([]);
+    // The last try (Vendure counts the tries made before it) alerts: nothing else may look again.
+    await expect(
+      queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }, 10),
+    ).rejects.toThrow('database down');
+    expect(alerts).toEqual(['paid-not-applied']);
+  });
+
+  it('refuses to start with the option on and the in-memory job queue (callbacks answered would die with the process)', async () => {
+    const queues = fakeQueues();
+    const inMemory = {
+      jobQueueOptions: { jobQueueStrategy: new (class InMemoryJobQueueStrategy {})() },
+    } as unknown as ConfigService;
+    const on = new KeptCallbacks(queues.service, inMemory, endpointsWith(storeOf().store), {
+      recordCallbacksInWorker: true,
+    } as never);
+    await expect(on.onModuleInit()).rejects.toThrow(/durable job queue/);
+    const off = new KeptCallbacks(queues.service, inMemory, endpointsWith(storeOf().store), {} as never);
+    await expect(off.onModuleInit()).resolves.toBeUndefined();
   });
 
   it('attack: a job whose event is not a status callback is refused before any read', async () => {
@@ -148,7 +169,7 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
       reads++;
       return find(orderNo);
     };
-    const kept = new KeptCallbacks(queues.service, endpointsWith(store), {
+    const kept = new KeptCallbacks(queues.service, durable, endpointsWith(store), {
       recordCallbacksInWorker: true,
     } as never);
     await kept.onModuleInit();

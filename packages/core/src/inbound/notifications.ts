@@ -75,9 +75,49 @@ interface InboundCommon<Acc extends InboundAccount, A extends StoredAttempt> {
 
 /** A verified callback about a payment's status, as an adapter keeps it (CallbackInput.keep). */
 export interface KeptCallback<Acc> {
-  /** The account whose key verified it; its store records it. */
+  /** The account whose key verified it; its store records it (keep its id with the event). */
   account: Acc;
+  /** Only what recording needs (keptEventOf): no card number, no free text that could hold one. */
   event: CallbackEvent;
+}
+
+/**
+ * How long `keep` may take before the callback is answered 500 (the gateway delivers it again): a
+ * queue that does not answer (Redis down, its client waiting to reconnect) must not hold the request.
+ * A copy that reached the queue after all is recorded once like any other.
+ */
+export const KEEP_DEADLINE_MS = 5_000;
+
+/**
+ * The event as it is kept: the fields the outcome is read from, with the order info redacted and the
+ * masked card number checked as core does for what it stores (outcomeFromOrderFields). The queue is
+ * storage outside the database, readable by whoever reads the queue (Vendure's job list): what is
+ * kept says no more than the attempt row will.
+ */
+export function keptEventOf(event: CallbackEvent, outcome: PaymentOutcome): CallbackEvent {
+  const fields: Record<string, string | undefined> = {
+    orderNo: event.data.orderNo,
+    tradeNo: event.data.tradeNo,
+    orderAmount: event.data.orderAmount,
+    orderCurrency: event.data.orderCurrency,
+    orderStatus: event.data.orderStatus,
+    orderInfo: outcome.orderInfo,
+    maskCardNo: outcome.maskCardNo,
+  };
+  const data = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+  return { type: event.type, data };
+}
+
+async function withinDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export interface CallbackInput<Acc extends InboundAccount, A extends StoredAttempt>
@@ -230,7 +270,8 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
         logDecision(logger, 'callback', settled);
         return { answer: CALLBACK_ACCEPTED, result: settled, account };
       }
-      if (await input.keep({ account, event })) {
+      const kept = input.keep({ account, event: keptEventOf(event, outcome) });
+      if (await withinDeadline(kept, KEEP_DEADLINE_MS, 'keeping the callback')) {
         logger.info(`gatewaykit: callback ${outcome.orderNo}: ${outcome.status} kept for the worker`);
         return { answer: CALLBACK_ACCEPTED, result: { kind: 'kept', event }, account };
       }
@@ -273,6 +314,12 @@ export async function recordKeptCallback<A extends StoredAttempt>(input: {
   event: unknown;
   store: AttemptStore<A>;
   logger: InboundLogger;
+  /**
+   * This is the queue's last try: a success it cannot record is then alerted (paid-not-applied) and
+   * logged at error level, since nothing else may ever look at its attempt again (a late success
+   * for an attempt already failed or closed is not the reconciliation's).
+   */
+  lastTry?: boolean;
 }): Promise<InboundDecision<A>> {
   const parsed = callbackEventSchema.safeParse(input.event);
   const outcome = parsed.success ? outcomeFromCallback(parsed.data as CallbackEvent) : undefined;
@@ -280,9 +327,29 @@ export async function recordKeptCallback<A extends StoredAttempt>(input: {
   try {
     return await recordCallbackOutcome(input.store, outcome, input.logger);
   } catch (error) {
-    input.logger.warn(
-      `gatewaykit: kept callback ${outcome.orderNo} not recorded yet, tried again later: ${redactedErrorText(error)}`,
+    const why = redactedErrorText(error);
+    if (!input.lastTry) {
+      input.logger.warn(
+        `gatewaykit: kept callback ${outcome.orderNo} not recorded yet, tried again later: ${why}`,
+      );
+      throw error;
+    }
+    input.logger.error(
+      `gatewaykit: kept callback ${outcome.orderNo} (${outcome.status}) not recorded by its last try: ${why}`,
     );
+    if (outcome.status === 'succeeded') {
+      await input.store
+        .alert({
+          kind: 'paid-not-applied',
+          outcome,
+          reason: `the gateway's success callback was kept, and every try to record it failed (last: ${why})`,
+        })
+        .catch((alertError: unknown) =>
+          input.logger.error(
+            `gatewaykit: PAID BUT NOT APPLIED: ${outcome.orderNo} (trade ${outcome.tradeNo ?? '?'}, ${outcome.amount ?? '?'} ${outcome.currency ?? '?'}): its success callback could not be recorded, nor alerted (${redactedErrorText(alertError)}): settle it in the gateway's merchant portal`,
+          ),
+        );
+    }
     throw error;
   }
 }

@@ -1,6 +1,6 @@
-import { type CallbackEvent, recordKeptCallback, redactedErrorText } from '@gatewaykit/core';
+import { type CallbackEvent, recordKeptCallback } from '@gatewaykit/core';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
-import { type JobQueue, JobQueueService, Logger } from '@vendure/core';
+import { ConfigService, type JobQueue, JobQueueService, Logger } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewayEndpointService } from '../http/gateway-endpoint.service';
 import type { GatewaykitPluginOptions } from '../types';
@@ -9,11 +9,11 @@ import type { GatewaykitPluginOptions } from '../types';
 export const KEPT_CALLBACKS_QUEUE = 'gatewaykit-kept-callbacks';
 
 /**
- * How many times the worker tries a kept callback again (BullMQ: exponential backoff from 1 s, so
- * about 17 minutes in all), as the gateway would have redelivered it for a 500. A callback still not
- * recorded then is the reconciliation's: it settles a sent attempt from the gateway's record.
+ * How many times the worker tries a kept callback again: with BullMQ's exponential backoff from 1 s,
+ * about 18 hours in all, as long as the gateway would have redelivered it after a 500 (15 tries over
+ * 17 hours). The last try that fails alerts a success as paid but not applied (recordKeptCallback).
  */
-const KEPT_CALLBACK_RETRIES = 10;
+export const KEPT_CALLBACK_RETRIES = 16;
 
 /** A job's data: the callback URL's channel and method (whose key verified it), and the event as JSON. */
 interface KeptCallbackJob {
@@ -34,12 +34,22 @@ export class KeptCallbacks implements OnModuleInit {
 
   constructor(
     private readonly jobQueueService: JobQueueService,
+    private readonly configService: ConfigService,
     private readonly endpoints: GatewayEndpointService,
     @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
 
   async onModuleInit(): Promise<void> {
     if (!this.options.recordCallbacksInWorker) return;
+    // Kept in one process's memory, a callback answered `success` would die with it, unrecorded.
+    // (Vendure's default strategy; its class is not exported by @vendure/core, hence its name.)
+    if (
+      this.configService.jobQueueOptions.jobQueueStrategy?.constructor?.name === 'InMemoryJobQueueStrategy'
+    ) {
+      throw new Error(
+        "gatewaykit: recordCallbacksInWorker needs a durable job queue (BullMQJobQueuePlugin, or Vendure's DefaultJobQueuePlugin) and a worker; the in-memory job queue would lose callbacks already answered",
+      );
+    }
     this.queue = await this.jobQueueService.createQueue<KeptCallbackJob>({
       name: KEPT_CALLBACKS_QUEUE,
       // Vendure counts the tries made before this one: the last try is the one that reaches `retries`.
@@ -47,12 +57,14 @@ export class KeptCallbacks implements OnModuleInit {
     });
   }
 
-  /** Keeps a verified status callback of this URL for the worker; false when the request records it. */
+  /**
+   * Keeps a verified status callback of this URL for the worker (core has cut the event down to what
+   * recording needs: keptEventOf); false when the request records it.
+   */
   async keep(channelToken: string, methodCode: string, event: CallbackEvent): Promise<boolean> {
     if (!this.queue) return false;
-    const { type, data } = event;
     await this.queue.add(
-      { channelToken, methodCode, event: JSON.stringify({ type, data }) },
+      { channelToken, methodCode, event: JSON.stringify(event) },
       { retries: KEPT_CALLBACK_RETRIES },
     );
     return true;
@@ -60,29 +72,17 @@ export class KeptCallbacks implements OnModuleInit {
 
   private async record(job: KeptCallbackJob, lastTry: boolean): Promise<void> {
     const event: unknown = JSON.parse(job.event);
-    const orderNo = (event as { data?: { orderNo?: unknown } } | null)?.data?.orderNo;
-    const named = typeof orderNo === 'string' ? orderNo.slice(0, 50) : '?';
-    let recorded: Awaited<ReturnType<GatewayEndpointService['named']>>;
-    try {
-      recorded = await this.endpoints.named(
-        job.channelToken,
-        job.methodCode,
-        (inbound) => recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger }),
-        'kept',
-      );
-    } catch (error) {
-      if (lastTry) {
-        Logger.error(
-          `kept callback for ${named} not recorded after its last try (${redactedErrorText(error)}): the reconciliation settles its attempt from the gateway's record`,
-          loggerCtx,
-        );
-      }
-      throw error;
-    }
+    const recorded = await this.endpoints.named(
+      job.channelToken,
+      job.methodCode,
+      (inbound) => recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger, lastTry }),
+      'kept',
+    );
     // The channel or the method was deleted since: no try can record it. Loud, as a lost payment is.
     if ('notFound' in recorded) {
+      const orderNo = (event as { data?: { orderNo?: unknown } } | null)?.data?.orderNo;
       Logger.error(
-        `kept callback for ${named} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
+        `PAID BUT NOT APPLIED?: kept callback for ${typeof orderNo === 'string' ? orderNo.slice(0, 50) : '?'} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
         loggerCtx,
       );
     }
