@@ -37,6 +37,13 @@ const gatewaykitOptions = {
   failUnrecordedAfterSeconds: process.env.GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS,
   // Days back each run lists the gateway's chargebacks (default 180; 0: no chargeback pass).
   chargebackLookbackDays: process.env.GATEWAYKIT_CHARGEBACK_LOOKBACK_DAYS,
+  // Verified status callbacks kept on the event bus and recorded by the worker (packages/medusa-provider/
+  // README.md, "Callbacks in the worker"): on with Redis (a durable bus with retries) unless
+  // GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER=false; always off without it (the in-memory bus has no retries
+  // and loses what it holds when the process stops).
+  recordCallbacksInWorker: process.env.REDIS_URL
+    ? process.env.GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER || 'true'
+    : 'false',
 };
 
 // A second merchant account (e.g. a test account beside the live one): its sessions, callbacks and
@@ -80,7 +87,17 @@ const productionModules = redisUrl
           ],
         },
       },
-      { resolve: '@medusajs/medusa/event-bus-redis', options: { redisUrl } },
+      {
+        resolve: '@medusajs/medusa/event-bus-redis',
+        options: {
+          redisUrl,
+          // How many events the worker runs at once (BullMQ's default is one). The worker records the
+          // kept gateway callbacks (recordCallbacksInWorker), each mostly waiting on the database and
+          // locks: in the cluster bench on a quiet 2-core machine, 41 first callbacks had all their
+          // orders 6–6.5 s after the last answer with 10, 8–8.5 s one at a time.
+          workerOptions: { concurrency: Number(env('MEDUSA_EVENT_BUS_CONCURRENCY', '10')) },
+        },
+      },
       { resolve: '@medusajs/medusa/workflow-engine-redis', options: { redis: { redisUrl } } },
       {
         resolve: '@medusajs/medusa/caching',

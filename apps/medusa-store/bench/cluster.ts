@@ -21,6 +21,13 @@
  *   instant capture, with the CPU each process spent (what one order costs Medusa, with and without
  *   the gateway).
  * Prints figures and ratios two/one, never asserts a time.
+ *
+ * The topology records callbacks in the worker (medusa-config.ts: `recordCallbacksInWorker`, on with
+ * Redis): the servers keep each first callback on the event bus and answer at once, so the first
+ * callbacks' rate counts answers and "all settled … after the last answer" how long the worker took
+ * to make every order. GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER=false records them in the request, as
+ * before; MEDUSA_EVENT_BUS_CONCURRENCY sets how many events the worker runs at once (10).
+ * BENCH_CALLBACKS_ONLY=true stops after the callback phases (their figures only).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,6 +51,7 @@ const COPIES = Number(process.env.BENCH_CALLBACK_COPIES || 4);
 const SHOPPERS = Number(process.env.BENCH_SHOPPERS || 20);
 const CHECKOUTS_EACH = Number(process.env.BENCH_CHECKOUTS_EACH || 3);
 const CPU_COMPLETIONS = Number(process.env.BENCH_CPU_COMPLETIONS || 40);
+const CALLBACKS_ONLY = process.env.BENCH_CALLBACKS_ONLY === 'true';
 const IN_FLIGHT = 20;
 const GATEWAY_NO = '12345678';
 const SIGN_KEY = 'medusa-store-cluster-bench-sign-key';
@@ -418,6 +426,10 @@ async function main(): Promise<void> {
         .then(cleanUp)
         .then(() => process.exit(130));
     });
+  const recordedIn = process.env.GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER === 'false' ? 'request' : 'worker';
+  say(
+    `callbacks recorded in the ${recordedIn} (GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER), event bus concurrency ${process.env.MEDUSA_EVENT_BUS_CONCURRENCY || '10'}`,
+  );
   try {
     say('gateway sandbox (its own process) …');
     const sandbox = await bench.startSandboxProcess({
@@ -464,6 +476,14 @@ async function main(): Promise<void> {
       );
       rates.push(done.rates);
       settled.push(...done.callbacks);
+    }
+    if (CALLBACKS_ONLY) {
+      const [one, two] = rates as [bench.CallbackRates, bench.CallbackRates];
+      console.log(
+        `Callbacks (recorded in the ${recordedIn}), first: one ${one.first.toFixed(1)}/s, two ${two.first.toFixed(1)}/s ` +
+          `(${(two.first / one.first).toFixed(2)}x); duplicates: one ${one.duplicate.toFixed(0)}/s, two ${two.duplicate.toFixed(0)}/s`,
+      );
+      return;
     }
     await medusaFloor(topology.servers[0], topology.publishableKey, settled);
 

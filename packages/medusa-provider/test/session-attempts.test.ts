@@ -30,8 +30,10 @@ function scopeWith(state: {
   cartCompleted: boolean;
   collectionStatus?: string;
   cartTotal?: number;
+  lockWaitSeconds?: number;
 }) {
   const locks: string[] = [];
+  const lockWaits: number[] = [];
   const errors: string[] = [];
   const graphs: string[] = [];
   const cartReads: string[] = [];
@@ -95,8 +97,9 @@ function scopeWith(state: {
         };
       if (key === Modules.LOCKING)
         return {
-          execute: async (lockKey: string, work: () => Promise<unknown>) => {
+          execute: async (lockKey: string, work: () => Promise<unknown>, options: { timeout: number }) => {
             locks.push(lockKey);
+            lockWaits.push(options.timeout);
             return work();
           },
         };
@@ -105,11 +108,12 @@ function scopeWith(state: {
       throw new Error(`unexpected ${key}`);
     },
   } as unknown as MedusaContainer;
-  const store = new SessionAttempts(container, {
-    id: 'gatewaykit',
-    providerIds: ['pp_gatewaykit_gatewaykit'],
-  } as never);
-  return { store, locks, graphs, cartReads, errors, sessionReads: () => sessionReads };
+  const account = { id: 'gatewaykit', providerIds: ['pp_gatewaykit_gatewaykit'] } as never;
+  const store =
+    state.lockWaitSeconds === undefined
+      ? new SessionAttempts(container, account)
+      : new SessionAttempts(container, account, state.lockWaitSeconds);
+  return { store, locks, lockWaits, graphs, cartReads, errors, sessionReads: () => sessionReads };
 }
 
 describe('SessionAttempts: a success already in a placed order (outcomeStays)', () => {
@@ -211,5 +215,17 @@ describe('SessionAttempts: a first success is authorized only where it can be ap
       await recordOutcome(store, { ...SUCCESS, amount });
       expect(payments.processed, amount).toEqual([]);
     }
+  });
+});
+
+describe("SessionAttempts: the wait for the cart's lock", () => {
+  it('is a minute in a request, and what the worker asks for its kept callbacks', async () => {
+    const request = scopeWith({ authorized: false, cartCompleted: false });
+    await request.store.exclusive('ps_1', async () => undefined);
+    expect(request.lockWaits).toEqual([60]);
+    const worker = scopeWith({ authorized: false, cartCompleted: false, lockWaitSeconds: 10 });
+    await worker.store.exclusive('ps_1', async () => undefined);
+    expect(worker.locks).toEqual(['cart_1']);
+    expect(worker.lockWaits).toEqual([10]);
   });
 });

@@ -74,6 +74,56 @@ function shuffled<T>(items: T[]): T[] {
   return copy;
 }
 
+/** Lines of an instance's log file that hold `text`. */
+function linesWith(file: string, text: string): string[] {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.includes(text));
+}
+
+/** Lines of an instance's log saying that it recorded the success of `orderNo` (`<before> -> succeeded`). */
+const recordedSuccess = (file: string, orderNo: string) =>
+  linesWith(file, `callback ${orderNo}: `).filter((line) => line.includes(' -> succeeded'));
+
+/** Every line the servers logged holding `text`. */
+const serverLines = (text: string) => inject('serverLogs').flatMap((log) => linesWith(log, text));
+
+/**
+ * A cart paid on the sandbox's hosted page whose success callback the sandbox recorded and dropped
+ * (chaos `drop`, no return): nothing is recorded until a test sends that callback itself.
+ */
+async function paidAwaitingCallback(name: string) {
+  await sandboxControl('chaos', { drop: true, noReturn: 'always' });
+  const email = uniqueEmail(name);
+  const { cartId, collectionId } = await readyCart({ email });
+  const session = await startSession(collectionId, HOSTED);
+  await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
+  const [delivery] = await waitFor(async () => {
+    const list = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.orderNo === session.id);
+    return list.length > 0 && list;
+  }, 'the recorded (dropped) success callback');
+  return { email, cartId, session, body: delivery.body as string };
+}
+
+/** The order of `email` once it exists with its payment captured (the worker may still be on it). */
+function capturedOrders(email: string, timeoutMs = 60_000) {
+  return waitFor(
+    async () => {
+      const found = await ordersOf(email);
+      return found.some((order) => order.payment_status === 'captured') && found;
+    },
+    'the order with its captured payment',
+    timeoutMs,
+  );
+}
+
+/** A signed callback posted to one instance. */
+const postCallback = (server: string, body: string, headers = signedHeaders(body)) =>
+  at(server, 'POST', '/hooks/gatewaykit/callback', {
+    rawBody: body,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+
 afterEach(async () => {
   await sandboxControl('chaos', undefined, 'DELETE');
   await sandboxControl('faults', undefined, 'DELETE');
@@ -110,10 +160,18 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
     expect(answers.map((answer) => `${answer.status} ${answer.text.trim()}`)).toEqual(
       bodies.map(() => '200 success'),
     );
-    const orders = await waitFor(async () => {
-      const found = await ordersOf(email);
-      return found.length > 0 && found;
-    }, 'the order');
+    // The servers kept them on the event bus; the worker records them, one after the other under the
+    // cart's lock: the order comes after the answers.
+    expect(
+      serverLines(`callback ${session.id}: `).filter((line) => line.includes('kept for the worker')),
+    ).not.toEqual([]);
+    const orders = await capturedOrders(email);
+    // Every event recorded (the duplicates and stale ones too) before counting: nothing comes later.
+    await waitFor(async () => {
+      const recorded = linesWith(inject('workerLog'), `callback ${session.id}: `);
+      return recorded.length >= bodies.length && recorded;
+    }, 'the worker to record all 50 callbacks');
+    expect(await ordersOf(email)).toHaveLength(1);
     expect(orders).toHaveLength(1);
     expect(orders[0]!.payment_status).toBe('captured');
     const payments = await paymentsOf(session.id);
@@ -127,6 +185,64 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
       cartId,
     ]);
     expect(carts).toHaveLength(1);
+  });
+
+  it('a success callback is answered at once by a server and recorded by the worker: the order, one capture', async () => {
+    const { email, session, body } = await paidAwaitingCallback('cluster-kept');
+    const answer = await postCallback(SERVER_A, body);
+    expect(`${answer.status} ${answer.text.trim()}`).toBe('200 success');
+    const orders = await capturedOrders(email);
+    expect(orders).toHaveLength(1);
+    expect(await paymentsOf(session.id)).toHaveLength(1);
+    // The worker recorded it (Medusa's payment workflow ran there); the server only kept it.
+    await waitFor(
+      async () => recordedSuccess(inject('workerLog'), session.id).length === 1,
+      'the worker log',
+    );
+    await waitFor(
+      async () =>
+        linesWith(inject('serverLogs')[0]!, `callback ${session.id}: succeeded kept for the worker`)
+          .length === 1,
+      "server-a's log",
+    );
+    for (const log of inject('serverLogs')) expect(recordedSuccess(log, session.id)).toEqual([]);
+  });
+
+  it('attack: a forged callback on both servers is answered 401 and never reaches the worker; no order', async () => {
+    const { email, session, body } = await paidAwaitingCallback('cluster-forged');
+    const keptEvents = () => linesWith(inject('workerLog'), 'Processing gatewaykit.callback.kept').length;
+    const keptBefore = keptEvents();
+    const cheaper = body.replace(/"orderAmount":"[^"]+"/, '"orderAmount":"0.01"');
+    expect(cheaper).not.toBe(body);
+    const forged = [
+      { body, headers: signedHeaders(body, { signKey: 'not-the-merchant-sign-key' }) },
+      // The gateway's own signature, the amount changed after signing.
+      { body: cheaper, headers: signedHeaders(body) },
+    ];
+    for (const server of [SERVER_A, SERVER_B]) {
+      for (const callback of forged) {
+        const answer = await postCallback(server, callback.body, callback.headers);
+        expect(`${answer.status} ${answer.text.trim()}`).toBe('401 invalid signature');
+      }
+    }
+    expect(await ordersOf(email)).toEqual([]);
+    const [stored] = await sql<{ data: Json }>('SELECT data FROM payment_session WHERE id = $1', [
+      session.id,
+    ]);
+    // As the hosted page left it: the shopper is on the gateway's page, nothing heard since.
+    expect(stored!.data.outcome.status).toBe('redirect');
+    // The genuine callback after them: the one kept event the worker sees, the one order. Jobs run in
+    // the order they were added, so a forged callback kept before it would have been processed first.
+    const answer = await postCallback(SERVER_B, body);
+    expect(`${answer.status} ${answer.text.trim()}`).toBe('200 success');
+    expect(await capturedOrders(email)).toHaveLength(1);
+    await waitFor(
+      async () => recordedSuccess(inject('workerLog'), session.id).length === 1,
+      'the worker log',
+    );
+    expect(keptEvents() - keptBefore).toBe(1);
+    expect(serverLines(`callback ${session.id}: succeeded kept for the worker`)).toHaveLength(1);
+    expect(await paymentsOf(session.id)).toHaveLength(1);
   });
 
   it('the same cart completed at once on both instances: one gateway charge, one order', async () => {
@@ -215,8 +331,9 @@ describe('two servers and a worker on one Postgres and one Redis', () => {
     // Medusa 2.21 creates the order before it authorizes the payment (the last step of its cart
     // completion), so A left an order awaiting payment and its cart lock in Redis. The gateway answers
     // the charge (to nobody) and sends its callback to the store's URL; the proxy passes it to B (it
-    // skips an instance that refuses connections). B records it once the dead instance's cart lock
-    // expires (Medusa's 120 s TTL) and authorizes the session: the order is paid. The gateway retries a callback for hours; here its
+    // skips an instance that refuses connections). B keeps it on the event bus (recordCallbacksInWorker)
+    // and the worker records it once the dead instance's cart lock expires (Medusa's 120 s TTL; the
+    // event is tried again meanwhile) and authorizes the session: the order is paid. The gateway retries a callback for hours; here its
     // retries are the sandbox's redeliveries, every 10 s, so the test does not wait for its schedule.
     const [delivery] = await waitFor(async () => {
       const list = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.orderNo === session.id);

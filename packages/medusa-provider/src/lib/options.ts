@@ -44,6 +44,12 @@ interface MedusaOptions {
    * (docs/gateway-protocol.md#chargebacks-in-each-run).
    */
   chargebackLookbackDays?: number;
+  /**
+   * Keep each verified status callback on Medusa's event bus and answer the gateway at once; a
+   * subscriber (the worker, in production) records it (lib/kept-callbacks.ts). Default false: recorded
+   * in the request. Turn it on only with a durable event bus (`@medusajs/medusa/event-bus-redis`).
+   */
+  recordCallbacksInWorker?: boolean;
 }
 
 export const REFUND_MODES = ['gateway', 'manual'] as const;
@@ -108,6 +114,15 @@ function httpUrl(option: string, value: unknown): string {
   return value.replace(/\/+$/, '');
 }
 
+/** A switch given as a boolean, or as `true`/`false` read from the environment; absent is false. */
+function flag(option: string, value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return false;
+  if (typeof value === 'boolean') return value;
+  if (typeof value === 'string' && /^(true|false)$/i.test(value.trim()))
+    return value.trim().toLowerCase() === 'true';
+  fail(option, 'must be true or false');
+}
+
 /** Checks the options at startup (Medusa calls validateOptions before registering the providers). */
 export function parseOptions(raw: unknown): GatewaykitOptions {
   const options = (raw ?? {}) as Record<string, unknown>;
@@ -139,6 +154,7 @@ export function parseOptions(raw: unknown): GatewaykitOptions {
       DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
     ),
     chargebackLookbackDays: lookbackDays(options.chargebackLookbackDays),
+    recordCallbacksInWorker: flag('recordCallbacksInWorker', options.recordCallbacksInWorker),
     ...(localPaymentMethod ? { localPaymentMethod: String(localPaymentMethod) } : {}),
   };
 }

@@ -103,6 +103,12 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
   constructor(
     private readonly scope: MedusaContainer,
     private readonly account: GatewaykitAccount,
+    /**
+     * How long a write waits for the cart's lock before it fails (seconds). A request waits the full
+     * minute (the gateway is answered 500 after it); the worker's kept callbacks wait less and are
+     * tried again later by the event bus, so one held cart does not keep the worker's queue waiting.
+     */
+    private readonly lockWaitSeconds = 60,
   ) {}
 
   async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
@@ -111,7 +117,7 @@ export class SessionAttempts implements AttemptStore<SessionAttempt> {
     const cartId = collectionId ? await this.cartIdOf(collectionId) : undefined;
     return this.scope
       .resolve(Modules.LOCKING)
-      .execute(cartId ?? `gatewaykit:${orderNo}`, work, { timeout: 60 });
+      .execute(cartId ?? `gatewaykit:${orderNo}`, work, { timeout: this.lockWaitSeconds });
   }
 
   async find(orderNo: string): Promise<SessionAttempt | undefined> {
