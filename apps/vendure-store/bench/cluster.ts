@@ -186,9 +186,7 @@ async function main(): Promise<void> {
           width: IN_FLIGHT,
           send: (body) => timedCallback(url, body),
           check,
-          ...(recordedInWorker
-            ? { recorded: async () => (await counts()).orders >= paid.length }
-            : {}),
+          ...(recordedInWorker ? { recorded: async () => (await counts()).orders >= paid.length } : {}),
         }),
       );
     }

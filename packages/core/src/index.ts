@@ -75,8 +75,11 @@ export {
   KEEP_DEADLINE_MS,
   type KeptCallback,
   keptEventOf,
+  openKeptCallback,
   type ReturnInput,
   recordKeptCallback,
+  type SealedCallback,
+  sealKeptCallback,
 } from './inbound/notifications.js';
 export {
   CHECKOUT_CARD_METHOD,

@@ -17,6 +17,7 @@ import {
   type StoredAttempt,
   type TransactionRecord,
 } from '../src/index.js';
+import { hmacSha256Hex } from '../src/signing.js';
 import { signedCallback, signedReturnQuery } from '../src/testing.js';
 
 const MAIN = { gatewayNo: '12345678', signKey: 'main-sign-key' };
@@ -75,6 +76,11 @@ class MemoryStore implements AttemptStore {
 }
 
 const silent = { info() {}, warn() {}, error() {} };
+
+/** A seal as core makes it (notifications.ts): HMAC of its context line and the event's JSON. */
+function sealKeptCallbackWith(eventJson: string, signKey: string): string {
+  return hmacSha256Hex(signKey, `gatewaykit kept callback\n${eventJson}`);
+}
 
 /** The gateway's own records of trades, as `transactions.retrieve` answers (a return's confirmation). */
 class Ledger {
@@ -360,6 +366,12 @@ describe('handleCallback: one answer per inbound case (docs/inbound.md)', () => 
 });
 
 describe('handleCallback with keep: answered once kept, recorded by the worker (docs/inbound.md#kept-callbacks)', () => {
+  /** What core's keep would hand over for `event`, sealed with MAIN's key (as a queue holds it). */
+  function sealed(event: unknown) {
+    const json = JSON.stringify(event);
+    return { event: json, seal: sealKeptCallbackWith(json, MAIN.signKey) };
+  }
+
   async function keptCallback(
     main: MemoryStore,
     keep: (kept: KeptCallback<typeof MAIN>) => Promise<boolean>,
@@ -392,10 +404,20 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     expect(main.exclusives).toEqual([]);
 
     // What a queue gives back is JSON: the worker sees a copy, not the object kept.
-    const copy = JSON.parse(JSON.stringify(kept[0]?.event));
-    const first = await recordKeptCallback({ event: copy, store: main, logger: silent });
+    const copy = JSON.parse(JSON.stringify(kept[0]?.sealed));
+    const first = await recordKeptCallback({
+      sealed: copy,
+      signKey: MAIN.signKey,
+      store: main,
+      logger: silent,
+    });
     expect(first.kind).toBe('changed');
-    const again = await recordKeptCallback({ event: copy, store: main, logger: silent });
+    const again = await recordKeptCallback({
+      sealed: copy,
+      signKey: MAIN.signKey,
+      store: main,
+      logger: silent,
+    });
     expect(again.kind).toBe('duplicate');
     expect(main.statusOf('o-1')).toBe('succeeded');
     expect(main.changes).toEqual(['o-1:succeeded']);
@@ -439,9 +461,9 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
         customerEmail: 'shopper@example.com',
       }),
     });
-    const text = JSON.stringify(kept[0]?.event);
+    const text = kept[0]?.sealed.event ?? '';
     expect(text).not.toMatch(/4111\s?1111\s?1111\s?1111|shopper@example.com/);
-    expect(Object.keys(kept[0]?.event.data ?? {}).sort()).toEqual(
+    expect(Object.keys(JSON.parse(text).data).sort()).toEqual(
       ['orderAmount', 'orderCurrency', 'orderInfo', 'orderNo', 'orderStatus', 'tradeNo'].sort(),
     );
     const original = callbackData('o-1', {
@@ -475,7 +497,12 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
       data: callbackData('o-1', { orderAmount: '1.00' }),
     });
     expect(handled.result.kind).toBe('kept');
-    const decided = await recordKeptCallback({ event: kept[0]?.event, store: main, logger: silent });
+    const decided = await recordKeptCallback({
+      sealed: kept[0]?.sealed,
+      signKey: MAIN.signKey,
+      store: main,
+      logger: silent,
+    });
     expect(decided.kind).toBe('mismatch');
     expect(main.alerts).toMatchObject([{ kind: 'amount-mismatch' }]);
     expect(main.statusOf('o-1')).toBeUndefined();
@@ -484,20 +511,45 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
   it("the queue's last try: a success it cannot record is alerted paid-not-applied (a failure is not), and still throws", async () => {
     const main = new MemoryStore().add('o-1');
     main.failWith = new Error('database down');
-    const success = { type: 'transaction.success', data: callbackData('o-1') };
-    await expect(recordKeptCallback({ event: success, store: main, logger: silent })).rejects.toThrow();
+    const success = sealed({ type: 'transaction.success', data: callbackData('o-1') });
+    const record = (kept: unknown, lastTry = false) =>
+      recordKeptCallback({ sealed: kept, signKey: MAIN.signKey, store: main, logger: silent, lastTry });
+    await expect(record(success)).rejects.toThrow();
     expect(main.alerts).toEqual([]);
-    await expect(
-      recordKeptCallback({ event: success, store: main, logger: silent, lastTry: true }),
-    ).rejects.toThrow('database down');
+    await expect(record(success, true)).rejects.toThrow('database down');
     expect(main.alerts).toMatchObject([
       { kind: 'paid-not-applied', outcome: { orderNo: 'o-1', status: 'succeeded' } },
     ]);
-    const fail = { type: 'transaction.fail', data: callbackData('o-1', { orderStatus: 'fail' }) };
-    await expect(
-      recordKeptCallback({ event: fail, store: main, logger: silent, lastTry: true }),
-    ).rejects.toThrow();
+    const fail = sealed({ type: 'transaction.fail', data: callbackData('o-1', { orderStatus: 'fail' }) });
+    await expect(record(fail, true)).rejects.toThrow();
     expect(main.alerts).toHaveLength(1);
+  });
+
+  it('attack: the worker records only what the seal confirms: an event written to the queue by hand, changed there, or sealed with another key is refused before any read', async () => {
+    const main = new MemoryStore().add('o-1');
+    main.failWith = new Error('the store must not be read');
+    const real = sealed({ type: 'transaction.success', data: callbackData('o-1') });
+    const madeUp = JSON.stringify({
+      type: 'transaction.success',
+      data: callbackData('o-1', { tradeNo: 'T9' }),
+    });
+    for (const kept of [
+      { event: madeUp, seal: real.seal },
+      { event: real.event.replace('"T1"', '"T9"'), seal: real.seal },
+      { event: madeUp, seal: sealKeptCallbackWith(madeUp, 'another-key') },
+      { event: real.event },
+      JSON.parse(real.event),
+      'junk',
+    ]) {
+      await expect(
+        recordKeptCallback({ sealed: kept, signKey: MAIN.signKey, store: main, logger: silent }),
+      ).rejects.toThrow(/seal does not match/);
+    }
+    // The account's key changed since it was kept: the same refusal (the last try alerts nothing it cannot read).
+    await expect(
+      recordKeptCallback({ sealed: real, signKey: 'rotated-key', store: main, logger: silent }),
+    ).rejects.toThrow(/seal does not match/);
+    expect(main.statusOf('o-1')).toBeUndefined();
   });
 
   it('a forged or stale callback is never kept: 401', async () => {
@@ -532,20 +584,16 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
 
   it('the worker refuses what is not a status callback, and throws (the queue tries again) when the store fails', async () => {
     const main = new MemoryStore().add('o-1');
-    await expect(
-      recordKeptCallback({ event: { type: 'refund.success', data: {} }, store: main, logger: silent }),
-    ).rejects.toThrow(/not a payment status callback/);
-    await expect(recordKeptCallback({ event: 'junk', store: main, logger: silent })).rejects.toThrow(
+    const record = (kept: unknown) =>
+      recordKeptCallback({ sealed: kept, signKey: MAIN.signKey, store: main, logger: silent });
+    await expect(record(sealed({ type: 'refund.success', data: {} }))).rejects.toThrow(
       /not a payment status callback/,
     );
+    await expect(record(sealed('junk'))).rejects.toThrow(/not a payment status callback/);
     main.failWith = new RecordLaterError('another payment is answering');
-    await expect(
-      recordKeptCallback({
-        event: { type: 'transaction.success', data: callbackData('o-1') },
-        store: main,
-        logger: silent,
-      }),
-    ).rejects.toThrow(/another payment/);
+    await expect(record(sealed({ type: 'transaction.success', data: callbackData('o-1') }))).rejects.toThrow(
+      /another payment/,
+    );
     expect(main.statusOf('o-1')).toBeUndefined();
   });
 });

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import type { PaymentOutcome, StoredAttempt } from '@gatewaykit/core';
 import { signedCallback } from '@gatewaykit/core/testing';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
@@ -78,12 +79,18 @@ function sent(orderNo: string): void {
  */
 function container(eventBus: { emit: ReturnType<typeof vi.fn>; subscribed?: boolean } = { emit: vi.fn() }) {
   const logger = { info: vi.fn(), warn: vi.fn(), error: vi.fn(), debug: vi.fn() };
-  const bus = {
-    emit: eventBus.emit,
-    eventToSubscribersMap: new Map(
-      eventBus.subscribed === false ? [] : [[CALLBACK_KEPT_EVENT, [{ id: 'gatewaykit-callback-kept' }]]],
-    ),
-  };
+  // Named as Medusa's Redis bus: the only one the route keeps callbacks on.
+  const bus = new (class RedisEventBusService {
+    emit = eventBus.emit;
+    eventToSubscribersMap = new Map(
+      eventBus.subscribed === false
+        ? [
+            [CALLBACK_KEPT_EVENT, [{ id: 'someone-elses' }]],
+            ['*', [{ id: 'wildcard' }]],
+          ]
+        : [[CALLBACK_KEPT_EVENT, [{ id: 'gatewaykit-callback-kept' }]]],
+    );
+  })();
   const entry = (id: string, options: object) => ({
     resolve: '@gatewaykit/medusa-provider/providers/gatewaykit',
     id,
@@ -142,6 +149,15 @@ function emitted(emit: ReturnType<typeof vi.fn>, call = 0): unknown {
   return JSON.parse(JSON.stringify(emit.mock.calls[call]![0].data));
 }
 
+/** The sealed event core would keep for `event`, with `signKey` (the account's): as the route emits it. */
+function sealedWith(event: unknown, signKey = OPTIONS.signKey) {
+  const json = JSON.stringify(event);
+  return {
+    event: json,
+    seal: createHmac('sha256', signKey).update(`gatewaykit kept callback\n${json}`).digest('hex'),
+  };
+}
+
 beforeEach(() => {
   stores.attempts.clear();
   stores.saved.length = 0;
@@ -161,8 +177,12 @@ describe('POST /hooks/gatewaykit/callback with recordCallbacksInWorker', () => {
     expect(message.name).toBe(CALLBACK_KEPT_EVENT);
     expect(message.data).toEqual({
       accountId: 'gatewaykit',
-      event: expect.objectContaining({ type: 'transaction.success', data: success('ps_1').data }),
+      sealed: { event: expect.any(String), seal: expect.stringMatching(/^[0-9a-f]{64}$/) },
       keptAt: expect.any(Number),
+    });
+    expect(JSON.parse(message.data.sealed.event)).toEqual({
+      type: 'transaction.success',
+      data: success('ps_1').data,
     });
     expect(options.attempts).toBeGreaterThan(1);
     expect(options.backoff).toMatchObject({ type: 'exponential' });
@@ -223,13 +243,13 @@ describe('POST /hooks/gatewaykit/callback with recordCallbacksInWorker', () => {
     expect(stores.notices).toEqual(['refund.success']);
   });
 
-  it('records in the request when nothing subscribes to the event (it would be dropped)', async () => {
+  it("records in the request when the plugin's subscriber is not on the bus (only others', or a wildcard): the event would go nowhere", async () => {
     sent('ps_6');
     const { scope, emit, logger } = container({ emit: vi.fn(), subscribed: false });
     expect(await post(scope, signed(success('ps_6')))).toBe('200 success');
     expect(emit).not.toHaveBeenCalled();
     expect(stores.saved).toEqual([{ account: 'gatewaykit', orderNo: 'ps_6', status: 'succeeded' }]);
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('no subscriber'));
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringContaining('no gatewaykit subscriber'));
   });
 });
 
@@ -270,8 +290,8 @@ describe('subscriber gatewaykit.callback.kept', () => {
     sent('ps_11');
     const { scope } = container();
     stores.failWith = new Error('database down');
-    const event = success('ps_11');
-    const kept = (ago: number) => ({ accountId: 'gatewaykit', event, keptAt: Date.now() - ago });
+    const sealed = sealedWith(success('ps_11'));
+    const kept = (ago: number) => ({ accountId: 'gatewaykit', sealed, keptAt: Date.now() - ago });
     await expect(deliver(scope, kept(60_000))).rejects.toThrow('database down');
     expect(stores.alerts).toEqual([]);
     await expect(deliver(scope, kept(KEPT_CALLBACK_LAST_TRY_AFTER_MS + 1000))).rejects.toThrow(
@@ -293,7 +313,7 @@ describe('subscriber gatewaykit.callback.kept', () => {
     expect(await post(withLocalBus, signed(success('ps_12')))).toBe('200 success');
     expect(emit).not.toHaveBeenCalled();
     expect(stores.saved).toEqual([{ account: 'gatewaykit', orderNo: 'ps_12', status: 'succeeded' }]);
-    expect(logger.warn).toHaveBeenCalledWith(expect.stringMatching(/durable event bus/));
+    expect(logger.warn).toHaveBeenCalledWith(expect.stringMatching(/needs the Redis event bus/));
   });
 
   it('no account keeps its callbacks: no keep at all (core reads nothing before recording)', () => {
@@ -307,37 +327,49 @@ describe('subscriber gatewaykit.callback.kept', () => {
   it('records in the store of the account the event names', async () => {
     sent('ps_8');
     const { scope } = container();
-    await deliver(scope, { accountId: 'second', event: success('ps_8') });
+    await deliver(scope, { accountId: 'second', sealed: sealedWith(success('ps_8'), SECOND.signKey) });
     expect(stores.saved).toEqual([{ account: 'second', orderNo: 'ps_8', status: 'succeeded' }]);
   });
 
-  it('logs an error and returns (nothing to try again) for an account that is not configured', async () => {
+  it("an account this worker does not have (its configuration differs from the servers'): logged and thrown, so the bus tries again; the last try says paid but not applied", async () => {
     sent('ps_9');
     const { scope, logger } = container();
+    const sealed = sealedWith(success('ps_9'));
     for (const accountId of ['retired-account', undefined, 42]) {
-      await expect(deliver(scope, { accountId, event: success('ps_9') })).resolves.toBeUndefined();
+      await expect(deliver(scope, { accountId, sealed, keptAt: Date.now() })).rejects.toThrow(
+        /ps_9 names no gatewaykit account this worker has/,
+      );
     }
     expect(stores.saved).toEqual([]);
     expect(logger.error).toHaveBeenCalledTimes(3);
-    expect(logger.error).toHaveBeenCalledWith(
-      expect.stringMatching(/ps_9 names no configured gatewaykit account/),
-    );
+    expect(logger.error).not.toHaveBeenCalledWith(expect.stringContaining('PAID BUT NOT APPLIED'));
+    await expect(
+      deliver(scope, { accountId: 'retired-account', sealed, keptAt: Date.now() - 13 * 3_600_000 }),
+    ).rejects.toThrow();
+    expect(logger.error).toHaveBeenLastCalledWith(expect.stringContaining('PAID BUT NOT APPLIED'));
   });
 
-  it('attack: refuses junk event data without recording or throwing', async () => {
+  it('attack: refuses, without recording or throwing, data written to Redis by hand: no seal, a seal of another key or of other data, or a sealed event that is not a status callback', async () => {
     sent('ps_10');
     const { scope, logger } = container();
+    const real = sealedWith(success('ps_10'));
+    const madeUp = JSON.stringify({
+      ...success('ps_10'),
+      data: { ...success('ps_10').data, tradeNo: 'T_forged' },
+    });
     const junk = [
-      undefined,
-      'transaction.success',
       { accountId: 'gatewaykit' },
-      { accountId: 'gatewaykit', event: { type: 'transaction.success' } },
-      { accountId: 'gatewaykit', event: { type: 'refund.success', data: { orderNo: 'ps_10' } } },
+      { accountId: 'gatewaykit', sealed: 'transaction.success' },
+      { accountId: 'gatewaykit', sealed: { event: real.event } },
+      { accountId: 'gatewaykit', sealed: { event: madeUp, seal: real.seal } },
+      { accountId: 'gatewaykit', sealed: sealedWith(success('ps_10'), 'someone-elses-key') },
+      // Sealed with the account's key but by an account the event does not name.
+      { accountId: 'second', sealed: real },
+      { accountId: 'gatewaykit', sealed: sealedWith({ type: 'refund.success', data: { orderNo: 'ps_10' } }) },
       {
         accountId: 'gatewaykit',
-        event: { type: 'made.up', data: { orderNo: 'ps_10', orderStatus: 'success' } },
+        sealed: sealedWith({ type: 'made.up', data: { orderNo: 'ps_10', orderStatus: 'success' } }),
       },
-      { accountId: 'gatewaykit', event: { ...success('ps_10'), data: 'ps_10' } },
     ];
     for (const data of junk) await expect(deliver(scope, data)).resolves.toBeUndefined();
     expect(stores.saved).toEqual([]);
@@ -349,9 +381,9 @@ describe('subscriber gatewaykit.callback.kept', () => {
     sent('ps_11');
     const { scope, logger } = container();
     stores.failWith = new Error('connection terminated while reading card 4111111111111111');
-    await expect(deliver(scope, { accountId: 'gatewaykit', event: success('ps_11') })).rejects.toThrow(
-      /connection terminated/,
-    );
+    await expect(
+      deliver(scope, { accountId: 'gatewaykit', sealed: sealedWith(success('ps_11')) }),
+    ).rejects.toThrow(/connection terminated/);
     expect(stores.saved).toEqual([]);
     const logged = JSON.stringify([logger.error.mock.calls, logger.warn.mock.calls]);
     expect(logger.error).toHaveBeenCalledWith(
@@ -360,7 +392,7 @@ describe('subscriber gatewaykit.callback.kept', () => {
     expect(logged).not.toContain('4111111111111111');
     // The next delivery, once the store is back, records it.
     stores.failWith = undefined;
-    await deliver(scope, { accountId: 'gatewaykit', event: success('ps_11') });
+    await deliver(scope, { accountId: 'gatewaykit', sealed: sealedWith(success('ps_11')) });
     expect(stores.saved).toEqual([{ account: 'gatewaykit', orderNo: 'ps_11', status: 'succeeded' }]);
   });
 });

@@ -1,10 +1,21 @@
-import type { AttemptStore, CallbackEvent, PaymentOutcome, StoredAttempt } from '@gatewaykit/core';
+import { createHmac } from 'node:crypto';
+import type { AttemptStore, PaymentOutcome, StoredAttempt } from '@gatewaykit/core';
 import { type ConfigService, type JobQueueService, Logger } from '@vendure/core';
 import { describe, expect, it, vi } from 'vitest';
 import type { GatewayEndpointService, InboundEndpoint } from '../src/http/gateway-endpoint.service';
 import { KEPT_CALLBACKS_QUEUE, KeptCallbacks } from '../src/service/kept-callbacks.service';
 
 const silent = { info() {}, warn() {}, error() {} };
+
+/** The method's sign key: core seals what is kept with it, the worker checks the seal with it. */
+const SIGN_KEY = 'method-sign-key';
+
+/** A job's event and seal for `event`, as core would have sealed it (any event, even junk). */
+function sealedJob(event: unknown, signKey = SIGN_KEY) {
+  const json = JSON.stringify(event);
+  const seal = createHmac('sha256', signKey).update(`gatewaykit kept callback\n${json}`).digest('hex');
+  return { event: json, seal };
+}
 
 /** Vendure's config with a durable job queue strategy (BullMQ's, by its class name). */
 const durable = {
@@ -63,7 +74,11 @@ function endpointsWith(store: AttemptStore) {
     named: async (token: string, code: string, handle: (inbound: InboundEndpoint) => Promise<unknown>) => {
       if (token !== 'default-token' || code !== 'gatewaykit-hosted') return { notFound: 'unknown channel' };
       return {
-        handled: await handle({ storeFor: () => store, logger: silent } as unknown as InboundEndpoint),
+        handled: await handle({
+          accounts: [{ signKey: SIGN_KEY }],
+          storeFor: () => store,
+          logger: silent,
+        } as unknown as InboundEndpoint),
       };
     },
   } as unknown as GatewayEndpointService;
@@ -78,16 +93,16 @@ const success = {
     orderCurrency: 'USD',
     orderStatus: 'success',
   },
-  requestId: 'r-1',
-  requestTime: '1',
-} as unknown as CallbackEvent;
+};
+/** What core hands `keep` for that callback (handleCallback: sealKeptCallback). */
+const sealedSuccess = sealedJob(success);
 
 describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
   it('off (the default): keeps nothing, so the request records the callback', async () => {
     const queues = fakeQueues();
     const kept = new KeptCallbacks(queues.service, durable, endpointsWith(storeOf().store), {} as never);
     await kept.onModuleInit();
-    expect(await kept.keep('default-token', 'gatewaykit-hosted', success)).toBe(false);
+    expect(await kept.keep('default-token', 'gatewaykit-hosted', sealedSuccess)).toBe(false);
     expect(queues.jobs).toEqual([]);
   });
 
@@ -98,15 +113,15 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
       recordCallbacksInWorker: true,
     } as never);
     await kept.onModuleInit();
-    expect(await kept.keep('default-token', 'gatewaykit-hosted', success)).toBe(true);
+    expect(await kept.keep('default-token', 'gatewaykit-hosted', sealedSuccess)).toBe(true);
     expect(queues.jobs).toHaveLength(1);
     const job = queues.jobs[0] as {
-      data: { channelToken: string; methodCode: string; event: string };
+      data: { channelToken: string; methodCode: string; event: string; seal: string };
       retries: number;
     };
     expect(job.data.channelToken).toBe('default-token');
     expect(job.data.methodCode).toBe('gatewaykit-hosted');
-    expect(JSON.parse(job.data.event)).toEqual(JSON.parse(JSON.stringify(success)));
+    expect(job.data).toMatchObject(sealedSuccess);
     expect(job.retries).toBeGreaterThan(0);
     await queues.run(job.data);
     await queues.run(job.data);
@@ -120,11 +135,11 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
       recordCallbacksInWorker: true,
     } as never);
     await kept.onModuleInit();
-    const event = JSON.stringify({ type: success.type, data: success.data });
+    const job = sealedSuccess;
     const errors = vi.spyOn(Logger, 'error').mockImplementation(() => undefined);
     try {
       await expect(
-        queues.run({ channelToken: 'deleted', methodCode: 'gatewaykit-hosted', event }),
+        queues.run({ channelToken: 'deleted', methodCode: 'gatewaykit-hosted', ...job }),
       ).resolves.toBeUndefined();
       expect(errors).toHaveBeenCalledWith(
         expect.stringMatching(/O-1-1 not recorded: unknown channel/),
@@ -137,12 +152,12 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
       throw new Error('database down');
     };
     await expect(
-      queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }),
+      queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', ...job }),
     ).rejects.toThrow('database down');
     expect(alerts).toEqual([]);
     // The last try (Vendure counts the tries made before it) alerts: nothing else may look again.
     await expect(
-      queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', event }, 10),
+      queues.run({ channelToken: 'default-token', methodCode: 'gatewaykit-hosted', ...job }, 10),
     ).rejects.toThrow('database down');
     expect(alerts).toEqual(['paid-not-applied']);
   });
@@ -160,7 +175,7 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
     await expect(off.onModuleInit()).resolves.toBeUndefined();
   });
 
-  it('attack: a job whose event is not a status callback is refused before any read', async () => {
+  it('attack: a job written to the queue by hand (no seal, a changed event, or sealed with another key) is refused before any read', async () => {
     const queues = fakeQueues();
     const { store } = storeOf();
     let reads = 0;
@@ -173,12 +188,18 @@ describe('KeptCallbacks (docs/inbound.md#kept-callbacks)', () => {
       recordCallbacksInWorker: true,
     } as never);
     await kept.onModuleInit();
+    const url = { channelToken: 'default-token', methodCode: 'gatewaykit-hosted' };
+    const changed = success.data.orderAmount.replace('10.00', '1.00');
+    for (const forged of [
+      { event: sealedSuccess.event },
+      { event: sealedSuccess.event.replace('"10.00"', `"${changed}"`), seal: sealedSuccess.seal },
+      sealedJob(success, 'someone-elses-key'),
+    ]) {
+      await expect(queues.run({ ...url, ...forged })).rejects.toThrow(/seal does not match/);
+    }
+    // Sealed, but not a status callback.
     await expect(
-      queues.run({
-        channelToken: 'default-token',
-        methodCode: 'gatewaykit-hosted',
-        event: JSON.stringify({ type: 'refund.success', data: { orderNo: 'O-1-1' } }),
-      }),
+      queues.run({ ...url, ...sealedJob({ type: 'refund.success', data: { orderNo: 'O-1-1' } }) }),
     ).rejects.toThrow(/not a payment status callback/);
     expect(reads).toBe(0);
   });

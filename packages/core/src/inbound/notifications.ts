@@ -15,6 +15,7 @@ import {
 import { redactedErrorText, redactText } from '../redact.js';
 import { type CallbackEvent, callbackEventSchema, isKnownCallbackEventType } from '../schemas/callbacks.js';
 import type { TransactionRecord } from '../schemas/transactions.js';
+import { hmacSha256Hex, safeEqualHex } from '../signing.js';
 import { verifyCallback } from '../verify-callback.js';
 import { type ReturnQuery, toReturnParams, verifyReturn } from '../verify-return.js';
 import {
@@ -73,12 +74,23 @@ interface InboundCommon<Acc extends InboundAccount, A extends StoredAttempt> {
   logger: InboundLogger;
 }
 
+/**
+ * A kept callback as it goes on the queue: the event as JSON text, only what recording needs
+ * (keptEventOf), and its seal, an HMAC of that text with the verifying account's sign key. The worker
+ * records only what the seal confirms (openKeptCallback): whoever can write to the queue (Redis) cannot
+ * make up a payment the gateway never reported.
+ */
+export interface SealedCallback {
+  event: string;
+  seal: string;
+}
+
 /** A verified callback about a payment's status, as an adapter keeps it (CallbackInput.keep). */
 export interface KeptCallback<Acc> {
   /** The account whose key verified it; its store records it (keep its id with the event). */
   account: Acc;
-  /** Only what recording needs (keptEventOf): no card number, no free text that could hold one. */
-  event: CallbackEvent;
+  /** What to put on the queue, as it is. */
+  sealed: SealedCallback;
 }
 
 /**
@@ -106,6 +118,38 @@ export function keptEventOf(event: CallbackEvent, outcome: PaymentOutcome): Call
   };
   const data = Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
   return { type: event.type, data };
+}
+
+/** Why a seal's HMAC cannot be taken for a gateway signature: its message starts with this line. */
+const SEAL_CONTEXT = 'gatewaykit kept callback\n';
+
+function sealOf(eventJson: string, signKey: string): string {
+  return hmacSha256Hex(signKey, SEAL_CONTEXT + eventJson);
+}
+
+/** The callback as it is kept: keptEventOf's fields as JSON, sealed with the account's key. */
+export function sealKeptCallback(
+  event: CallbackEvent,
+  outcome: PaymentOutcome,
+  signKey: string,
+): SealedCallback {
+  const json = JSON.stringify(keptEventOf(event, outcome));
+  return { event: json, seal: sealOf(json, signKey) };
+}
+
+/**
+ * The event of a kept callback read back from the queue, once its seal matches `signKey` (the account
+ * the worker records it for); throws otherwise: not kept by this store, changed on the queue, or the
+ * account's key changed since it was kept.
+ */
+export function openKeptCallback(sealed: unknown, signKey: string): unknown {
+  const { event, seal } = (typeof sealed === 'object' && sealed !== null ? sealed : {}) as Partial<
+    Record<keyof SealedCallback, unknown>
+  >;
+  if (typeof event !== 'string' || typeof seal !== 'string' || !safeEqualHex(sealOf(event, signKey), seal)) {
+    throw new Error("a kept callback's seal does not match its account's key: not recorded");
+  }
+  return JSON.parse(event);
 }
 
 async function withinDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -270,7 +314,7 @@ export async function handleCallback<Acc extends InboundAccount, A extends Store
         logDecision(logger, 'callback', settled);
         return { answer: CALLBACK_ACCEPTED, result: settled, account };
       }
-      const kept = input.keep({ account, event: keptEventOf(event, outcome) });
+      const kept = input.keep({ account, sealed: sealKeptCallback(event, outcome, account.signKey) });
       if (await withinDeadline(kept, KEEP_DEADLINE_MS, 'keeping the callback')) {
         logger.info(`gatewaykit: callback ${outcome.orderNo}: ${outcome.status} kept for the worker`);
         return { answer: CALLBACK_ACCEPTED, result: { kind: 'kept', event }, account };
@@ -305,13 +349,16 @@ async function recordCallbackOutcome<A extends StoredAttempt>(
 /**
  * Records a callback that handleCallback kept (CallbackInput.keep), in the worker, exactly as the
  * request would have: core decides again from what is stored now, so a copy kept twice, or recorded
- * after the return or the charge's own answer, changes nothing. `event` is what the adapter kept, read
- * back from its queue and checked again here. Throws when it cannot be recorded yet (the store failed,
+ * after the return or the charge's own answer, changes nothing. `sealed` is what the adapter kept, read
+ * back from its queue: its seal is checked, then its event against the callback schema. Throws when it cannot be recorded yet (the store failed,
  * or RecordLaterError): the adapter's queue then tries again, and the reconciliation finds the
  * payment from the gateway's records if every try fails.
  */
 export async function recordKeptCallback<A extends StoredAttempt>(input: {
-  event: unknown;
+  /** What the adapter kept (KeptCallback.sealed), read back from its queue. */
+  sealed: unknown;
+  /** The sign key of the account the worker records it for: the seal must match it. */
+  signKey: string;
   store: AttemptStore<A>;
   logger: InboundLogger;
   /**
@@ -321,7 +368,7 @@ export async function recordKeptCallback<A extends StoredAttempt>(input: {
    */
   lastTry?: boolean;
 }): Promise<InboundDecision<A>> {
-  const parsed = callbackEventSchema.safeParse(input.event);
+  const parsed = callbackEventSchema.safeParse(openKeptCallback(input.sealed, input.signKey));
   const outcome = parsed.success ? outcomeFromCallback(parsed.data as CallbackEvent) : undefined;
   if (!outcome) throw new Error('a kept callback is not a payment status callback');
   try {

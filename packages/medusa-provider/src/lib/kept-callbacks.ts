@@ -1,10 +1,12 @@
 import {
   callbackEventSchema,
   type KeptCallback,
+  openKeptCallback,
   outcomeFromCallback,
   recordKeptCallback,
   redactedErrorText,
   redactText,
+  type SealedCallback,
 } from '@gatewaykit/core';
 import type { IEventBusModuleService, Logger, MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, Modules } from '@medusajs/framework/utils';
@@ -23,29 +25,31 @@ export const CALLBACK_KEPT_EVENT = 'gatewaykit.callback.kept';
 /** What the event carries: the id of the account whose key verified the callback, and its event. */
 export interface KeptCallbackData {
   accountId: string;
-  event: unknown;
+  /** core's SealedCallback: only what recording needs, sealed with the account's key. */
+  sealed: SealedCallback;
   /** When the route kept it (ms since the epoch): how the subscriber knows its last try. */
   keptAt: number;
 }
 
 /**
  * How the Redis event bus (BullMQ) delivers the event: tried again on a throw (a cart lock held by a
- * completion, a database hiccup), waiting 1, 2, 4 … 2^14 s between tries, about 9 hours to the last of
- * 16 tries, as long a span as the gateway's own redeliveries of a callback answered 500 (15 tries over
- * 17 hours, at most 2 hours apart). A job that failed every try stays in Redis's failed list.
+ * completion, a database hiccup), waiting 1, 2, 4 … 2^15 s between tries, the 17th and last about 18
+ * hours after the first: as long as the gateway's own redeliveries of a callback answered 500 (15
+ * tries over 17 hours). A job that failed every try stays in Redis's failed list.
  */
 export const KEPT_CALLBACK_DELIVERY = {
-  attempts: 16,
+  attempts: 17,
   backoff: { type: 'exponential', delay: 1_000 },
 } as const;
 
 /**
- * A delivery this long after the callback was kept is the last try (the event bus does not tell the
- * subscriber which try it runs): the 16th starts about 9.1 hours after the first, the 15th about 4.6.
- * Its failure alerts a success as paid but not applied (core's recordKeptCallback `lastTry`). A worker
- * that was down for hours may alert a try early; a later try that records it then notes it recorded.
+ * A delivery this long after the callback was kept is taken for the last try (the event bus does not
+ * tell a subscriber which try it runs): the 17th starts about 18.2 hours after the first, the 16th
+ * about 9.1. Its failure alerts a success as paid but not applied (core's recordKeptCallback
+ * `lastTry`). A worker that was down or behind for that long alerts on each try it still fails; one
+ * whose clock runs hours behind the servers' alerts late or not at all (keep clocks in sync).
  */
-export const KEPT_CALLBACK_LAST_TRY_AFTER_MS = 7 * 60 * 60 * 1000;
+export const KEPT_CALLBACK_LAST_TRY_AFTER_MS = 12 * 60 * 60 * 1000;
 
 /**
  * How long the worker waits for a cart's lock before the try fails and the event bus tries again later
@@ -54,12 +58,19 @@ export const KEPT_CALLBACK_LAST_TRY_AFTER_MS = 7 * 60 * 60 * 1000;
  */
 export const KEPT_CALLBACK_LOCK_WAIT_SECONDS = 10;
 
-/** The event bus's subscribers by event name, where the module shows them (both of Medusa's do). */
-function subscribersOf(eventBus: IEventBusModuleService, name: string): number | undefined {
+/** The id the plugin's subscriber registers under (subscribers/callback-kept.ts). */
+export const CALLBACK_KEPT_SUBSCRIBER_ID = 'gatewaykit-callback-kept';
+
+/**
+ * Whether this process's event bus has the plugin's own subscriber of the event (Medusa loads
+ * subscribers in every worker mode, so a server knows them too). Both of Medusa's buses drop an event
+ * nobody subscribed to, and a wildcard subscriber is not ours.
+ */
+function hasKeptCallbackSubscriber(eventBus: IEventBusModuleService): boolean {
   const map = (eventBus as { eventToSubscribersMap?: unknown }).eventToSubscribersMap;
-  if (!(map instanceof Map)) return undefined;
-  const count = (key: string) => (map.get(key) as unknown[] | undefined)?.length ?? 0;
-  return count(name) + count('*');
+  if (!(map instanceof Map)) return false;
+  const subscribers = (map.get(CALLBACK_KEPT_EVENT) ?? []) as { id?: unknown }[];
+  return subscribers.some((subscriber) => subscriber.id === CALLBACK_KEPT_SUBSCRIBER_ID);
 }
 
 /**
@@ -74,28 +85,25 @@ export function keepCallbacksOn(
 ): ((kept: KeptCallback<GatewaykitAccount>) => Promise<boolean>) | undefined {
   // No account keeps its callbacks: no `keep`, so core does not read an attempt before recording it.
   if (!accounts.some((account) => account.options.recordCallbacksInWorker)) return undefined;
-  return async ({ account, event }: KeptCallback<GatewaykitAccount>): Promise<boolean> => {
+  return async ({ account, sealed }: KeptCallback<GatewaykitAccount>): Promise<boolean> => {
     if (!account.options.recordCallbacksInWorker) return false;
     const eventBus = scope.resolve<IEventBusModuleService>(Modules.EVENT_BUS);
-    // Medusa's in-memory bus tries once and loses what it holds when the process stops: a callback
-    // answered `success` must not depend on it.
-    if (eventBus.constructor?.name === 'LocalEventBusService') {
-      scope
-        .resolve<Logger>(ContainerRegistrationKeys.LOGGER)
-        .warn(
-          'gatewaykit: recordCallbacksInWorker needs a durable event bus (@medusajs/medusa/event-bus-redis): the callback is recorded in the request',
-        );
+    const logger = scope.resolve<Logger>(ContainerRegistrationKeys.LOGGER);
+    // Only Medusa's Redis bus keeps what it holds and tries again: with any other (the in-memory one
+    // tries once and loses what it holds when the process stops) the request records the callback.
+    if (eventBus.constructor?.name !== 'RedisEventBusService') {
+      logger.warn(
+        'gatewaykit: recordCallbacksInWorker needs the Redis event bus (@medusajs/medusa/event-bus-redis): the callback is recorded in the request',
+      );
       return false;
     }
-    // Both of Medusa's buses drop an event nobody subscribed to (the plugin's subscribers not loaded):
-    // never answer `success` for a callback that would go nowhere.
-    if (subscribersOf(eventBus, CALLBACK_KEPT_EVENT) === 0) {
-      scope
-        .resolve<Logger>(ContainerRegistrationKeys.LOGGER)
-        .warn(`gatewaykit: no subscriber of ${CALLBACK_KEPT_EVENT}: the callback is recorded in the request`);
+    if (!hasKeptCallbackSubscriber(eventBus)) {
+      logger.warn(
+        `gatewaykit: no gatewaykit subscriber of ${CALLBACK_KEPT_EVENT}: the callback is recorded in the request`,
+      );
       return false;
     }
-    const data: KeptCallbackData = { accountId: account.id, event, keptAt: Date.now() };
+    const data: KeptCallbackData = { accountId: account.id, sealed, keptAt: Date.now() };
     await eventBus.emit({ name: CALLBACK_KEPT_EVENT, data }, KEPT_CALLBACK_DELIVERY);
     return true;
   };
@@ -106,12 +114,17 @@ function shown(value: unknown): string {
   return typeof value === 'string' && value !== '' ? redactText(value.slice(0, 64)) : '?';
 }
 
-/** Whether the kept event is a payment status callback core would record (core checks it again). */
-function isStatusCallback(event: unknown): boolean {
-  const parsed = callbackEventSchema.safeParse(event);
-  if (!parsed.success) return false;
+/** The orderNo in a kept event's JSON, for a log line only (read before its seal is checked). */
+function orderNoOf(sealed: unknown): string {
+  const json = (sealed as { event?: unknown } | undefined)?.event;
+  return shown(typeof json === 'string' ? /"orderNo":"([^"]{1,50})"/.exec(json)?.[1] : undefined);
+}
+
+/** Whether the kept event, once its seal matches, is a payment status callback core would record. */
+function isStatusCallback(sealed: unknown, signKey: string): boolean {
   try {
-    return outcomeFromCallback(parsed.data) !== undefined;
+    const parsed = callbackEventSchema.safeParse(openKeptCallback(sealed, signKey));
+    return parsed.success && outcomeFromCallback(parsed.data) !== undefined;
   } catch {
     return false;
   }
@@ -121,42 +134,51 @@ export type KeptCallbackResult = 'recorded' | 'refused';
 
 /**
  * The subscriber's work for one delivery of CALLBACK_KEPT_EVENT: records the callback in a session of the
- * account it names. Data naming no configured account, or not a status callback, is logged and refused
- * (trying again cannot change it; the reconciliation settles a real payment). A failure to record throws
- * after logging it, so the Redis event bus tries again.
+ * account it names, once its seal matches that account's key (core's openKeptCallback: nothing written
+ * to Redis by hand is recorded). Data that is not a sealed status callback is logged and refused (no try
+ * can change it). An account this worker does not have (its configuration differs from the servers')
+ * and a failure to record throw after logging, so the Redis event bus tries again; the last try of a
+ * success alerts it (recordKeptCallback `lastTry`, or the log line below without an account). What is
+ * thrown carries only redacted text: the event bus logs it as it is.
  */
 export async function recordKeptCallbackEvent(
   scope: MedusaContainer,
   data: unknown,
 ): Promise<KeptCallbackResult> {
   const logger = scope.resolve<Logger>(ContainerRegistrationKeys.LOGGER);
-  const { accountId, event, keptAt } = (typeof data === 'object' && data !== null ? data : {}) as Partial<
+  const { accountId, sealed, keptAt } = (typeof data === 'object' && data !== null ? data : {}) as Partial<
     Record<keyof KeptCallbackData, unknown>
   >;
   const lastTry = typeof keptAt === 'number' && Date.now() - keptAt >= KEPT_CALLBACK_LAST_TRY_AFTER_MS;
-  const orderNo = shown((event as { data?: { orderNo?: unknown } } | undefined)?.data?.orderNo);
+  const orderNo = orderNoOf(sealed);
   const account =
     typeof accountId === 'string'
       ? resolveGatewaykitAccounts(scope).find((candidate) => candidate.id === accountId)
       : undefined;
   if (!account) {
+    const text = `gatewaykit: kept callback ${orderNo} names no gatewaykit account this worker has (${shown(accountId)})`;
     logger.error(
-      `gatewaykit: kept callback ${orderNo} names no configured gatewaykit account (${shown(accountId)}): not recorded; the reconciliation settles its payment`,
+      lastTry
+        ? `${text}: PAID BUT NOT APPLIED if it was a success, and no more tries: settle it in the gateway's merchant portal`
+        : `${text}: tried again later (is the worker configured as the servers are?)`,
     );
-    return 'refused';
+    throw new Error(text);
   }
-  if (!isStatusCallback(event)) {
-    logger.error(`gatewaykit: kept callback ${orderNo} is not a payment status callback: not recorded`);
+  if (!isStatusCallback(sealed, account.signKey)) {
+    logger.error(
+      `gatewaykit: kept callback ${orderNo} is not a payment status callback sealed with its account's key: not recorded`,
+    );
     return 'refused';
   }
   try {
     const store = new SessionAttempts(scope, account, KEPT_CALLBACK_LOCK_WAIT_SECONDS);
-    await recordKeptCallback({ event, store, logger, lastTry });
+    await recordKeptCallback({ sealed, signKey: account.signKey, store, logger, lastTry });
     return 'recorded';
   } catch (error) {
+    const why = redactedErrorText(error);
     logger.error(
-      `gatewaykit: kept callback ${orderNo} could not be recorded (${redactedErrorText(error)}): the event bus tries again, the reconciliation settles it if every try fails`,
+      `gatewaykit: kept callback ${orderNo} could not be recorded (${why}): the event bus tries again`,
     );
-    throw error;
+    throw new Error(`gatewaykit: kept callback ${orderNo} not recorded: ${why}`);
   }
 }

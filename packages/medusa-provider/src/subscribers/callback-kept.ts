@@ -1,5 +1,9 @@
 import type { SubscriberArgs, SubscriberConfig } from '@medusajs/framework';
-import { CALLBACK_KEPT_EVENT, recordKeptCallbackEvent } from '../lib/kept-callbacks';
+import {
+  CALLBACK_KEPT_EVENT,
+  CALLBACK_KEPT_SUBSCRIBER_ID,
+  recordKeptCallbackEvent,
+} from '../lib/kept-callbacks';
 
 /**
  * A gateway callback the callback route kept on the event bus (`recordCallbacksInWorker`), recorded here,
@@ -15,5 +19,5 @@ export default async function gatewaykitCallbackKept({
 
 export const config: SubscriberConfig = {
   event: CALLBACK_KEPT_EVENT,
-  context: { subscriberId: 'gatewaykit-callback-kept' },
+  context: { subscriberId: CALLBACK_KEPT_SUBSCRIBER_ID },
 };

@@ -31,7 +31,7 @@ export class GatewaykitCallbackController {
         ...inbound,
         rawBody: req.rawBody,
         headers: req.headers,
-        keep: ({ event }) => this.kept.keep(channelToken, methodCode, event),
+        keep: ({ sealed }) => this.kept.keep(channelToken, methodCode, sealed),
       }),
     );
     if (handled) sendInboundAnswer(res, handled.answer);

@@ -1,4 +1,4 @@
-import { type CallbackEvent, recordKeptCallback } from '@gatewaykit/core';
+import { recordKeptCallback, redactText, type SealedCallback } from '@gatewaykit/core';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService, type JobQueue, JobQueueService, Logger } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
@@ -15,11 +15,13 @@ export const KEPT_CALLBACKS_QUEUE = 'gatewaykit-kept-callbacks';
  */
 export const KEPT_CALLBACK_RETRIES = 16;
 
-/** A job's data: the callback URL's channel and method (whose key verified it), and the event as JSON. */
+/** A job's data: the callback URL's channel and method (whose key verified it), and the sealed event. */
 interface KeptCallbackJob {
   channelToken: string;
   methodCode: string;
+  /** core's SealedCallback: the event's JSON and its seal with the method's sign key. */
   event: string;
+  seal: string;
 }
 
 /**
@@ -58,31 +60,33 @@ export class KeptCallbacks implements OnModuleInit {
   }
 
   /**
-   * Keeps a verified status callback of this URL for the worker (core has cut the event down to what
-   * recording needs: keptEventOf); false when the request records it.
+   * Keeps a verified status callback of this URL for the worker, as core sealed it (only what
+   * recording needs, with the method key's seal); false when the request records it.
    */
-  async keep(channelToken: string, methodCode: string, event: CallbackEvent): Promise<boolean> {
+  async keep(channelToken: string, methodCode: string, sealed: SealedCallback): Promise<boolean> {
     if (!this.queue) return false;
     await this.queue.add(
-      { channelToken, methodCode, event: JSON.stringify(event) },
+      { channelToken, methodCode, event: sealed.event, seal: sealed.seal },
       { retries: KEPT_CALLBACK_RETRIES },
     );
     return true;
   }
 
   private async record(job: KeptCallbackJob, lastTry: boolean): Promise<void> {
-    const event: unknown = JSON.parse(job.event);
+    const sealed = { event: job.event, seal: job.seal };
     const recorded = await this.endpoints.named(
       job.channelToken,
       job.methodCode,
-      (inbound) => recordKeptCallback({ event, store: inbound.storeFor(), logger: inbound.logger, lastTry }),
+      ({ accounts: [method], storeFor, logger }) =>
+        recordKeptCallback({ sealed, signKey: method.signKey, store: storeFor(), logger, lastTry }),
       'kept',
     );
     // The channel or the method was deleted since: no try can record it. Loud, as a lost payment is.
     if ('notFound' in recorded) {
-      const orderNo = (event as { data?: { orderNo?: unknown } } | null)?.data?.orderNo;
+      // Read for the log only (the seal was not checked: no method to check it with).
+      const orderNo = redactText(/"orderNo":"([^"]{1,50})"/.exec(String(job.event))?.[1] ?? '?');
       Logger.error(
-        `PAID BUT NOT APPLIED?: kept callback for ${typeof orderNo === 'string' ? orderNo.slice(0, 50) : '?'} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
+        `PAID BUT NOT APPLIED?: kept callback for ${orderNo} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
         loggerCtx,
       );
     }
