@@ -1,5 +1,6 @@
 import { createElementPaymentMethod, type Sandbox } from '@gatewaykit/sandbox';
-import { databaseClockMismatch } from '@gatewaykit/vendure-plugin';
+import { databaseClockMismatch, KEPT_CALLBACKS_QUEUE } from '@gatewaykit/vendure-plugin';
+import { Queue } from 'bullmq';
 import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
@@ -707,6 +708,57 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(after.__typename).not.toBe('GatewaykitPaymentCompleted');
     expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
   });
+  it('attack: a kept-callback job written into Redis by hand (a success for an unpaid order) is refused by the worker: its seal does not match, nothing recorded', async () => {
+    const shop = stack.shop();
+    const order = await prepareOrder(shop);
+    const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
+    if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
+    const { activeChannel } = await shop.query<{ activeChannel: { token: string } }>(
+      '{ activeChannel { token } }',
+    );
+    const [attempt] = await stack.sql<{ orderAmount: string }>(
+      'SELECT "orderAmount" FROM gatewaykit_payment_attempt WHERE "orderNo" = $1',
+      [started.orderNo],
+    );
+    const event = JSON.stringify({
+      type: 'transaction.success',
+      data: {
+        orderNo: started.orderNo,
+        tradeNo: 'FORGED-IN-REDIS',
+        orderAmount: attempt?.orderAmount,
+        orderCurrency: 'USD',
+        orderStatus: 'success',
+      },
+    });
+    const redis = new URL(stack.cluster.redisUrl);
+    // Vendure's BullMQ strategy keeps every job on one queue, named by its Vendure queue.
+    const queue = new Queue('vendure-job-queue', {
+      connection: { host: redis.hostname, port: Number(redis.port) },
+    });
+    try {
+      await queue.add(KEPT_CALLBACKS_QUEUE, {
+        channelToken: activeChannel.token,
+        methodCode: 'gatewaykit-hosted',
+        event,
+        seal: 'f'.repeat(64),
+      });
+    } finally {
+      await queue.close();
+    }
+    await eventually(
+      async () => stack.cluster.worker.output(),
+      (output) => output.includes("kept callback refused: a kept callback's seal does not match"),
+      20_000,
+    );
+    const [after] = await stack.sql<{ status: string }>(
+      'SELECT status FROM gatewaykit_payment_attempt WHERE "orderNo" = $1',
+      [started.orderNo],
+    );
+    expect(after?.status).toBe('redirect');
+    const unpaid = await adminOrder(stack.admin, order.id);
+    expect(unpaid.payments).toEqual([]);
+  });
+
   // Last: it leaves the first worker dead (a new one takes its place).
   it('the worker killed (SIGKILL): callbacks are still answered success, kept on the job queue, and recorded once by the next worker', async () => {
     const shop = stack.shop();

@@ -74,6 +74,7 @@ export {
   type InboundResult,
   KEEP_DEADLINE_MS,
   type KeptCallback,
+  KeptCallbackRefusedError,
   keptEventOf,
   openKeptCallback,
   type ReturnInput,

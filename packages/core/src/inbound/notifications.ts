@@ -120,6 +120,18 @@ export function keptEventOf(event: CallbackEvent, outcome: PaymentOutcome): Call
   return { type: event.type, data };
 }
 
+/**
+ * A kept callback the worker refuses for good: its seal does not match (written to the queue by hand,
+ * changed there, or kept before the account's key changed), or it is not a payment status callback.
+ * No try can change that: adapters finish the job instead of trying again (core has logged it).
+ */
+export class KeptCallbackRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KeptCallbackRefusedError';
+  }
+}
+
 /** Why a seal's HMAC cannot be taken for a gateway signature: its message starts with this line. */
 const SEAL_CONTEXT = 'gatewaykit kept callback\n';
 
@@ -147,7 +159,9 @@ export function openKeptCallback(sealed: unknown, signKey: string): unknown {
     Record<keyof SealedCallback, unknown>
   >;
   if (typeof event !== 'string' || typeof seal !== 'string' || !safeEqualHex(sealOf(event, signKey), seal)) {
-    throw new Error("a kept callback's seal does not match its account's key: not recorded");
+    throw new KeptCallbackRefusedError(
+      "a kept callback's seal does not match its account's key: not recorded",
+    );
   }
   return JSON.parse(event);
 }
@@ -350,7 +364,8 @@ async function recordCallbackOutcome<A extends StoredAttempt>(
  * Records a callback that handleCallback kept (CallbackInput.keep), in the worker, exactly as the
  * request would have: core decides again from what is stored now, so a copy kept twice, or recorded
  * after the return or the charge's own answer, changes nothing. `sealed` is what the adapter kept, read
- * back from its queue: its seal is checked, then its event against the callback schema. Throws when it cannot be recorded yet (the store failed,
+ * back from its queue: its seal is checked, then its event against the callback schema; either failing
+ * throws KeptCallbackRefusedError (finish the job: no try can change it). Throws when it cannot be recorded yet (the store failed,
  * or RecordLaterError): the adapter's queue then tries again, and the reconciliation finds the
  * payment from the gateway's records if every try fails.
  */
@@ -368,9 +383,18 @@ export async function recordKeptCallback<A extends StoredAttempt>(input: {
    */
   lastTry?: boolean;
 }): Promise<InboundDecision<A>> {
-  const parsed = callbackEventSchema.safeParse(openKeptCallback(input.sealed, input.signKey));
-  const outcome = parsed.success ? outcomeFromCallback(parsed.data as CallbackEvent) : undefined;
-  if (!outcome) throw new Error('a kept callback is not a payment status callback');
+  let outcome: PaymentOutcome | undefined;
+  try {
+    const parsed = callbackEventSchema.safeParse(openKeptCallback(input.sealed, input.signKey));
+    outcome = parsed.success ? outcomeFromCallback(parsed.data as CallbackEvent) : undefined;
+    if (!outcome) throw new KeptCallbackRefusedError('a kept callback is not a payment status callback');
+  } catch (error) {
+    // Nothing of it is trusted, so nothing of it is logged: only why.
+    input.logger.error(`gatewaykit: kept callback refused: ${redactedErrorText(error)}`);
+    throw error instanceof KeptCallbackRefusedError
+      ? error
+      : new KeptCallbackRefusedError(redactedErrorText(error));
+  }
   try {
     return await recordCallbackOutcome(input.store, outcome, input.logger);
   } catch (error) {

@@ -1,8 +1,6 @@
 import {
-  callbackEventSchema,
   type KeptCallback,
-  openKeptCallback,
-  outcomeFromCallback,
+  KeptCallbackRefusedError,
   recordKeptCallback,
   redactedErrorText,
   redactText,
@@ -120,16 +118,6 @@ function orderNoOf(sealed: unknown): string {
   return shown(typeof json === 'string' ? /"orderNo":"([^"]{1,50})"/.exec(json)?.[1] : undefined);
 }
 
-/** Whether the kept event, once its seal matches, is a payment status callback core would record. */
-function isStatusCallback(sealed: unknown, signKey: string): boolean {
-  try {
-    const parsed = callbackEventSchema.safeParse(openKeptCallback(sealed, signKey));
-    return parsed.success && outcomeFromCallback(parsed.data) !== undefined;
-  } catch {
-    return false;
-  }
-}
-
 export type KeptCallbackResult = 'recorded' | 'refused';
 
 /**
@@ -164,17 +152,13 @@ export async function recordKeptCallbackEvent(
     );
     throw new Error(text);
   }
-  if (!isStatusCallback(sealed, account.signKey)) {
-    logger.error(
-      `gatewaykit: kept callback ${orderNo} is not a payment status callback sealed with its account's key: not recorded`,
-    );
-    return 'refused';
-  }
   try {
     const store = new SessionAttempts(scope, account, KEPT_CALLBACK_LOCK_WAIT_SECONDS);
     await recordKeptCallback({ sealed, signKey: account.signKey, store, logger, lastTry });
     return 'recorded';
   } catch (error) {
+    // Not a sealed status callback of this account (core logged why): no try can change it.
+    if (error instanceof KeptCallbackRefusedError) return 'refused';
     const why = redactedErrorText(error);
     logger.error(
       `gatewaykit: kept callback ${orderNo} could not be recorded (${why}): the event bus tries again`,

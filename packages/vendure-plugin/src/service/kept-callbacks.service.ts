@@ -1,4 +1,9 @@
-import { recordKeptCallback, redactText, type SealedCallback } from '@gatewaykit/core';
+import {
+  KeptCallbackRefusedError,
+  recordKeptCallback,
+  redactText,
+  type SealedCallback,
+} from '@gatewaykit/core';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { ConfigService, type JobQueue, JobQueueService, Logger } from '@vendure/core';
 import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
@@ -78,7 +83,13 @@ export class KeptCallbacks implements OnModuleInit {
       job.channelToken,
       job.methodCode,
       ({ accounts: [method], storeFor, logger }) =>
-        recordKeptCallback({ sealed, signKey: method.signKey, store: storeFor(), logger, lastTry }),
+        recordKeptCallback({ sealed, signKey: method.signKey, store: storeFor(), logger, lastTry }).catch(
+          (error: unknown) => {
+            // A job no try can record (its seal does not match: written to Redis by hand, or kept
+            // before the method's key changed): core logged it at error level; the job is done.
+            if (!(error instanceof KeptCallbackRefusedError)) throw error;
+          },
+        ),
       'kept',
     );
     // The channel or the method was deleted since: no try can record it. Loud, as a lost payment is.
