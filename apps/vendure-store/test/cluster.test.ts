@@ -50,6 +50,33 @@ function callbackLines(process: { output(): string }, orderNo: string): string[]
     .filter((line) => line.includes(`callback ${orderNo}:`));
 }
 
+/** How many of an orderNo's callbacks the servers kept for the worker. */
+function keptByServers(stack: ClusterStack, orderNo: string): number {
+  return stack.cluster.servers
+    .flatMap((server) => callbackLines(server, orderNo))
+    .filter((line) => line.includes('kept for the worker')).length;
+}
+
+/**
+ * Pays a started gateway page with the sandbox sending `copies` copies of each of its callbacks and no
+ * return; once every copy was delivered, the answers the gateway got.
+ */
+async function paidWithCallbackCopies(
+  stack: ClusterStack,
+  started: { url: string; orderNo: string },
+  copies: number,
+) {
+  stack.sandbox.setChaos({ copies, noReturn: 'always' });
+  await completeRedirect(started.url, 'success');
+  const deliveries = await stack.sandbox.waitForCallbacks(
+    (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= copies,
+    30_000,
+  );
+  return deliveries
+    .filter((c) => c.orderNo === started.orderNo)
+    .flatMap((c) => c.attempts.map((a) => a.response));
+}
+
 describe('production topology: two instances + worker, exactly once', () => {
   let stack: ClusterStack;
   beforeAll(async () => {
@@ -402,7 +429,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     const answered = stack.cluster.servers.flatMap((server) => callbackLines(server, started.orderNo));
     expect(answered).toHaveLength(mine.length);
     expect(answered.filter((line) => line.includes(' -> '))).toEqual([]);
-    const kept = answered.filter((line) => line.includes('kept for the worker')).length;
+    const kept = keptByServers(stack, started.orderNo);
     expect(kept).toBeGreaterThan(0);
     const recorded = await eventually(
       async () => callbackLines(stack.cluster.worker, started.orderNo),
@@ -458,20 +485,10 @@ describe('production topology: two instances + worker, exactly once', () => {
     const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
     if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
     await coupon.end();
-    stack.sandbox.setChaos({ copies: 50, noReturn: 'always' });
-    await completeRedirect(started.url, 'success');
-    const deliveries = await stack.sandbox.waitForCallbacks(
-      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 50,
-      30_000,
-    );
-    const answers = deliveries
-      .filter((c) => c.orderNo === started.orderNo)
-      .flatMap((c) => c.attempts.map((a) => a.response));
+    const answers = await paidWithCallbackCopies(stack, started, 50);
     expect(answers.filter((a) => a !== 'success')).toEqual([]);
     // Every kept copy recorded by the worker before the order is judged.
-    const kept = stack.cluster.servers
-      .flatMap((server) => callbackLines(server, started.orderNo))
-      .filter((line) => line.includes('kept for the worker')).length;
+    const kept = keptByServers(stack, started.orderNo);
     expect(kept).toBeGreaterThan(0);
     await eventually(
       async () => callbackLines(stack.cluster.worker, started.orderNo),
@@ -766,19 +783,9 @@ describe('production topology: two instances + worker, exactly once', () => {
     const started = await startPayment(shop, { paymentMethodCode: 'gatewaykit-hosted' });
     if (started.__typename !== 'GatewaykitPaymentRedirect') throw new Error(started.__typename);
     await stack.cluster.worker.kill();
-    stack.sandbox.setChaos({ copies: 3, noReturn: 'always' });
-    await completeRedirect(started.url, 'success');
-    const deliveries = await stack.sandbox.waitForCallbacks(
-      (d) => d.filter((c) => c.orderNo === started.orderNo && c.state === 'delivered').length >= 3,
-      30_000,
-    );
-    const answers = deliveries
-      .filter((c) => c.orderNo === started.orderNo)
-      .flatMap((c) => c.attempts.map((a) => a.response));
+    const answers = await paidWithCallbackCopies(stack, started, 3);
     expect(answers.filter((a) => a !== 'success')).toEqual([]);
-    const kept = stack.cluster.servers
-      .flatMap((server) => callbackLines(server, started.orderNo))
-      .filter((line) => line.includes('kept for the worker')).length;
+    const kept = keptByServers(stack, started.orderNo);
     expect(kept).toBeGreaterThan(0);
     const next = await stack.cluster.startWorker();
     // The new worker finds the kept callbacks on the queue. (The servers' reconciliation may settle the

@@ -131,16 +131,9 @@ afterEach(async () => {
 
 describe('two servers and a worker on one Postgres and one Redis', () => {
   it('50 duplicate and out-of-order callbacks over both instances: one captured payment, one order, all answered success', async () => {
-    await sandboxControl('chaos', { drop: true, noReturn: 'always' });
-    const email = uniqueEmail('cluster-callbacks');
-    const { cartId, collectionId } = await readyCart({ email });
-    const session = await startSession(collectionId, HOSTED);
-    await finishWithoutReturn(session.data.redirectUrl, 'success', CARDS.success);
-    const [delivery] = await waitFor(async () => {
-      const list = ((await sandboxControl('callbacks')) as Json[]).filter((d) => d.orderNo === session.id);
-      return list.length > 0 && list;
-    }, 'the recorded (dropped) success callback');
-    const success = JSON.parse(delivery.body) as { type: string; data: Record<string, string> };
+    const { email, cartId, session, body } = await paidAwaitingCallback('cluster-callbacks');
+    const delivery = { body };
+    const success = JSON.parse(body) as { type: string; data: Record<string, string> };
     const variant = (type: string, orderStatus: string) =>
       JSON.stringify({ ...success, type, data: { ...success.data, orderStatus } });
     // Duplicates of the success, and stale pending and fail events of the same trade, in random order.
