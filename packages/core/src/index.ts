@@ -76,6 +76,7 @@ export {
   type KeptCallback,
   KeptCallbackRefusedError,
   keptEventOf,
+  keptOrderNoForLog,
   openKeptCallback,
   type ReturnInput,
   recordKeptCallback,

@@ -8,6 +8,7 @@ import {
   KEEP_DEADLINE_MS,
   type KeptCallback,
   keptEventOf,
+  keptOrderNoForLog,
   type MerchantAlert,
   outcomeFromCallback,
   type PaymentOutcome,
@@ -474,6 +475,17 @@ describe('handleCallback with keep: answered once kept, recorded by the worker (
     const outcome = outcomeFromCallback(event);
     if (!outcome) throw new Error('no outcome');
     expect(outcomeFromCallback(JSON.parse(JSON.stringify(keptEventOf(event, outcome))))).toEqual(outcome);
+  });
+
+  it('the orderNo of a kept callback, for a log line: shortened and redacted, never trusted', () => {
+    expect(keptOrderNoForLog({ event: JSON.stringify({ type: 't', data: { orderNo: 'O-1-1' } }) })).toBe(
+      'O-1-1',
+    );
+    const cardLike = keptOrderNoForLog({ event: '{"orderNo":"4111111111111111"}' });
+    expect(cardLike).not.toContain('4111111111111111');
+    for (const junk of [undefined, null, 'x', { event: 42 }, { event: '{"orderNo":""}' }]) {
+      expect(keptOrderNoForLog(junk)).toBe('?');
+    }
   });
 
   it('a queue that does not answer within KEEP_DEADLINE_MS: 500, so the gateway delivers it again', async () => {

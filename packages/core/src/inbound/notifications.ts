@@ -166,6 +166,16 @@ export function openKeptCallback(sealed: unknown, signKey: string): unknown {
   return JSON.parse(event);
 }
 
+/**
+ * The orderNo a kept callback names, for a log line only: read before (or without) its seal being
+ * checked, so it is shortened and redacted, never trusted; `?` when there is none.
+ */
+export function keptOrderNoForLog(sealed: unknown): string {
+  const json = (sealed as { event?: unknown } | null | undefined)?.event;
+  const orderNo = typeof json === 'string' ? /"orderNo":"([^"]{1,50})"/.exec(json)?.[1] : undefined;
+  return orderNo ? redactText(orderNo) : '?';
+}
+
 async function withinDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
@@ -365,9 +375,9 @@ async function recordCallbackOutcome<A extends StoredAttempt>(
  * request would have: core decides again from what is stored now, so a copy kept twice, or recorded
  * after the return or the charge's own answer, changes nothing. `sealed` is what the adapter kept, read
  * back from its queue: its seal is checked, then its event against the callback schema; either failing
- * throws KeptCallbackRefusedError (finish the job: no try can change it). Throws when it cannot be recorded yet (the store failed,
- * or RecordLaterError): the adapter's queue then tries again, and the reconciliation finds the
- * payment from the gateway's records if every try fails.
+ * throws KeptCallbackRefusedError (finish the job: no try can change it). Throws when it cannot be
+ * recorded yet (the store failed, or RecordLaterError): the adapter's queue then tries again, and its
+ * last try alerts a success it still cannot record (`lastTry`).
  */
 export async function recordKeptCallback<A extends StoredAttempt>(input: {
   /** What the adapter kept (KeptCallback.sealed), read back from its queue. */

@@ -1,6 +1,7 @@
 import {
   type KeptCallback,
   KeptCallbackRefusedError,
+  keptOrderNoForLog,
   recordKeptCallback,
   redactedErrorText,
   redactText,
@@ -16,7 +17,7 @@ import { SessionAttempts } from './session-attempts';
  * the callback route keeps a verified status callback on Medusa's event bus and answers `success` at
  * once; the subscriber (subscribers/callback-kept.ts) records it with the account's SessionAttempts,
  * exactly as the request would have. Recording decides again from what is stored, so a copy delivered
- * twice changes nothing, and the reconciliation settles the payment if every try fails.
+ * twice changes nothing; the last try alerts a success it still cannot record.
  */
 export const CALLBACK_KEPT_EVENT = 'gatewaykit.callback.kept';
 
@@ -112,12 +113,6 @@ function shown(value: unknown): string {
   return typeof value === 'string' && value !== '' ? redactText(value.slice(0, 64)) : '?';
 }
 
-/** The orderNo in a kept event's JSON, for a log line only (read before its seal is checked). */
-function orderNoOf(sealed: unknown): string {
-  const json = (sealed as { event?: unknown } | undefined)?.event;
-  return shown(typeof json === 'string' ? /"orderNo":"([^"]{1,50})"/.exec(json)?.[1] : undefined);
-}
-
 export type KeptCallbackResult = 'recorded' | 'refused';
 
 /**
@@ -138,7 +133,7 @@ export async function recordKeptCallbackEvent(
     Record<keyof KeptCallbackData, unknown>
   >;
   const lastTry = typeof keptAt === 'number' && Date.now() - keptAt >= KEPT_CALLBACK_LAST_TRY_AFTER_MS;
-  const orderNo = orderNoOf(sealed);
+  const orderNo = keptOrderNoForLog(sealed);
   const account =
     typeof accountId === 'string'
       ? resolveGatewaykitAccounts(scope).find((candidate) => candidate.id === accountId)

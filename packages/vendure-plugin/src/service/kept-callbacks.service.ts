@@ -1,7 +1,7 @@
 import {
   KeptCallbackRefusedError,
+  keptOrderNoForLog,
   recordKeptCallback,
-  redactText,
   type SealedCallback,
 } from '@gatewaykit/core';
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
@@ -94,10 +94,8 @@ export class KeptCallbacks implements OnModuleInit {
     );
     // The channel or the method was deleted since: no try can record it. Loud, as a lost payment is.
     if ('notFound' in recorded) {
-      // Read for the log only (the seal was not checked: no method to check it with).
-      const orderNo = redactText(/"orderNo":"([^"]{1,50})"/.exec(String(job.event))?.[1] ?? '?');
       Logger.error(
-        `PAID BUT NOT APPLIED?: kept callback for ${orderNo} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
+        `PAID BUT NOT APPLIED?: kept callback for ${keptOrderNoForLog(sealed)} not recorded: ${recorded.notFound} (the channel or method of its URL); settle it in the gateway's merchant portal`,
         loggerCtx,
       );
     }
