@@ -333,6 +333,22 @@ describe('reconciliation (POST /admin/gatewaykit/reconcile, the job)', () => {
     expect((await close({ orderNo: 'payses_none', note: 'n' }, admin)).status).toBe(404);
     expect((await currentSession(cartId, token)).data.outcome.status).toBe('pending');
 
+    // Sent seconds ago (the reconciliation's wait is 600 s here): its answer or a callback may still
+    // come, so closing it now would free the cart for a second charge. Refused; nothing changes.
+    const tooEarly = await close({ orderNo: session.id, note: 'no charge in the portal' }, admin);
+    expect(tooEarly.status).toBe(400);
+    expect(tooEarly.body.message).toMatch(
+      new RegExp(
+        `^payment attempt ${session.id} was sent \\d+ s ago: .+ it can be closed in \\d+ s, if it is still open then$`,
+      ),
+    );
+    expect((await currentSession(cartId, token)).data.outcome.status).toBe('pending');
+    // An hour later (its claim's time moved back), the portal still shows no charge.
+    await sql(
+      `UPDATE payment_session SET data = jsonb_set(data, '{attemptedAt}', to_jsonb($1::text)) WHERE id = $2`,
+      [new Date(Date.now() - 3_600_000).toISOString(), session.id],
+    );
+
     // Honest: the admin closes it, naming what the portal showed (a card number in the note is masked).
     const closed = await close(
       { orderNo: session.id, note: ' no charge in the portal, card 4242424242424242 ' },

@@ -106,6 +106,20 @@ describe('card payments (PCI opt-in raw card mode) through the real server and s
       const again = await pay(shop, CARDS.success);
       expect(again.__typename).not.toBe('GatewaykitPaymentCompleted');
       expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
+      // An admin closing it now (the portal may not list the trade yet) would free the order for a
+      // second charge while this one took money: refused while younger than the reconciliation's wait.
+      const { gatewaykitCloseAttempt: early } = await stack.admin.query<{
+        gatewaykitCloseAttempt: { closed: boolean; status: string; reason: string };
+      }>(
+        `mutation ($orderNo: String!, $note: String!) { gatewaykitCloseAttempt(orderNo: $orderNo, note: $note) { closed status reason } }`,
+        { orderNo: `${order.code}-1`, note: 'no charge in the portal' },
+      );
+      expect(early).toMatchObject({ closed: false, status: 'unknown' });
+      expect(early.reason).toMatch(
+        /was sent \d+ s ago: .+ it can be closed in \d+ s, if it is still open then$/,
+      );
+      expect((await pay(shop, CARDS.success)).__typename).not.toBe('GatewaykitPaymentCompleted');
+      expect(stack.sandbox.order(`${order.code}-2`)).toBeUndefined();
     } finally {
       stack.sandbox.setChaos({});
     }

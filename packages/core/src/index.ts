@@ -55,6 +55,7 @@ export {
   CLOSE_NOTE_MAX_LENGTH,
   CLOSED_BY_MERCHANT,
   CLOSED_BY_MERCHANT_REASON,
+  type CloseAge,
   type CloseAttemptResult,
   closeOpenAttempt,
 } from './inbound/close-attempt.js';

@@ -35,14 +35,27 @@ export type CloseAttemptResult<A extends StoredAttempt> =
   | { kind: 'refused'; reason: string };
 
 /**
+ * How old an attempt must be before a person may close it (docs/inbound.md#closing-an-attempt): a charge
+ * sent moments ago may still be answered, called back or found by the reconciliation, and closing it
+ * would free its order or cart for a second charge while the first may still take money.
+ */
+export interface CloseAge<A extends StoredAttempt> {
+  /** Milliseconds since the attempt's charge was sent, on the clock its platform judges ages by; undefined when nothing was sent. */
+  sentMsAgo(attempt: A): number | undefined;
+  /** The youngest attempt that may be closed: the adapters pass their reconciliation's wait. */
+  closeAfterMs: number;
+}
+
+/**
  * Closes an attempt that has no final outcome yet, recording `failed` with the person's note. A
  * succeeded or failed attempt is refused (a success is never replaced; a failure is already closed),
- * and so is a gateway page.
+ * and so is a gateway page and an attempt younger than `age.closeAfterMs`.
  */
 export async function closeOpenAttempt<A extends StoredAttempt>(
   store: AttemptStore<A>,
   orderNo: string,
   note: string,
+  age: CloseAge<A>,
 ): Promise<CloseAttemptResult<A>> {
   const attempt = await store.find(orderNo);
   if (!attempt) return { kind: 'refused', reason: `no payment attempt ${orderNo}` };
@@ -57,6 +70,8 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
       reason: `payment attempt ${orderNo} is a gateway page: the reconciliation ends it once the page expires`,
     };
   }
+  const tooYoung = tooYoungToClose(attempt, age);
+  if (tooYoung) return { kind: 'refused', reason: tooYoung };
   const reason = redactText(`${CLOSED_BY_MERCHANT_REASON}: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
   const judged = attempt.outcome?.status;
   const decision = await recordOutcome(
@@ -77,4 +92,12 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
     return { kind: 'refused', reason: `payment attempt ${orderNo} changed meanwhile (${decision.kind})` };
   }
   return { kind: 'closed', decision, reason };
+}
+
+/** Why `attempt` may not be closed yet, or undefined when it is old enough (or was never sent). */
+function tooYoungToClose<A extends StoredAttempt>(attempt: A, age: CloseAge<A>): string | undefined {
+  const sentMsAgo = age.sentMsAgo(attempt);
+  if (sentMsAgo === undefined || sentMsAgo >= age.closeAfterMs) return undefined;
+  const waitSeconds = Math.ceil((age.closeAfterMs - Math.max(0, sentMsAgo)) / 1000);
+  return `payment attempt ${attempt.orderNo} was sent ${Math.max(0, Math.floor(sentMsAgo / 1000))} s ago: its answer, the gateway's callbacks or the reconciliation may still settle it; it can be closed in ${waitSeconds} s, if it is still open then`;
 }

@@ -2,8 +2,10 @@ import { closeOpenAttempt } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
 import { closeNoteOf, isSessionId, refuseUnknownFields } from './admin-body';
+import { DEFAULT_RECONCILE_AFTER_SECONDS } from './options';
 import { resolveGatewaykitAccounts } from './resolve-options';
-import { SessionAttempts } from './session-attempts';
+import { type SessionAttempt, SessionAttempts } from './session-attempts';
+import { readSessionData } from './session-data';
 
 /** What the admin asks: the session to close, and what they found in the merchant portal. */
 export interface CloseAttemptInput {
@@ -43,10 +45,20 @@ export async function closeSessionAttempt(
   if (!account) {
     throw new MedusaError(MedusaError.Types.NOT_FOUND, `orderNo: no gatewaykit payment session ${orderNo}`);
   }
-  const result = await closeOpenAttempt(new SessionAttempts(scope, account), orderNo, note);
+  const result = await closeOpenAttempt(new SessionAttempts(scope, account), orderNo, note, {
+    sentMsAgo,
+    closeAfterMs: (account.options.reconcileAfterSeconds ?? DEFAULT_RECONCILE_AFTER_SECONDS) * 1000,
+  });
   if (result.kind === 'refused') throw new MedusaError(MedusaError.Types.NOT_ALLOWED, result.reason);
   scope
     .resolve(ContainerRegistrationKeys.LOGGER)
     .warn(`gatewaykit: ${orderNo} ${result.reason} (admin ${actor})`);
   return { orderNo, status: 'failed', reason: result.reason };
+}
+
+/** Since the session's charge was sent (its claim, `attemptedAt`), on this process's clock; undefined if never sent. */
+function sentMsAgo(attempt: SessionAttempt): number | undefined {
+  const attemptedAt = readSessionData(attempt.session.data).attemptedAt;
+  const sentAt = attemptedAt ? Date.parse(attemptedAt) : Number.NaN;
+  return Number.isNaN(sentAt) ? undefined : Date.now() - sentAt;
 }

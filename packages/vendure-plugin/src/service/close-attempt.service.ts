@@ -1,11 +1,14 @@
 import { closeOpenAttempt, redactText } from '@gatewaykit/core';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { Logger, OrderService, type RequestContext, TransactionalConnection } from '@vendure/core';
-import { loggerCtx } from '../constants';
+import { GATEWAYKIT_PLUGIN_OPTIONS, loggerCtx } from '../constants';
 import { GatewaykitPaymentAttempt } from '../entity/payment-attempt.entity';
 import { ChannelContextService } from '../http/channel-context.service';
+import type { GatewaykitPluginOptions } from '../types';
+import { attemptClockNow } from './attempt-clock';
 import { administratorName } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
+import { reconcileSettings } from './reconcile-settings';
 import { isUnappliedCharge, releaseUnappliedCharge } from './unapplied-charge';
 
 export interface CloseAttemptReport {
@@ -29,6 +32,7 @@ export class CloseAttemptService {
     private readonly channels: ChannelContextService,
     private readonly recorder: PaymentRecorderService,
     private readonly orderService: OrderService,
+    @Inject(GATEWAYKIT_PLUGIN_OPTIONS) private readonly options: GatewaykitPluginOptions,
   ) {}
 
   async close(adminCtx: RequestContext, orderNo: string, note: string): Promise<CloseAttemptReport> {
@@ -46,6 +50,11 @@ export class CloseAttemptService {
       this.recorder.attemptsOf(ctx, row.paymentMethodCode),
       orderNo,
       note,
+      {
+        // On the database's clock, as the reconciliation judges the same wait (attempt-clock.ts).
+        sentMsAgo: (attempt) => attemptClockNow() - attempt.row.createdAt.getTime(),
+        closeAfterMs: reconcileSettings(this.options).settings.afterMs,
+      },
     );
     if (result.kind === 'refused') {
       const now = await this.attemptOf(adminCtx, orderNo);
