@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AttemptStatus } from '../src/entity/payment-attempt.entity';
-import { agedOutAttempts, attemptsToReconcile } from '../src/service/reconcile-batch';
+import { agedOutAttempts, attemptsToReconcile, movedToBackOfBatch } from '../src/service/reconcile-batch';
 import { useAttemptDatabase } from './support/attempt-database';
 
 const HOUR = 60 * 60 * 1000;
@@ -29,6 +29,8 @@ describe('the attempts a reconciliation run reads', () => {
         status,
         tradeNo: null,
         createdAt: new Date(now - hoursAgo * HOUR),
+        // Last written when it was made (its answer came at once), as a row the run has not read yet.
+        updatedAt: new Date(now - hoursAgo * HOUR),
       }),
     );
   }
@@ -49,6 +51,23 @@ describe('the attempts a reconciliation run reads', () => {
     const read = (await attemptsToReconcile(db.repo, settings('S', 3))).map((a) => a.orderNo);
     // The owed attempts, oldest first, then the newest pages.
     expect(read).toEqual(['S-8', 'S-6', 'S-7', 'S-5', 'S-4', 'S-3']);
+  });
+
+  it('attack: owed attempts that stay owed run after run (more than a batch) do not keep a newer one from being read', async () => {
+    // Acknowledged by the gateway but listed nowhere: each run reads them and leaves them owed.
+    for (let n = 1; n <= 3; n++) await attempt('R', n, 'pending', 50 - n);
+    // Its success callback was lost: only a read of the gateway settles it.
+    await attempt('R', 4, 'unknown', 2);
+    const run = async () => {
+      const read = await attemptsToReconcile(db.repo, { ...settings('R', 2), now: Date.now() });
+      const owed = read.filter((a) => a.status !== 'redirect');
+      for (const row of owed) await movedToBackOfBatch(db.repo, row.id);
+      return owed.map((a) => a.orderNo);
+    };
+    expect(await run()).toEqual(['R-1', 'R-2']);
+    expect(await run()).toEqual(['R-3', 'R-4']);
+    // Then round again, those read longest ago first.
+    expect(await run()).toEqual(['R-1', 'R-2']);
   });
 
   it('honest: each kind is capped at the batch size; final, too young, too old and other channels are left out', async () => {

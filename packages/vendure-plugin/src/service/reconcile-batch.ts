@@ -18,8 +18,12 @@ export interface ReconcileBatchSettings {
  * The attempts one reconciliation run reads, as two batches of at most `batchSize` each, so abandoned
  * gateway pages (which the gateway lists as pending for ever, so they stay `redirect` until they age
  * out) can never crowd out the attempts that block an order or may hold paid money:
- * - owed attempts (started, pending, unknown), oldest first: the longest-waiting order comes first;
- * - gateway pages, newest first: a page opened lately is the one a shopper may just have paid on.
+ * - owed attempts (started, pending, unknown), those waiting longest for a read first: the run moves
+ *   each one it read to the back (`movedToBackOfBatch`), so attempts that stay owed run after run (the
+ *   gateway acknowledged them but lists no record, a card or local payment pending for days) cannot
+ *   fill every batch and keep a newer one, whose success callback was lost, from ever being read;
+ * - gateway pages, newest first: a page opened lately is the one a shopper may just have paid on (a
+ *   page read once it has expired ends, so pages do not stay in the way).
  */
 export async function attemptsToReconcile(
   repo: Repository<GatewaykitPaymentAttempt>,
@@ -32,7 +36,8 @@ export async function attemptsToReconcile(
   };
   const owed = await repo.find({
     where: { ...where, status: In([...OWED_STATUSES]) },
-    order: { createdAt: 'ASC', id: 'ASC' },
+    // `updatedAt`: the attempt's last change, or the last run that read it (movedToBackOfBatch).
+    order: { updatedAt: 'ASC', createdAt: 'ASC', id: 'ASC' },
     take: batchSize,
   });
   const pages = await repo.find({
@@ -41,6 +46,23 @@ export async function attemptsToReconcile(
     take: batchSize,
   });
   return [...owed, ...pages];
+}
+
+/**
+ * Puts an owed attempt the run has just read behind every attempt that waits longer for a read: its
+ * `updatedAt` becomes now, on the database's clock as every write of the row sets it. One row per
+ * statement, committed at once: the run holds no row lock a recording of another attempt could wait on.
+ */
+export async function movedToBackOfBatch(
+  repo: Repository<GatewaykitPaymentAttempt>,
+  id: GatewaykitPaymentAttempt['id'],
+): Promise<void> {
+  await repo
+    .createQueryBuilder()
+    .update()
+    .set({ updatedAt: () => 'CURRENT_TIMESTAMP' })
+    .where('id = :id', { id })
+    .execute();
 }
 
 /**

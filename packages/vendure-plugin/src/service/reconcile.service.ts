@@ -16,7 +16,7 @@ import { methodOfAttempt } from './method-of-attempt';
 import type { OrderAttempt } from './order-attempts';
 import { OrderNotes } from './order-notes.service';
 import { PaymentRecorderService } from './payment-recorder.service';
-import { agedOutAttempts, attemptsToReconcile } from './reconcile-batch';
+import { agedOutAttempts, attemptsToReconcile, movedToBackOfBatch } from './reconcile-batch';
 import { type ChargebackSource, chargebackSources } from './reconcile-chargebacks';
 import { RefundReconciliation } from './reconcile-refunds.service';
 import {
@@ -89,6 +89,16 @@ export class ReconcileService {
         reason: failed(row.orderCode, `payment attempt ${row.orderNo}`, error),
         after: row.status,
       }));
+      // Read: the next runs read the attempts that waited longer first (reconcile-batch.ts). Only an
+      // order of reading, so a failed write of it does not stop the run.
+      if (OWED_STATUSES.includes(row.status)) {
+        await movedToBackOfBatch(attemptRows, row.id).catch((error: unknown) =>
+          Logger.warn(
+            `Reconciliation: payment attempt ${row.orderNo} not moved back in the queue: ${redactText(String(error))}`,
+            loggerCtx,
+          ),
+        );
+      }
       if (item.changed) report.changed++;
       report.items.push({
         kind: 'attempt',
