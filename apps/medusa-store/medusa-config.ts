@@ -37,6 +37,7 @@ const gatewaykitOptions = {
   failUnrecordedAfterSeconds: process.env.GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS,
   // Days back each run lists the gateway's chargebacks (default 180; 0: no chargeback pass).
   chargebackLookbackDays: process.env.GATEWAYKIT_CHARGEBACK_LOOKBACK_DAYS,
+  notMadeCloseAfterSeconds: process.env.GATEWAYKIT_NOT_MADE_CLOSE_AFTER_SECONDS,
   // Verified status callbacks kept on the event bus and recorded by the worker (packages/medusa-provider/
   // README.md, "Callbacks in the worker"): on with Redis (a durable bus with retries) unless
   // GATEWAYKIT_RECORD_CALLBACKS_IN_WORKER=false; always off without it (the in-memory bus has no retries

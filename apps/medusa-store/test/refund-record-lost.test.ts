@@ -104,7 +104,7 @@ describe('a refund whose Medusa record is lost after the gateway made it', () =>
     const early = await close(body);
     expect(early.status).toBe(400);
     expect(String((early.body as Json).message)).toContain(
-      'it can be closed as not made 24 hours after it was sent',
+      'it can be closed as not made 2 hours after it was sent',
     );
     expect((await close({ ...body, made: 'no' })).status).toBe(400);
     expect((await close({ ...body, batchNo: made!.batchNo })).status).toBe(400);
@@ -113,12 +113,16 @@ describe('a refund whose Medusa record is lost after the gateway made it', () =>
     expect((await close({ ...body, merTrackNo: 'ref_01MADEUP', made: true })).status).toBe(404);
     expect((await api('POST', '/admin/gatewaykit/refunds/close', { body })).status).toBe(401);
 
-    // A day later.
-    const sentAt = new Date(Date.now() - 25 * 60 * 60 * 1000).toISOString();
-    await sql(
-      `UPDATE payment SET data = jsonb_set(data, '{refunds,0,requestedAt}', to_jsonb($2::text)) WHERE id = $1`,
-      [paid.paymentId, sentAt],
-    );
+    // Sent an hour ago: still inside the store's wait (notMadeCloseAfterSeconds, 2 hours here).
+    const sentHoursAgo = (hours: number) =>
+      sql(
+        `UPDATE payment SET data = jsonb_set(data, '{refunds,0,requestedAt}', to_jsonb($2::text)) WHERE id = $1`,
+        [paid.paymentId, new Date(Date.now() - hours * 60 * 60 * 1000).toISOString()],
+      );
+    await sentHoursAgo(1);
+    expect((await close(body)).status).toBe(400);
+    // Three hours later.
+    await sentHoursAgo(3);
     const closed = await close(body);
     expect(closed.status).toBe(200);
     expect(closed.body).toMatchObject({ merTrackNo: made!.merTrackNo, status: 'failed' });

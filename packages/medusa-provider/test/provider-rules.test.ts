@@ -18,6 +18,8 @@ describe('validateOptions', () => {
     ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: 1.5 }],
     ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: '400' }],
     ['chargebackLookbackDays', { ...OPTIONS, chargebackLookbackDays: ' ' }],
+    ['notMadeCloseAfterSeconds', { ...OPTIONS, notMadeCloseAfterSeconds: 0 }],
+    ['notMadeCloseAfterSeconds', { ...OPTIONS, notMadeCloseAfterSeconds: 'a day' }],
   ];
   for (const [option, options] of cases) {
     it(`rejects a bad ${option} naming it`, () => {

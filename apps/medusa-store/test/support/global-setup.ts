@@ -14,6 +14,8 @@ export const SECOND_SIGN_KEY = 'medusa-store-second-account-key';
 export const STOREFRONT_RETURN_URL = 'http://storefront.test/checkout/return';
 /** The app's failUnrecordedAfterSeconds (1800 in production). */
 export const FAIL_UNRECORDED_AFTER_SECONDS = 3;
+/** A refund whose record was lost may be closed as not made this long after it was sent (refund-record-lost.test.ts). */
+export const NOT_MADE_CLOSE_AFTER_SECONDS = 2 * 60 * 60;
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -57,6 +59,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       GATEWAYKIT_SECOND_CHARGEBACK_LOOKBACK_DAYS: '0',
       // A charge the gateway has no record of is failed this long after it was sent (reconcile.test.ts).
       GATEWAYKIT_FAIL_UNRECORDED_AFTER_SECONDS: String(FAIL_UNRECORDED_AFTER_SECONDS),
+      GATEWAYKIT_NOT_MADE_CLOSE_AFTER_SECONDS: String(NOT_MADE_CLOSE_AFTER_SECONDS),
     },
   });
   keepVitestExitCode();

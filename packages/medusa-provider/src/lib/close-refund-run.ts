@@ -2,17 +2,12 @@ import type { MedusaContainer } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
 import { closeNoteOf, refuseUnknownFields } from './admin-body';
 import type { SqlDatabase } from './charge-claim';
+import { DEFAULT_NOT_MADE_CLOSE_AFTER_SECONDS } from './options';
 import { PaymentDataWrites } from './payment-data-writes';
 import { resolveGatewaykitAccounts } from './resolve-options';
 import { SessionAttempts } from './session-attempts';
 import { readSessionData } from './session-data';
 import { placeholders } from './sql-placeholders';
-
-/**
- * How old a refund must be before an administrator may close it as not made: a refund whose answer was
- * lost may still be under way at the gateway, and its merchant portal may not show it yet.
- */
-export const NOT_MADE_CLOSE_AFTER_MS = 24 * 60 * 60 * 1000;
 
 /** What the admin asks: the refund (Medusa's refund id, the gateway's merTrackNo), and what the portal shows. */
 export interface CloseRefundInput {
@@ -84,11 +79,14 @@ export async function closeLostRefund(
         `refund ${merTrackNo} is already ${refund.status}`,
       );
     }
-    // An unreadable time is never old enough.
-    if (!made && !(now.getTime() - new Date(refund.requestedAt).getTime() >= NOT_MADE_CLOSE_AFTER_MS)) {
+    // How old a refund must be before it is closed as not made: a refund whose answer was lost may still
+    // be under way at the gateway, and its merchant portal may not show it yet. An unreadable time is
+    // never old enough.
+    const waitSeconds = account.options.notMadeCloseAfterSeconds ?? DEFAULT_NOT_MADE_CLOSE_AFTER_SECONDS;
+    if (!made && !(now.getTime() - new Date(refund.requestedAt).getTime() >= waitSeconds * 1000)) {
       throw new MedusaError(
         MedusaError.Types.NOT_ALLOWED,
-        `refund ${merTrackNo} was sent at ${refund.requestedAt}: it may still be under way at the gateway; it can be closed as not made 24 hours after it was sent`,
+        `refund ${merTrackNo} was sent at ${refund.requestedAt}: it may still be under way at the gateway; it can be closed as not made ${spokenWait(waitSeconds)} after it was sent`,
       );
     }
     const settled = made ? 'succeeded' : 'failed';
@@ -110,4 +108,9 @@ export async function closeLostRefund(
     ? '; Medusa still records this refund, so the order shows the money returned: settle it with the customer'
     : '';
   return { merTrackNo, status, reason: `${reason}${shown}` };
+}
+
+/** The wait as the admin reads it: whole hours as hours, anything else in seconds. */
+function spokenWait(seconds: number): string {
+  return seconds % 3600 === 0 ? `${seconds / 3600} hours` : `${seconds} s`;
 }

@@ -45,6 +45,13 @@ interface MedusaOptions {
    */
   chargebackLookbackDays?: number;
   /**
+   * How long after a refund whose record was lost was sent an administrator may close it as not made
+   * (`POST /admin/gatewaykit/refunds/close` with `made: false`); default 24 hours. It may still be under
+   * way at the gateway and not shown in the merchant portal yet: closed too early, the same money could
+   * be refunded again.
+   */
+  notMadeCloseAfterSeconds?: number;
+  /**
    * Keep each verified status callback on Medusa's event bus and answer the gateway at once; a
    * subscriber (the worker, in production) records it (lib/kept-callbacks.ts). Default false: recorded
    * in the request. Turn it on only with a durable event bus (`@medusajs/medusa/event-bus-redis`).
@@ -57,6 +64,8 @@ export type RefundMode = (typeof REFUND_MODES)[number];
 
 /** Ten minutes: the gateway's first callback retries are over by then (docs/callbacks-and-returns.md#retry-schedule). */
 export const DEFAULT_RECONCILE_AFTER_SECONDS = 600;
+/** A day: a refund the gateway is still carrying out has had its time to show in the merchant portal. */
+export const DEFAULT_NOT_MADE_CLOSE_AFTER_SECONDS = 24 * 60 * 60;
 /** Core's reconciliation default (DEFAULT_PENDING_AFTER_MS). */
 export const DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS = 1800;
 
@@ -154,6 +163,11 @@ export function parseOptions(raw: unknown): GatewaykitOptions {
       DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
     ),
     chargebackLookbackDays: lookbackDays(options.chargebackLookbackDays),
+    notMadeCloseAfterSeconds: positiveSeconds(
+      'notMadeCloseAfterSeconds',
+      options.notMadeCloseAfterSeconds,
+      DEFAULT_NOT_MADE_CLOSE_AFTER_SECONDS,
+    ),
     recordCallbacksInWorker: flag('recordCallbacksInWorker', options.recordCallbacksInWorker),
     ...(localPaymentMethod ? { localPaymentMethod: String(localPaymentMethod) } : {}),
   };
