@@ -57,12 +57,26 @@ export async function movedToBackOfBatch(
   repo: Repository<GatewaykitPaymentAttempt>,
   id: GatewaykitPaymentAttempt['id'],
 ): Promise<void> {
+  const now = databaseNow(repo.manager.connection.options.type);
   await repo
     .createQueryBuilder()
     .update()
-    .set({ updatedAt: () => 'CURRENT_TIMESTAMP' })
+    .set({ updatedAt: () => now })
     .where('id = :id', { id })
     .execute();
+}
+
+/**
+ * The database's now, to the millisecond or finer: SQLite's CURRENT_TIMESTAMP has whole seconds, so
+ * attempts read in the same second as another was written would tie, and ties go to the oldest.
+ * (SQLite compares these as text: '…:30' sorts before '…:30.250', as its time does.)
+ */
+function databaseNow(type: string): string {
+  if (type === 'sqljs' || type === 'sqlite' || type === 'better-sqlite3') {
+    return "STRFTIME('%Y-%m-%d %H:%M:%f', 'NOW')";
+  }
+  if (type === 'mysql' || type === 'mariadb') return 'CURRENT_TIMESTAMP(6)';
+  return 'CURRENT_TIMESTAMP';
 }
 
 /**
