@@ -5,6 +5,8 @@
  */
 
 import { portalRefund } from '@gatewaykit/core/testing';
+import { RECONCILE_RUN_LOCK } from '@gatewaykit/vendure-plugin';
+import { Client } from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import type { GraphqlClient } from '../src/graphql-client';
@@ -470,10 +472,33 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     }>(`{ scheduledTasks { id enabled } }`);
     expect(scheduledTasks).toContainEqual({ id: 'gatewaykit-reconcile', enabled: true });
     const { order } = await lostCharge();
-    const { runScheduledTask } = await stack.admin.query<{ runScheduledTask: { success: boolean } }>(
-      `mutation { runScheduledTask(id: "gatewaykit-reconcile") { success } }`,
-    );
-    expect(runScheduledTask.success).toBe(true);
+    const trigger = async () => {
+      const { runScheduledTask } = await stack.admin.query<{ runScheduledTask: { success: boolean } }>(
+        `mutation { runScheduledTask(id: "gatewaykit-reconcile") { success } }`,
+      );
+      expect(runScheduledTask.success).toBe(true);
+    };
+    if (stack.databaseUrl) {
+      // On PostgreSQL: while a run on another instance still holds the run's database lock (a slow
+      // gateway kept it past Vendure's own overlap lock), a triggered run is skipped and reads nothing.
+      const otherRun = new Client({ connectionString: stack.databaseUrl });
+      await otherRun.connect();
+      try {
+        const [held] = (
+          await otherRun.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [RECONCILE_RUN_LOCK])
+        ).rows;
+        expect(held.locked).toBe(true);
+        await trigger();
+        await eventually(
+          async () => stack.server.output(),
+          (output) => output.includes('the previous run is still going; this one is skipped'),
+        );
+        expect((await adminOrder(stack.admin, order.id)).state).toBe('ArrangingPayment');
+      } finally {
+        await otherRun.end();
+      }
+    }
+    await trigger();
     const paid = await eventually(
       () => adminOrder(stack.admin, order.id),
       (o) => o.state === 'PaymentSettled',

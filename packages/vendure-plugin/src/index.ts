@@ -17,4 +17,5 @@ export type { CloseAttemptReport } from './service/close-attempt.service';
 export { databaseClockMismatch } from './service/database-clock';
 export { KEPT_CALLBACKS_QUEUE } from './service/kept-callbacks.service';
 export type { ReconcileItem, ReconcileReport } from './service/reconcile.service';
+export { RECONCILE_RUN_LOCK } from './service/reconcile-run-lock';
 export type { GatewaykitPluginOptions, ReconcileOptions } from './types';

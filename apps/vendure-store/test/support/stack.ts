@@ -15,6 +15,8 @@ export interface Stack {
   admin: GraphqlClient;
   /** Everything the store's database holds, as text (card-data checks). */
   databaseText(): Promise<string>;
+  /** The PostgreSQL database the server runs on (GK_VENDURE_TEST_DB=postgres); undefined on sql.js. */
+  databaseUrl: string | undefined;
   close(): Promise<void>;
 }
 
@@ -39,6 +41,7 @@ export async function startStack(
     adminUrl,
     admin: await loginAdmin(adminUrl),
     databaseText: () => database.text(),
+    databaseUrl: database.env.DATABASE_URL,
     async close() {
       await server.stop();
       await database.close();

@@ -1,5 +1,7 @@
-import { ScheduledTask } from '@vendure/core';
+import { Logger, ScheduledTask, TransactionalConnection } from '@vendure/core';
+import { loggerCtx } from '../constants';
 import { ReconcileService } from '../service/reconcile.service';
+import { unlessRunning } from '../service/reconcile-run-lock';
 import { RECONCILE_DEFAULTS } from '../service/reconcile-settings';
 import type { ReconcileOptions } from '../types';
 
@@ -7,7 +9,8 @@ export const RECONCILE_TASK_ID = 'gatewaykit-reconcile';
 
 /**
  * The reconciliation as a Vendure scheduled task. With the DefaultSchedulerPlugin the scheduler's
- * database lock runs it on one instance per interval; `runScheduledTask` (Admin API) triggers it.
+ * database lock runs it on one instance per interval; `runScheduledTask` (Admin API) triggers it. A run
+ * that finds the previous one still going (a slow gateway) is skipped (reconcile-run-lock.ts).
  */
 export function reconcileTask(options: ReconcileOptions = {}): ScheduledTask {
   return new ScheduledTask({
@@ -17,9 +20,15 @@ export function reconcileTask(options: ReconcileOptions = {}): ScheduledTask {
     timeout: '10m',
     preventOverlap: true,
     async execute({ injector }) {
-      const { checked, changed } = await injector.get(ReconcileService).run();
+      const report = await unlessRunning(injector.get(TransactionalConnection).rawConnection, () =>
+        injector.get(ReconcileService).run(),
+      );
+      if (!report) {
+        Logger.warn('Reconciliation: the previous run is still going; this one is skipped', loggerCtx);
+        return { skipped: 'the previous run is still going' };
+      }
       // Kept as the task's last result in the database: the counts, not the items.
-      return { checked, changed };
+      return { checked: report.checked, changed: report.changed };
     },
   });
 }
