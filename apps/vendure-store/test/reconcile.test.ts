@@ -59,6 +59,15 @@ async function closeAttempt(
     .gatewaykitCloseAttempt;
 }
 
+/** The server processes holding the scheduled run's database lock (PostgreSQL's pg_locks). */
+async function runLockHolders(client: Client): Promise<number[]> {
+  const { rows } = await client.query<{ pid: number }>(
+    "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objid = (hashtext($1)::bigint & 4294967295)::oid",
+    [RECONCILE_RUN_LOCK],
+  );
+  return rows.map((row) => row.pid);
+}
+
 describe('reconciliation of payments and refunds whose answer was lost', () => {
   let stack: Stack;
   beforeAll(async () => {
@@ -418,6 +427,8 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
   it('attack: a note holding a card number is stored and answered masked', async () => {
     const { order } = await lostCharge();
     const orderNo = `${order.code}-1`;
+    // Old enough to be closed: the no-record window (the reconciliation's wait is 0 here).
+    await new Promise((resolve) => setTimeout(resolve, NO_RECORD_MS));
     const answer = await rawGraphql(stack.admin, CLOSE_ATTEMPT, {
       orderNo,
       note: 'shopper says card 4242424242424242 was not charged',
@@ -484,10 +495,14 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
       const otherRun = new Client({ connectionString: stack.databaseUrl });
       await otherRun.connect();
       try {
+        await otherRun.query('BEGIN');
         const [held] = (
-          await otherRun.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [RECONCILE_RUN_LOCK])
+          await otherRun.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
+            RECONCILE_RUN_LOCK,
+          ])
         ).rows;
         expect(held.locked).toBe(true);
+        expect(await runLockHolders(otherRun)).toHaveLength(1);
         await trigger();
         await eventually(
           async () => stack.server.output(),
@@ -505,6 +520,21 @@ describe('reconciliation of payments and refunds whose answer was lost', () => {
     );
     expect(paid.state).toBe('PaymentSettled');
     expect(paid.payments).toHaveLength(1);
+    if (stack.databaseUrl) {
+      // The run let go of its lock: no connection of the pool keeps it for the next run.
+      const look = new Client({ connectionString: stack.databaseUrl });
+      await look.connect();
+      try {
+        expect(
+          await eventually(
+            () => runLockHolders(look),
+            (pids) => pids.length === 0,
+          ),
+        ).toEqual([]);
+      } finally {
+        await look.end();
+      }
+    }
   });
 
   it('attack: a shop client, or an administrator without the permission, cannot run the reconciliation', async () => {

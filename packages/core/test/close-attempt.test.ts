@@ -124,4 +124,34 @@ describe('closeOpenAttempt (a person closes what the reconciliation left open)',
     const neverSent = new MemoryStore(undefined);
     expect((await closeOpenAttempt(neverSent, 'o-1', 'never sent', age(undefined))).kind).toBe('closed');
   });
+
+  it('race: a charge sent between the read (never sent) and the record is as young as any: not closed', async () => {
+    const sentAt = new Map<string, number>();
+    const saved: PaymentOutcome[] = [];
+    /** Read before the charge's claim; the card charge is claimed and sent before the close gets the section. */
+    class ChargedMeanwhile extends MemoryStore {
+      override async exclusive<T>(orderNo: string, work: () => Promise<T>): Promise<T> {
+        sentAt.set(orderNo, Date.now() - 1_000);
+        return work();
+      }
+      override async save(stored: Parameters<MemoryStore['save']>[0], next: PaymentOutcome) {
+        saved.push(next);
+        return super.save(stored, next);
+      }
+    }
+    const store = new ChargedMeanwhile(undefined);
+    const result = await closeOpenAttempt(store, 'o-1', 'no charge', {
+      sentMsAgo: (attempt) => {
+        const at = sentAt.get(attempt.orderNo);
+        return at === undefined ? undefined : Date.now() - at;
+      },
+      closeAfterMs: 600_000,
+    });
+    expect(result.kind).toBe('refused');
+    expect((result as { reason: string }).reason).toMatch(
+      /^payment attempt o-1 was sent 1 s ago: .+ it can be closed in 599 s/,
+    );
+    expect(saved).toEqual([]);
+    expect(store.outcome()).toBeUndefined();
+  });
 });

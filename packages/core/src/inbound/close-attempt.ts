@@ -36,13 +36,17 @@ export type CloseAttemptResult<A extends StoredAttempt> =
 
 /**
  * How old an attempt must be before a person may close it (docs/inbound.md#closing-an-attempt): a charge
- * sent moments ago may still be answered, called back or found by the reconciliation, and closing it
- * would free its order or cart for a second charge while the first may still take money.
+ * sent moments ago may still be answered, called back or found by the reconciliation, and a gateway page
+ * may still be paid on until it expires; closing it would free its order or cart for a second charge
+ * while the first may still take money.
  */
 export interface CloseAge<A extends StoredAttempt> {
   /** Milliseconds since the attempt's charge was sent, on the clock its platform judges ages by; undefined when nothing was sent. */
   sentMsAgo(attempt: A): number | undefined;
-  /** The youngest attempt that may be closed: the adapters pass their reconciliation's wait. */
+  /**
+   * The youngest attempt that may be closed: the adapters pass the reconciliation's no-record window
+   * (no page can still be paid after it) plus its wait (a run has read the gateway since).
+   */
   closeAfterMs: number;
 }
 
@@ -74,17 +78,27 @@ export async function closeOpenAttempt<A extends StoredAttempt>(
   if (tooYoung) return { kind: 'refused', reason: tooYoung };
   const reason = redactText(`${CLOSED_BY_MERCHANT_REASON}: ${note.trim().slice(0, CLOSE_NOTE_MAX_LENGTH)}`);
   const judged = attempt.outcome?.status;
+  let youngByThen: string | undefined;
   const decision = await recordOutcome(
     store,
     { orderNo, status: 'failed', reason: CLOSED_BY_MERCHANT_REASON, code: CLOSED_BY_MERCHANT },
     // Judged on the plain read above: a `pending` callback recorded since then says the trade exists,
-    // and `failed` would outrank it and free the order or cart for a second payment.
-    { alerts: false, onlyWhile: (found) => found.outcome?.status === judged },
+    // and `failed` would outrank it and free the order or cart for a second payment. The age is judged
+    // again too: a charge sent meanwhile (read as never sent) is as young as any.
+    {
+      alerts: false,
+      onlyWhile: (found) => {
+        youngByThen = tooYoungToClose(found, age);
+        return found.outcome?.status === judged && !youngByThen;
+      },
+    },
   );
   if (decision.kind === 'held-back') {
     return {
       kind: 'refused',
-      reason: `payment attempt ${orderNo} changed meanwhile: the gateway answered after it was read (now ${decision.attempt.outcome?.status ?? 'none'}); look it up again`,
+      reason:
+        youngByThen ??
+        `payment attempt ${orderNo} changed meanwhile: the gateway answered after it was read (now ${decision.attempt.outcome?.status ?? 'none'}); look it up again`,
     };
   }
   // A success recorded meanwhile wins (the decision is then stale): say so rather than "closed".

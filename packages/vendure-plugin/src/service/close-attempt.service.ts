@@ -53,7 +53,7 @@ export class CloseAttemptService {
       {
         // On the database's clock, as the reconciliation judges the same wait (attempt-clock.ts).
         sentMsAgo: (attempt) => attemptClockNow() - attempt.row.createdAt.getTime(),
-        closeAfterMs: reconcileSettings(this.options).settings.afterMs,
+        closeAfterMs: closeAfterMs(this.options),
       },
     );
     if (result.kind === 'refused') {
@@ -118,4 +118,14 @@ export class CloseAttemptService {
       .getRepository(GatewaykitPaymentAttempt)
       .findOne({ where: { orderNo, channelId: String(ctx.channelId) } });
   }
+}
+
+/**
+ * How old an attempt must be before it is closed by hand (core's CloseAge): the reconciliation's
+ * no-record window, after which no gateway page can still be paid, and then its wait, so a run has read
+ * the gateway since.
+ */
+function closeAfterMs(options: GatewaykitPluginOptions): number {
+  const { noRecordAfterMs, afterMs } = reconcileSettings(options).settings;
+  return noRecordAfterMs + afterMs;
 }

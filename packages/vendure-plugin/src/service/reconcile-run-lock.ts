@@ -1,4 +1,4 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, QueryRunner } from 'typeorm';
 
 /** The name of the database lock a scheduled reconciliation run holds from its start to its end. */
 export const RECONCILE_RUN_LOCK = 'gatewaykit-reconcile';
@@ -10,19 +10,21 @@ const runningHere = new WeakMap<DataSource, boolean>();
  * `work` unless another scheduled reconciliation run is still going on the same database (any
  * instance, any worker): then nothing, and undefined. Vendure's own `preventOverlap` lock is cleared
  * once a run outlives the task's timeout or one interval (its stale-task check) while the run carries
- * on, so a slow gateway would pile runs up. The lock is the database's and is held on one connection
- * for the run: PostgreSQL's advisory lock, MySQL's and MariaDB's GET_LOCK, both let go if that
- * connection or its process dies. An embedded database has one process: a flag. Other databases run
- * without it, as before.
+ * on, so a slow gateway would pile runs up. The lock is the database's, held on one connection for the
+ * run and gone with it if the connection or its process dies:
+ * - PostgreSQL: an advisory lock of a transaction left open for the run, so a transaction pooler keeps
+ *   the run on one server connection and no pooled connection keeps the lock after it;
+ * - MySQL and MariaDB: GET_LOCK, whose names count across the whole server, so the name carries the
+ *   database's; let go before the connection goes back to the pool;
+ * - an embedded database has one process: a flag. Other databases run without it, as before.
  */
 export async function unlessRunning<T>(
   dataSource: DataSource,
   work: () => Promise<T>,
 ): Promise<T | undefined> {
   const type = dataSource.options.type;
-  if (type === 'postgres' || type === 'mysql' || type === 'mariadb') {
-    return withDatabaseLock(dataSource, type === 'postgres', work);
-  }
+  if (type === 'postgres') return withTransactionLock(dataSource, work);
+  if (type === 'mysql' || type === 'mariadb') return withServerLock(dataSource, work);
   if (type === 'sqljs' || type === 'sqlite' || type === 'better-sqlite3') {
     if (runningHere.get(dataSource)) return undefined;
     runningHere.set(dataSource, true);
@@ -35,28 +37,59 @@ export async function unlessRunning<T>(
   return work();
 }
 
-async function withDatabaseLock<T>(
+async function withTransactionLock<T>(
   dataSource: DataSource,
-  postgres: boolean,
   work: () => Promise<T>,
 ): Promise<T | undefined> {
   const runner = dataSource.createQueryRunner();
   await runner.connect();
   try {
-    const [row] = (await runner.query(
-      postgres ? 'SELECT pg_try_advisory_lock(hashtext($1)) AS locked' : 'SELECT GET_LOCK(?, 0) AS locked',
-      [RECONCILE_RUN_LOCK],
-    )) as { locked: unknown }[];
-    // PostgreSQL answers a boolean, MySQL 1 (0 when held, NULL on error).
-    if (row?.locked !== true && Number(row?.locked) !== 1) return undefined;
+    await runner.startTransaction();
     try {
-      return await work();
-    } finally {
-      await runner.query(postgres ? 'SELECT pg_advisory_unlock(hashtext($1))' : 'SELECT RELEASE_LOCK(?)', [
+      const [row] = (await runner.query('SELECT pg_try_advisory_xact_lock(hashtext($1)) AS locked', [
         RECONCILE_RUN_LOCK,
-      ]);
+      ])) as { locked: unknown }[];
+      return row?.locked === true ? await work() : undefined;
+    } finally {
+      // The lock ends with the transaction. ROLLBACK fails only on a broken connection, which the
+      // pool then drops, and the server ends the transaction with it.
+      await runner.rollbackTransaction();
     }
   } finally {
     await runner.release();
   }
+}
+
+/** MySQL's lock names are at most 64 characters: the prefix and the database's name hashed (32). */
+const MYSQL_LOCK_NAME = `CONCAT('${RECONCILE_RUN_LOCK}:', MD5(DATABASE()))`;
+
+async function withServerLock<T>(dataSource: DataSource, work: () => Promise<T>): Promise<T | undefined> {
+  const runner = dataSource.createQueryRunner();
+  await runner.connect();
+  try {
+    const [row] = (await runner.query(`SELECT GET_LOCK(${MYSQL_LOCK_NAME}, 0) AS locked`)) as {
+      locked: unknown;
+    }[];
+    // 1 when taken; 0 when another connection holds it; NULL on an error.
+    if (Number(row?.locked) !== 1) return undefined;
+    try {
+      return await work();
+    } finally {
+      await letGo(runner);
+    }
+  } finally {
+    await runner.release();
+  }
+}
+
+/**
+ * Lets go of the lock before the connection goes back to the pool, where it would keep it: by its name,
+ * else every lock of the connection (a connection that answers neither is broken, and its locks with it).
+ */
+async function letGo(runner: QueryRunner): Promise<void> {
+  const released = await runner
+    .query(`SELECT RELEASE_LOCK(${MYSQL_LOCK_NAME}) AS released`)
+    .then((rows: { released?: unknown }[]) => Number(rows[0]?.released) === 1)
+    .catch(() => false);
+  if (!released) await runner.query('SELECT RELEASE_ALL_LOCKS()').catch(() => undefined);
 }
