@@ -8,6 +8,7 @@ import { GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { type ClusterStack, startClusterStack } from './support/cluster';
 import { applyEndingCoupon } from './support/ending-coupon';
+import { whileOrderLocked } from './support/order-row-lock';
 import { asRefund, paymentsWithRefunds, refundOrder } from './support/refunds';
 import {
   adminOrder,
@@ -135,43 +136,6 @@ describe('production topology: two instances + worker, exactly once', () => {
     const [payment] = (await settledOnce(order.id)).payments;
     if (!payment) throw new Error('no payment');
     return { order, payment };
-  }
-
-  /**
-   * A writer of order `orderId` as the plugin's are (attempt-lock.ts): it takes the order's row lock;
-   * `request` is sent meanwhile; once a statement waits on a lock, `write` runs in the writer's
-   * transaction, which then commits. The request's outcome, once it answered.
-   */
-  async function whileOrderLocked<T>(
-    orderId: string,
-    request: () => Promise<T>,
-    write: (writer: Client) => Promise<unknown>,
-  ): Promise<PromiseSettledResult<T>> {
-    const writer = new Client({ connectionString: stack.cluster.databaseUrl });
-    await writer.connect();
-    try {
-      await writer.query('BEGIN');
-      await writer.query('SELECT id FROM "order" WHERE id = $1 FOR NO KEY UPDATE', [orderId]);
-      const answered = Promise.allSettled([request()]).then(
-        ([outcome]) => outcome as PromiseSettledResult<T>,
-      );
-      // A statement on the order's row waiting for this writer's lock (not the scheduler's or another
-      // table's waits, which the background tasks can have).
-      await eventually(
-        () =>
-          stack.sql<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity
-              WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%"order"%'`,
-          ),
-        (rows) => (rows[0]?.n ?? 0) >= 1,
-        10_000,
-      );
-      await write(writer);
-      await writer.query('COMMIT');
-      return await answered;
-    } finally {
-      await writer.end();
-    }
   }
 
   it("the start-up clock check: quiet when PostgreSQL's sessions and the servers share a time zone, and names the difference when they do not", async () => {
@@ -314,6 +278,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     // the writer then keeps the chargeback. Vendure would save the payment it read over it: the handler
     // waits for the writer and answers it.
     const cancel = await whileOrderLocked(
+      stack,
       order.id,
       () =>
         stack.admin.query<{ cancelPayment: { __typename: string; paymentErrorMessage?: string } }>(
@@ -356,6 +321,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     // A payment being recorded places the order while the shopper's change waits to save it (its line
     // is written by then).
     const change = await whileOrderLocked(
+      stack,
       order.id,
       () =>
         shop.query(
@@ -388,6 +354,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     // The admin's settleRefund reads the refund Pending while the notice's writer holds the order; the
     // writer then fails it.
     const settle = await whileOrderLocked(
+      stack,
       order.id,
       () =>
         stack.admin.query(

@@ -14,10 +14,12 @@ import { shopApiSchema } from './api/shop-schema';
 import { gatewaykitCurrencyGuardProcess } from './config/currency-guard-process';
 import { GatewayCustomerIdSubscriber } from './config/gateway-customer-id.subscriber';
 import { MethodArgsSubscriber } from './config/method-args.subscriber';
+import { OrderReadsSubscriber } from './config/order-reads.subscriber';
 import { gatewaykitPaymentHandler } from './config/payment-handler';
 import { gatewaykitReconcilePermission } from './config/permissions';
 import { reconcileTask } from './config/reconcile-task';
 import { gatewaykitRefundProcess } from './config/refund-process';
+import { StaleOrderLineSaveSubscriber } from './config/stale-order-line-save.subscriber';
 import { StaleOrderSaveSubscriber } from './config/stale-order-save.subscriber';
 import { gatewaykitStaleTransitionGuardProcess } from './config/stale-transition-guard-process';
 import { GATEWAYKIT_PLUGIN_OPTIONS, ROUTE_PREFIX } from './constants';
@@ -89,6 +91,8 @@ import type { GatewaykitPluginOptions } from './types';
     KeptCallbacks,
     MethodArgsSubscriber,
     StaleOrderSaveSubscriber,
+    OrderReadsSubscriber,
+    StaleOrderLineSaveSubscriber,
     GatewayCustomerIdSubscriber,
     { provide: APP_INTERCEPTOR, useClass: OtherMethodGuardInterceptor },
     { provide: APP_INTERCEPTOR, useClass: OrderChangeGuardInterceptor },

@@ -40,13 +40,32 @@ export const gatewaykitRefundProcess: typeof defaultRefundProcess = {
       return `Cannot transition Refund from "${fromState}" to "${toState}"`;
     }
     if (fromState !== 'Pending' || !isGatewaykitRefund(data.refund) || !connection) return true;
-    // A new refund (not saved yet) has nothing committed to compare.
+    // A refund not saved yet has nothing committed to compare (Vendure 3.7 saves a new one before its
+    // first transition: its committed row is then the handler's own, Pending, with no portalBatchNo).
     if (data.refund.id === undefined) return true;
     // Under the order's row lock, which a refund notice's writer holds too (attempt-lock.ts).
     const committed = await readUnderOrderLock(connection, data.ctx, data.order.id, Refund, data.refund.id, [
       'id',
       'state',
+      'metadata',
     ]);
-    return !committed || committed.state === 'Pending' ? true : REFUND_SETTLED_MEANWHILE;
+    if (committed && committed.state !== 'Pending') return REFUND_SETTLED_MEANWHILE;
+    keepPortalBinding(data.refund, committed);
+    return true;
   },
 };
+
+/**
+ * A portal refund notice binds a refund recorded by hand by writing `portalBatchNo` into its metadata
+ * (gateway-notice.service.ts, under the same order row lock). Vendure saves the refund it transitions
+ * with the whole metadata it read, so a settleRefund that read it before that write would erase the
+ * binding, and the notice's repeat would bind another refund or keep the portal refund as one Vendure
+ * does not count. The committed key is carried onto the refund being saved; nothing else of its
+ * metadata (on createRefund it is the handler's own).
+ */
+function keepPortalBinding(refund: Refund, committed: Refund | null): void {
+  const bound = (committed?.metadata as { portalBatchNo?: unknown } | null | undefined)?.portalBatchNo;
+  const read = (refund.metadata as { portalBatchNo?: unknown } | null | undefined)?.portalBatchNo;
+  if (bound === undefined || read !== undefined) return;
+  refund.metadata = { ...(refund.metadata ?? {}), portalBatchNo: bound };
+}
