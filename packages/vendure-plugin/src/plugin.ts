@@ -45,6 +45,7 @@ import { OrderNotes } from './service/order-notes.service';
 import { PaymentRecorderService } from './service/payment-recorder.service';
 import { ReconcileService } from './service/reconcile.service';
 import { RefundReconciliation } from './service/reconcile-refunds.service';
+import { checkReconcileOptions } from './service/reconcile-settings';
 import { RefundFlights } from './service/refund-flights';
 import { RefundIntents } from './service/refund-intents';
 import { RefundLock } from './service/refund-lock';
@@ -164,6 +165,7 @@ export class GatewaykitPlugin {
     }
     // Checked here, so a bad setting stops the start instead of every run.
     chargebackLookbackMs(options.reconcile?.chargebackLookbackDays, 'reconcile.chargebackLookbackDays');
+    checkReconcileOptions(options.reconcile);
     GatewaykitPlugin.options = options;
     return GatewaykitPlugin;
   }

@@ -14,6 +14,24 @@ export const RECONCILE_DEFAULTS = {
 
 export type ReconcileSettings = typeof RECONCILE_DEFAULTS;
 
+/**
+ * Refuses a `reconcile` setting that is not a number the runs can use, naming it: a wait or an age that
+ * is negative or not a number (an unset environment variable read with Number gives NaN) would make the
+ * runs' windows invalid dates and every hand close's wait unknowable; a batch must hold at least one.
+ */
+export function checkReconcileOptions(options: GatewaykitPluginOptions['reconcile']): void {
+  const { afterMs, noRecordAfterMs, maxAgeMs, notMadeCloseAfterMs, batchSize } = options ?? {};
+  const durations = { afterMs, noRecordAfterMs, maxAgeMs, notMadeCloseAfterMs };
+  for (const [name, value] of Object.entries(durations)) {
+    if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value >= 0)) {
+      throw new Error(`GatewaykitPlugin: reconcile.${name} must be a number of milliseconds, 0 or more`);
+    }
+  }
+  if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize >= 1)) {
+    throw new Error('GatewaykitPlugin: reconcile.batchSize must be a whole number, 1 or more');
+  }
+}
+
 /** The run's settings: the plugin's `reconcile` options over the defaults; the look-back apart. */
 export function reconcileSettings(options: GatewaykitPluginOptions): {
   settings: ReconcileSettings;
