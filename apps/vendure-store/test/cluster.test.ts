@@ -7,6 +7,7 @@ import { DEMO_MERCHANTS } from '../src/gateways';
 import { GraphqlClient, loginAdmin } from '../src/graphql-client';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { type ClusterStack, startClusterStack } from './support/cluster';
+import { paidByCard, settledOnce } from './support/cluster-orders';
 import { applyEndingCoupon } from './support/ending-coupon';
 import { whileOrderLocked } from './support/order-row-lock';
 import { asRefund, paymentsWithRefunds, refundOrder } from './support/refunds';
@@ -100,17 +101,6 @@ describe('production topology: two instances + worker, exactly once', () => {
     await stack?.close();
   }, 60_000);
 
-  async function settledOnce(orderId: string) {
-    const order = await eventually(
-      () => adminOrder(stack.admin, orderId),
-      (o) => o.state === 'PaymentSettled',
-      20_000,
-    );
-    expect(order.state).toBe('PaymentSettled');
-    expect(order.payments.map((p) => p.state)).toEqual(['Settled']);
-    return order;
-  }
-
   /** An order with a gateway page open whose attempt reads 31 minutes old: past its block, released. */
   async function pageOpenedLongAgo() {
     const shop = stack.shop();
@@ -122,20 +112,6 @@ describe('production topology: two instances + worker, exactly once', () => {
       [page.orderNo],
     );
     return { shop, order, page };
-  }
-
-  /** An order paid by card, Settled: its one payment. */
-  async function paidByCard() {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const card = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.success),
-    });
-    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
-    const [payment] = (await settledOnce(order.id)).payments;
-    if (!payment) throw new Error('no payment');
-    return { order, payment };
   }
 
   it("the start-up clock check: quiet when PostgreSQL's sessions and the servers share a time zone, and names the difference when they do not", async () => {
@@ -267,7 +243,7 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("attack: an admin's cancelPayment of a Settled gateway payment while a notice keeps a chargeback and a portal refund on it waits for the notice's writer (the order's row lock) and keeps both: Vendure saves the payment as it read it", async () => {
-    const { order, payment } = await paidByCard();
+    const { order, payment } = await paidByCard(stack);
     const entry = {
       batchNo: `CB-${order.code}`,
       tradeNo: payment.transactionId,
@@ -347,7 +323,7 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("attack: an admin's settleRefund of a gateway refund that read it Pending while its notice failed it waits for the notice's writer (the order's row lock) and is refused: the refund stays Failed", async () => {
-    const { order, payment } = await paidByCard();
+    const { order, payment } = await paidByCard(stack);
     stack.sandbox.addRefundOutcome({ outcome: 'pending' });
     const refund = asRefund(await refundOrder(stack.admin, payment.id, 100));
     expect(refund.state).toBe('Pending');
@@ -404,7 +380,7 @@ describe('production topology: two instances + worker, exactly once', () => {
       20_000,
     );
     expect(recorded.filter((line) => line.includes('-> succeeded'))).toHaveLength(1);
-    const paid = await settledOnce(order.id);
+    const paid = await settledOnce(stack, order.id);
     expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);
   });
 
@@ -540,7 +516,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     expect(kinds).toContain('GatewaykitPaymentCompleted');
     expect(kinds.filter((k) => k === 'GatewaykitPaymentCompleted')).toHaveLength(1);
     expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
-    await settledOnce(order.id);
+    await settledOnce(stack, order.id);
     const attempts = await stack.sql(
       'SELECT "orderNo", status FROM gatewaykit_payment_attempt WHERE "orderCode" = $1',
       [order.code],
@@ -549,7 +525,7 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it('two refunds of the whole payment at once, one admin request per instance: one gateway refund', async () => {
-    const { payment } = await paidByCard();
+    const { payment } = await paidByCard(stack);
     if (!payment.transactionId) throw new Error('no settled payment');
     // The gateway holds its answers a moment, so both instances are in createRefund together; the
     // order's row lock in PostgreSQL (refund-lock.ts) makes the later one see the earlier refund.
@@ -592,7 +568,7 @@ describe('production topology: two instances + worker, exactly once', () => {
       .filter((r) => r.operation === 'confirmCharge' && (r.body ?? '').includes(`"${pm}"`));
     expect(charges).toHaveLength(1);
     const winner = orders[winners[0] as number];
-    await settledOnce(winner?.id ?? '');
+    await settledOnce(stack, winner?.id ?? '');
     const bindings = await stack.sql(
       'SELECT "orderId" FROM gatewaykit_element_card_binding WHERE "customerPaymentMethodId" = $1',
       [pm],
@@ -601,7 +577,7 @@ describe('production topology: two instances + worker, exactly once', () => {
   });
 
   it("on PostgreSQL, a chargeback whose every notice was lost is kept once by the worker's reconciliation, from the gateway's list", async () => {
-    const { order, payment } = await paidByCard();
+    const { order, payment } = await paidByCard(stack);
     const tradeNo = payment.transactionId ?? '';
     stack.sandbox.setChaos({ drop: true });
     const chargeback = stack.sandbox.raiseChargeback({
@@ -682,7 +658,7 @@ describe('production topology: two instances + worker, exactly once', () => {
     });
     expect(['GatewaykitPaymentPending', 'GatewaykitPaymentError']).toContain(again.__typename);
     // The gateway carries the charge out and calls back through the proxy: the live instance records it.
-    const paid = await settledOnce(order.id);
+    const paid = await settledOnce(stack, order.id);
     expect(gatewayRequests(stack.sandbox, order.code, 'confirmCharge')).toHaveLength(1);
     expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(`${order.code}-1`)?.tradeNo);
     const after = await startPayment(shop, {
@@ -762,7 +738,7 @@ describe('production topology: two instances + worker, exactly once', () => {
       (lines) => lines.length >= kept,
       60_000,
     );
-    const paid = await settledOnce(order.id);
+    const paid = await settledOnce(stack, order.id);
     expect(paid.payments[0]?.transactionId).toBe(stack.sandbox.order(started.orderNo)?.tradeNo);
   }, 120_000);
 });

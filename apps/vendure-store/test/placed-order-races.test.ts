@@ -3,12 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_MERCHANTS } from '../src/gateways';
 import { callbackUrl, postSignedCallback } from './support/callbacks';
 import { type ClusterStack, startClusterStack } from './support/cluster';
+import { paidByCard } from './support/cluster-orders';
 import { holdRow, lockWaits, whileOrderLocked } from './support/order-row-lock';
 import { asRefund, paymentsWithRefunds, refundById, refundOrder } from './support/refunds';
 import {
   adminOrder,
-  CARDS,
-  cardInput,
   completeRedirect,
   eventually,
   orderNotes,
@@ -53,24 +52,6 @@ describe('races with a placed order and a bound refund (PostgreSQL, cluster stac
   /** What a payment being recorded writes to place the order (under its row lock). */
   const placeOrder = (orderId: string) => (recorder: Client) =>
     recorder.query(`UPDATE "order" SET state = 'PaymentSettled', active = false WHERE id = $1`, [orderId]);
-
-  /** An order paid by card (Settled, PaymentSettled). */
-  async function paidByCard() {
-    const shop = stack.shop();
-    const order = await prepareOrder(shop);
-    const card = await startPayment(shop, {
-      paymentMethodCode: 'gatewaykit-card',
-      card: cardInput(CARDS.success),
-    });
-    expect(card.__typename).toBe('GatewaykitPaymentCompleted');
-    const paid = await eventually(
-      () => adminOrder(stack.admin, order.id),
-      (o) => o.state === 'PaymentSettled',
-      20_000,
-    );
-    expect(paid.payments.map((p) => p.state)).toEqual(['Settled']);
-    return { order };
-  }
 
   /** The id of the order's line of `variantId` (its only line when not given). */
   async function lineId(orderId: string, variantId?: string): Promise<string> {
@@ -158,7 +139,7 @@ describe('races with a placed order and a bound refund (PostgreSQL, cluster stac
   });
 
   it("Vendure's own line writes still go through: an admin's modification and fulfilment of a placed order, a partial cancellation, a draft order's lines, and a guest's cart merged into a customer's on login", async () => {
-    const { order } = await paidByCard();
+    const { order } = await paidByCard(stack);
     const paidLine = await lineId(order.id);
     const [paid] = await linesOf(order.id);
     const paidVariant = paid?.variant ?? 0;
