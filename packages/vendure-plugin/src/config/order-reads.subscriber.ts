@@ -11,14 +11,20 @@ import type {
 } from 'typeorm';
 import { singleConnection } from '../service/attempt-lock';
 
-/**
- * Per open transaction (its query runner), the state each order had when the transaction first read
- * it, or the one it saved itself since. Weak: a runner's entry goes with it.
- */
-const reads = new WeakMap<QueryRunner, Map<string, string>>();
+/** What a transaction saw of an order: its state and whether it was active (a shopper's, not placed). */
+export interface OrderRead {
+  state: string;
+  active: boolean;
+}
 
-/** The state `orderId` had when the transaction of `runner` first read it (or last saved it). */
-export function stateRead(runner: QueryRunner | undefined, orderId: string | number): string | undefined {
+/**
+ * Per open transaction (its query runner), what each order was when the transaction first read it, or
+ * what it saved itself since. Weak: a runner's entry goes with it.
+ */
+const reads = new WeakMap<QueryRunner, Map<string, OrderRead>>();
+
+/** What the transaction of `runner` first read of `orderId` (or last saved of it). */
+export function orderRead(runner: QueryRunner | undefined, orderId: string | number): OrderRead | undefined {
   return runner ? reads.get(runner)?.get(String(orderId)) : undefined;
 }
 
@@ -67,19 +73,21 @@ export class OrderReadsSubscriber implements EntitySubscriberInterface<Order>, O
   }
 
   afterTransactionRollback(event: TransactionRollbackEvent): void {
-    // Also a savepoint's: a save it undid is no longer the transaction's. Its reads so far are dropped
-    // (later ones are kept afresh) rather than refuse a write on one that may be wrong.
-    reads.delete(event.queryRunner);
+    // A savepoint's rollback keeps them too: what the transaction read before it, it still read. (A
+    // save it undid may stay noted; the line check refuses only an order read active and committed
+    // placed, which an undone save of the transaction's own cannot make it refuse wrongly.)
+    if (!event.queryRunner.isTransactionActive) reads.delete(event.queryRunner);
   }
 }
 
 function note(runner: QueryRunner | undefined, order: Partial<Order> | undefined, own: boolean): void {
-  if (!runner?.isTransactionActive || order?.id == null || typeof order.state !== 'string') return;
+  if (!runner?.isTransactionActive || order?.id == null) return;
+  if (typeof order.state !== 'string' || typeof order.active !== 'boolean') return;
   let orders = reads.get(runner);
   if (!orders) {
     orders = new Map();
     reads.set(runner, orders);
   }
   const id = String(order.id);
-  if (own || !orders.has(id)) orders.set(id, order.state);
+  if (own || !orders.has(id)) orders.set(id, { state: order.state, active: order.active });
 }

@@ -5,11 +5,14 @@ import type {
   EntitySubscriberInterface,
   InsertEvent,
   ObjectLiteral,
+  QueryRunner,
+  TransactionCommitEvent,
+  TransactionRollbackEvent,
   UpdateEvent,
 } from 'typeorm';
 import { loggerCtx } from '../constants';
-import { lockedOrderState, singleConnection } from '../service/attempt-lock';
-import { readAnyOrder, stateRead } from './order-reads.subscriber';
+import { lockedOrder, singleConnection } from '../service/attempt-lock';
+import { type OrderRead, orderRead, readAnyOrder } from './order-reads.subscriber';
 import { STALE_ORDER_SAVE_MESSAGE } from './stale-order-save.subscriber';
 
 /**
@@ -20,9 +23,11 @@ import { STALE_ORDER_SAVE_MESSAGE } from './stale-order-save.subscriber';
  * request that read the order before a payment placed it put its line on the placed order
  * (docs/SECURITY.md §5). So before a line of an order its transaction read is written, the order's row
  * lock is taken (attempt-lock.ts, as every transition and payment recording does) and the write is
- * refused when the committed state is no longer the one read. Modifying, Draft, cancellations (lines
- * changed by query, not checked) and the request's own transitions write lines to an order in the state
- * they read, or saved themselves. A removed line is not seen here: the order's save detaches it (no
+ * refused when the order was read active (a shopper's) and is now placed (no longer active). Only that
+ * move: a line written after other moves (a fulfilment, another device sending the cart back to
+ * AddingItems while a login merges carts, a store's own job writing line fields) is the writer's
+ * business. Modifying, Draft, cancellations (lines changed by query, not checked) and the request's own
+ * transitions write lines to an order in the state they read, or saved themselves. A removed line is not seen here: the order's save detaches it (no
  * entity in TypeORM's event) before Vendure removes it. Server databases only, as the order-save check.
  */
 @Injectable()
@@ -41,30 +46,60 @@ export class StaleOrderLineSaveSubscriber
   }
 
   beforeInsert(event: InsertEvent<OrderLine>): Promise<void> {
-    return this.refuseIfMovedMeanwhile(event, event.entity);
+    return this.refuseIfPlacedMeanwhile(event, event.entity);
   }
 
   beforeUpdate(event: UpdateEvent<OrderLine>): Promise<void> {
-    return this.refuseIfMovedMeanwhile(event, event.entity);
+    return this.refuseIfPlacedMeanwhile(event, event.entity);
   }
 
-  private async refuseIfMovedMeanwhile(
+  afterTransactionCommit(event: TransactionCommitEvent): void {
+    if (!event.queryRunner.isTransactionActive) checkedOrders.delete(event.queryRunner);
+  }
+
+  afterTransactionRollback(event: TransactionRollbackEvent): void {
+    // Also a savepoint's: the row locks taken after it are let go with it.
+    checkedOrders.delete(event.queryRunner);
+  }
+
+  private async refuseIfPlacedMeanwhile(
     event: InsertEvent<OrderLine> | UpdateEvent<OrderLine>,
     line: ObjectLiteral | undefined,
   ): Promise<void> {
-    if (!line || !readAnyOrder(event.queryRunner)) return;
+    const runner = event.queryRunner;
+    if (!line || !readAnyOrder(runner)) return;
     const orderId = await orderIdOf(event.manager, line);
     if (orderId == null) return;
-    const read = stateRead(event.queryRunner, orderId);
-    if (read === undefined) return;
-    const committed = await lockedOrderState(event.manager.getRepository(Order), event.connection, orderId);
-    if (committed === undefined || committed === read) return;
-    Logger.warn(
-      `Order ${orderId}: an order line written from an earlier read (state ${read}) came after the order moved to ${committed}; refused`,
-      loggerCtx,
-    );
-    throw new IllegalOperationError(STALE_ORDER_SAVE_MESSAGE);
+    const read = orderRead(runner, orderId);
+    if (read?.active !== true || checked(runner).has(String(orderId))) return;
+    const committed = await lockedOrder(event.manager.getRepository(Order), event.connection, orderId);
+    if (committed && placedSince(read, committed)) {
+      Logger.warn(
+        `Order ${orderId}: an order line written from an earlier read (state ${read.state}) came after the order was placed (${committed.state}); refused`,
+        loggerCtx,
+      );
+      throw new IllegalOperationError(STALE_ORDER_SAVE_MESSAGE);
+    }
+    // Its row lock is held to the end of the transaction, whose own saves are noted: checked once.
+    checked(runner).add(String(orderId));
   }
+}
+
+/** True when an order the transaction read active (a shopper's) is placed in the committed row. */
+export function placedSince(read: OrderRead, committed: { active: boolean }): boolean {
+  return read.active && committed.active === false;
+}
+
+/** Per open transaction, the orders whose row lock its line writes took and found as read. */
+const checkedOrders = new WeakMap<QueryRunner, Set<string>>();
+
+function checked(runner: QueryRunner): Set<string> {
+  let orders = checkedOrders.get(runner);
+  if (!orders) {
+    orders = new Set();
+    checkedOrders.set(runner, orders);
+  }
+  return orders;
 }
 
 /**

@@ -115,13 +115,22 @@ export async function lockedOrderState(
   database: DataSource,
   orderId: string | number,
 ): Promise<string | undefined> {
+  return (await lockedOrder(orders, database, orderId))?.state;
+}
+
+/** lockedOrderState with whether the order is still active (a shopper's, not yet placed). */
+export async function lockedOrder(
+  orders: Repository<Order>,
+  database: DataSource,
+  orderId: string | number,
+): Promise<Pick<Order, 'state' | 'active'> | undefined> {
   const order = await orders
     .createQueryBuilder('order')
-    .select(['order.id', 'order.state'])
+    .select(['order.id', 'order.state', 'order.active'])
     .where('order.id = :id', { id: orderId })
     .setLock(database.options.type === 'postgres' ? 'for_no_key_update' : 'pessimistic_write')
     .getOne();
-  return order?.state;
+  return order ? { state: order.state, active: order.active } : undefined;
 }
 
 const EMBEDDED = new Set([
