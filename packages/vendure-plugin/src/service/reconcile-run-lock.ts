@@ -1,4 +1,6 @@
+import { Logger } from '@vendure/core';
 import type { DataSource, QueryRunner } from 'typeorm';
+import { loggerCtx } from '../constants';
 
 /** The name of the database lock a scheduled reconciliation run holds from its start to its end. */
 export const RECONCILE_RUN_LOCK = 'gatewaykit-reconcile';
@@ -51,9 +53,15 @@ async function withTransactionLock<T>(
       ])) as { locked: unknown }[];
       return row?.locked === true ? await work() : undefined;
     } finally {
-      // The lock ends with the transaction. ROLLBACK fails only on a broken connection, which the
-      // pool then drops, and the server ends the transaction with it.
-      await runner.rollbackTransaction();
+      // The lock ends with the transaction. ROLLBACK fails only on a connection already gone (the
+      // server ended it: `idle_in_transaction_session_timeout`, a restart), whose transaction and lock
+      // went with it; the pool drops it, and the run's own result stands.
+      await runner.rollbackTransaction().catch((error: unknown) => {
+        Logger.warn(
+          `Reconciliation: the run lock's connection was gone at the end of the run: ${String(error)}`,
+          loggerCtx,
+        );
+      });
     }
   } finally {
     await runner.release();
