@@ -2,7 +2,7 @@ import { closeOpenAttempt } from '@gatewaykit/core';
 import type { MedusaContainer, PaymentSessionDTO } from '@medusajs/framework/types';
 import { ContainerRegistrationKeys, MedusaError, Modules } from '@medusajs/framework/utils';
 import { closeNoteOf, isSessionId, refuseUnknownFields } from './admin-body';
-import { DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS, DEFAULT_RECONCILE_AFTER_SECONDS } from './options';
+import { reconcileWaitsMs } from './options';
 import { resolveGatewaykitAccounts } from './resolve-options';
 import { type SessionAttempt, SessionAttempts } from './session-attempts';
 import { readSessionData } from './session-data';
@@ -45,14 +45,12 @@ export async function closeSessionAttempt(
   if (!account) {
     throw new MedusaError(MedusaError.Types.NOT_FOUND, `orderNo: no gatewaykit payment session ${orderNo}`);
   }
+  const { failUnrecordedAfterMs, reconcileAfterMs } = reconcileWaitsMs(account.options);
   const result = await closeOpenAttempt(new SessionAttempts(scope, account), orderNo, note, {
     sentMsAgo,
     // The no-record window (no gateway page can still be paid after it), then the job's wait, so a run
     // has read the gateway since.
-    closeAfterMs:
-      ((account.options.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) +
-        (account.options.reconcileAfterSeconds ?? DEFAULT_RECONCILE_AFTER_SECONDS)) *
-      1000,
+    closeAfterMs: failUnrecordedAfterMs + reconcileAfterMs,
   });
   if (result.kind === 'refused') throw new MedusaError(MedusaError.Types.NOT_ALLOWED, result.reason);
   scope

@@ -69,6 +69,18 @@ export const DEFAULT_NOT_MADE_CLOSE_AFTER_SECONDS = 24 * 60 * 60;
 /** Core's reconciliation default (DEFAULT_PENDING_AFTER_MS). */
 export const DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS = 1800;
 
+/** The reconciliation's two waits of an account, in milliseconds, defaults applied. */
+export function reconcileWaitsMs(options: GatewaykitOptions): {
+  reconcileAfterMs: number;
+  failUnrecordedAfterMs: number;
+} {
+  return {
+    reconcileAfterMs: (options.reconcileAfterSeconds ?? DEFAULT_RECONCILE_AFTER_SECONDS) * 1000,
+    failUnrecordedAfterMs:
+      (options.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000,
+  };
+}
+
 /** Every problem in one error, each naming its option. */
 function failWith(issues: readonly { path: string; message: string }[]): never {
   const problems = issues.map((issue) => `invalid option "${issue.path}": ${issue.message}`);

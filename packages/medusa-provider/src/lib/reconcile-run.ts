@@ -12,11 +12,7 @@ import type { SqlDatabase } from './charge-claim';
 import type { GatewayRefund } from './gateway-records';
 import { reportPendingRefund, reportUnsettledRefund } from './merchant-alerts';
 import { hasNoResult } from './open-charges';
-import {
-  DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS,
-  DEFAULT_RECONCILE_AFTER_SECONDS,
-  type GatewaykitOptions,
-} from './options';
+import { reconcileWaitsMs } from './options';
 import { type ChargebackLine, reconcileChargebacks } from './reconcile-chargebacks';
 import { reconcileDeletedPages } from './reconcile-deleted-pages';
 import { type GatewaykitAccount, resolveGatewaykitAccounts } from './resolve-options';
@@ -93,11 +89,6 @@ export interface ReconcileReport {
   chargebacks: ChargebackLine[];
 }
 
-const secondsOf = (options: GatewaykitOptions) => ({
-  reconcileAfterMs: (options.reconcileAfterSeconds ?? DEFAULT_RECONCILE_AFTER_SECONDS) * 1000,
-  failUnrecordedAfterMs: (options.failUnrecordedAfterSeconds ?? DEFAULT_FAIL_UNRECORDED_AFTER_SECONDS) * 1000,
-});
-
 /**
  * A session that went to the gateway and has no final result yet: a charge sent without an answer,
  * answered unknown or pending, or a shopper sent to a gateway page (who may have paid there while
@@ -151,7 +142,7 @@ async function reconcileAttempts(
   options: ReconcileRunOptions,
 ): Promise<AttemptLine[]> {
   const now = options.now ?? new Date();
-  const { reconcileAfterMs, failUnrecordedAfterMs } = secondsOf(account.options);
+  const { reconcileAfterMs, failUnrecordedAfterMs } = reconcileWaitsMs(account.options);
   const paymentModule = scope.resolve(Modules.PAYMENT);
   // `since` is the column the look-back reads: a card session may be created long before its charge
   // meets 3-D Secure, and the redirect is written to it then (updated_at).
@@ -386,7 +377,7 @@ async function reconcileRefunds(
 ): Promise<RefundLine[]> {
   const now = options.now ?? new Date();
   const paymentModule = scope.resolve(Modules.PAYMENT);
-  const { reconcileAfterMs } = secondsOf(account.options);
+  const { reconcileAfterMs } = reconcileWaitsMs(account.options);
   const ids = options.orderNos ? undefined : await paymentsWithRefundsToLookAt(scope, account, now);
   const payments =
     ids?.length === 0

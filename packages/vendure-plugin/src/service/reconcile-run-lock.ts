@@ -1,6 +1,8 @@
+import { redactedErrorText } from '@gatewaykit/core';
 import { Logger } from '@vendure/core';
 import type { DataSource, QueryRunner } from 'typeorm';
 import { loggerCtx } from '../constants';
+import { singleConnection } from './attempt-lock';
 
 /** The name of the database lock a scheduled reconciliation run holds from its start to its end. */
 export const RECONCILE_RUN_LOCK = 'gatewaykit-reconcile';
@@ -27,7 +29,7 @@ export async function unlessRunning<T>(
   const type = dataSource.options.type;
   if (type === 'postgres') return withTransactionLock(dataSource, work);
   if (type === 'mysql' || type === 'mariadb') return withServerLock(dataSource, work);
-  if (type === 'sqljs' || type === 'sqlite' || type === 'better-sqlite3') {
+  if (singleConnection(dataSource)) {
     if (runningHere.get(dataSource)) return undefined;
     runningHere.set(dataSource, true);
     try {
@@ -58,7 +60,7 @@ async function withTransactionLock<T>(
       // went with it; the pool drops it, and the run's own result stands.
       await runner.rollbackTransaction().catch((error: unknown) => {
         Logger.warn(
-          `Reconciliation: the run lock's connection was gone at the end of the run: ${String(error)}`,
+          `Reconciliation: the run lock's connection was gone at the end of the run: ${redactedErrorText(error)}`,
           loggerCtx,
         );
       });
